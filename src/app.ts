@@ -1,0 +1,113 @@
+import { RequestContext } from '@mikro-orm/core';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import cors from 'cors';
+import express, { Express, NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import type { Services } from './services';
+import { errorHandler } from './transports/http/errors';
+import { auditRoutes } from './transports/http/routes/audit.routes';
+import { authRoutes } from './transports/http/routes/auth.routes';
+import { chatRoutes } from './transports/http/routes/chat.routes';
+import { departmentsRoutes } from './transports/http/routes/departments.routes';
+import { documentsRoutes } from './transports/http/routes/documents.routes';
+import { grantsRoutes } from './transports/http/routes/grants.routes';
+import { groupsRoutes } from './transports/http/routes/groups.routes';
+import { projectsRoutes } from './transports/http/routes/projects.routes';
+import { providersRoutes } from './transports/http/routes/providers.routes';
+import { usersRoutes } from './transports/http/routes/users.routes';
+import { mountGraphql } from './transports/graphql/server';
+
+export interface AppDeps {
+  config: Config;
+  orm: MikroORM;
+  services: Services;
+  logger: Logger;
+}
+
+export interface AppHandle {
+  app: Express;
+  server: http.Server;
+  /** Stops GraphQL/WebSocket handling (the HTTP server itself is closed by its owner). */
+  close(): Promise<void>;
+}
+
+/** The API routers, in mount order; exported so a test can walk them and check every route's auth. */
+export function apiRouters() {
+  return [
+    authRoutes(), usersRoutes(), departmentsRoutes(), groupsRoutes(), projectsRoutes(), grantsRoutes(),
+    auditRoutes(), providersRoutes(), documentsRoutes(), chatRoutes(),
+  ];
+}
+
+/** Express + Apollo + graphql-ws wiring on one HTTP server, without listening (tests import it). */
+export async function createApp(deps: AppDeps): Promise<AppHandle> {
+  const { config, orm, services, logger } = deps;
+  const app = express();
+  app.locals.services = services;
+  app.locals.config = config;
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.headers['x-request-id'];
+    req.id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', req.id);
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      const extra = res.locals.logExtra as Record<string, unknown> | undefined;
+      logger.info({ reqId: req.id, method: req.method, url: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10, ...extra }, 'request');
+    });
+    next();
+  });
+
+  const server = http.createServer(app);
+  // the GraphQL playground (Apollo's landing page) loads from a CDN, so CSP is relaxed on /graphql only
+  app.use((req, res, next) => (req.path === '/graphql' ? helmet({ contentSecurityPolicy: false })(req, res, next) : helmet()(req, res, next)));
+  if (config.corsOrigins.length) {
+    app.use(cors({ origin: config.corsOrigins.includes('*') ? true : config.corsOrigins, credentials: false, maxAge: 600 }));
+  }
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await orm.em.fork().getConnection().execute('select 1');
+      res.json({ status: 'ready' });
+    } catch {
+      res.status(503).json({ error: 'database_unavailable', message: 'The database is not reachable' });
+    }
+  });
+
+  const json = express.json({ limit: `${config.maxBodyKb}kb`, strict: true });
+  app.use(['/api', '/graphql'], (req, res, next) => RequestContext.create(orm.em, next));
+  const api = express.Router();
+  api.use(json);
+  for (const r of apiRouters()) api.use(r);
+  api.use((req, res) => {
+    res.status(404).json({ error: 'not_found', message: `No route ${req.method} ${req.baseUrl}${req.path}` });
+  });
+  app.use('/api', api);
+
+  const graphql = await mountGraphql(app, server, deps, json);
+
+  app.use((req, res) => {
+    res.status(404).json({ error: 'not_found' });
+  });
+  app.use(errorHandler(logger));
+
+  return {
+    app,
+    server,
+    close: async () => {
+      await graphql.close();
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { ConfigError, loadConfig } from '../config';
+import { openDatabase } from '../db/database';
+import { createLogger } from '../logger';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
+  const db = await openDatabase(config, logger, { migrate: false });
+  try {
+    const applied = await db.orm.getMigrator().up();
+    process.stdout.write(applied.length ? `applied: ${applied.map((m) => m.name).join(', ')}\n` : 'database is up to date\n');
+  } finally {
+    await db.close();
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write((e instanceof ConfigError ? `configuration error: ${e.message}` : e instanceof Error ? e.message : String(e)) + '\n');
+  process.exit(1);
+});

@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Everything the service reads from its environment, parsed and validated once. */
+export interface Config {
+  nodeEnv: string;
+  port: number;
+  host: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  embeddedPgPort: number;
+  jwtSecret: string;
+  llmBaseUrl: string | null;
+  llmApiKey: string;
+  llmModel: string | null;
+  searchApiKey: string | null;
+  searchApiUrl: string;
+  logLevel: string;
+  maxUploadMb: number;
+  maxBodyKb: number;
+  loginRateLimitPerIp: number;
+  loginRateLimitPerAccount: number;
+  corsOrigins: string[];
+  trustProxy: boolean;
+  /** Hosts/CIDRs that outgoing provider and search calls may reach even though they are private. */
+  privateHostAllowList: string[];
+  /** When false, provider tests and search calls to private/loopback addresses are refused. */
+  allowPrivateNetwork: boolean;
+  graphqlIntrospection: boolean;
+  graphqlPlayground: boolean;
+  graphqlMaxDepth: number;
+  graphqlMaxCost: number;
+  runWorkers: boolean;
+  workerConcurrency: number;
+  searchLanguage: string;
+  upstreamTimeoutMs: number;
+  shutdownGraceMs: number;
+  bootstrap: {
+    superadminEmail?: string;
+    superadminPassword?: string;
+    superadminName?: string;
+    ceoEmail?: string;
+    ceoPassword?: string;
+    ceoName?: string;
+  };
+}
+
+/** A configuration problem; main prints `message` (one line naming the variable) and exits. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    const u = new URL(raw);
+    if (!['http:', 'https:', 'postgres:', 'postgresql:'].includes(u.protocol)) throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function list(env: Env, name: string): string[] {
+  const raw = str(env, name);
+  return raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : [];
+}
+
+/** Reads a persisted secret from DATA_DIR, creating it on first use (development only). */
+function persistedSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
+  const production = nodeEnv === 'production';
+  const dataDir = path.resolve(str(env, 'DATA_DIR') ?? './.data');
+  const databaseUrl = url(env, 'DATABASE_URL') ?? null;
+  if (databaseUrl && !/^postgres(ql)?:/.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must be a postgres:// URL`);
+  }
+
+  let jwtSecret = str(env, 'JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < 16) {
+    throw new ConfigError('JWT_SECRET must be at least 16 characters');
+  }
+  if (!jwtSecret) {
+    if (production) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production');
+    jwtSecret = persistedSecret(dataDir);
+  }
+
+  const logLevel = str(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+
+  const searchLanguage = str(env, 'SEARCH_LANGUAGE') ?? 'english';
+  if (!/^[a-z_]+$/.test(searchLanguage)) {
+    throw new ConfigError(`SEARCH_LANGUAGE must be a PostgreSQL text search configuration name`);
+  }
+
+  return {
+    nodeEnv,
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl,
+    dataDir,
+    embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    jwtSecret,
+    llmBaseUrl: url(env, 'LLM_BASE_URL') ?? null,
+    llmApiKey: str(env, 'LLM_API_KEY') ?? '',
+    llmModel: str(env, 'LLM_MODEL') ?? null,
+    searchApiKey: str(env, 'SEARCH_API_KEY') ?? null,
+    searchApiUrl: url(env, 'SEARCH_API_URL') ?? 'https://api.tavily.com',
+    logLevel,
+    maxUploadMb: int(env, 'MAX_UPLOAD_MB', 50, 1, 2000),
+    maxBodyKb: int(env, 'MAX_BODY_KB', 1024, 1, 102400),
+    loginRateLimitPerIp: int(env, 'LOGIN_RATE_LIMIT_PER_IP', 30, 0, 1_000_000),
+    loginRateLimitPerAccount: int(env, 'LOGIN_RATE_LIMIT_PER_ACCOUNT', 10, 0, 1_000_000),
+    corsOrigins: list(env, 'CORS_ORIGINS'),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    privateHostAllowList: list(env, 'PRIVATE_HOST_ALLOWLIST'),
+    allowPrivateNetwork: bool(env, 'ALLOW_PRIVATE_NETWORK', !production),
+    graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
+    graphqlPlayground: bool(env, 'GRAPHQL_PLAYGROUND', !production),
+    graphqlMaxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 100),
+    graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
+    runWorkers: bool(env, 'RUN_WORKERS', true),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+    searchLanguage,
+    upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    bootstrap: {
+      superadminEmail: str(env, 'BOOTSTRAP_SUPERADMIN_EMAIL'),
+      superadminPassword: str(env, 'BOOTSTRAP_SUPERADMIN_PASSWORD'),
+      superadminName: str(env, 'BOOTSTRAP_SUPERADMIN_NAME'),
+      ceoEmail: str(env, 'BOOTSTRAP_CEO_EMAIL'),
+      ceoPassword: str(env, 'BOOTSTRAP_CEO_PASSWORD'),
+      ceoName: str(env, 'BOOTSTRAP_CEO_NAME'),
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { startEmbeddedPostgres } from './embedded';
+import { createOrm, migrate } from './orm';
+
+export interface Database {
+  url: string;
+  orm: MikroORM;
+  /** Closes the pool and stops the embedded PostgreSQL when this process started it. */
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL when set, else the embedded PostgreSQL in DATA_DIR; pending migrations are applied. */
+export async function openDatabase(config: Config, logger: Logger, opts: { migrate?: boolean; poolMax?: number } = {}): Promise<Database> {
+  let url = config.databaseUrl;
+  let stopEmbedded: (() => Promise<void>) | null = null;
+  if (!url) {
+    logger.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'starting embedded PostgreSQL');
+    const db = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log: (m) => logger.debug({ pg: m }, 'postgres') });
+    url = db.url;
+    stopEmbedded = db.stop;
+  }
+  const orm = await createOrm(url, { poolMax: opts.poolMax });
+  if (opts.migrate !== false) {
+    const applied = await migrate(orm);
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+  }
+  return {
+    url,
+    orm,
+    close: async () => {
+      await orm.close(true);
+      if (stopEmbedded) await stopEmbedded();
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { BigIntType, Entity, Enum, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { DOCUMENT_STATUSES, DocumentStatus, newId } from './base';
+import { Project } from './project.entity';
+import { User } from './user.entity';
+
+@Entity({ tableName: 'documents' })
+// re-uploading identical content to the same project is reported, not duplicated
+@Unique({ name: 'documents_project_sha256_unique', properties: ['project', 'sha256'] })
+export class Document {
+  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
+  id: string = newId();
+
+  @ManyToOne(() => Project, { deleteRule: 'cascade' })
+  project!: Project;
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Property({ type: 'text' })
+  mimeType!: string;
+
+  @Property({ type: 'integer' })
+  size!: number;
+
+  @Property({ type: 'text' })
+  sha256!: string;
+
+  @Enum({ items: () => DOCUMENT_STATUSES as unknown as string[], type: 'text' })
+  status: DocumentStatus & Opt = 'queued';
+
+  @Property({ type: 'integer' })
+  pagesDone: number & Opt = 0;
+
+  @Property({ type: 'integer' })
+  pagesTotal: number & Opt = 0;
+
+  @Property({ type: 'integer' })
+  pageCount: number & Opt = 0;
+
+  @Property({ type: 'integer' })
+  chunkCount: number & Opt = 0;
+
+  @Property({ type: 'text', nullable: true })
+  error?: string | null;
+
+  @Property({ type: 'integer' })
+  attempts: number & Opt = 0;
+
+  @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
+  uploadedBy?: User | null;
+
+  /** The original file, kept so reindex works; loaded only when asked for. */
+  @Property({ type: 'blob', lazy: true })
+  content!: Buffer;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}
+
+@Entity({ tableName: 'chunks' })
+@Index({ name: 'chunks_document_ordinal_idx', properties: ['document', 'ordinal'] })
+@Index({ name: 'chunks_project_idx', properties: ['project'] })
+@Index({ name: 'chunks_tsv_gin', expression: 'create index "chunks_tsv_gin" on "chunks" using gin ("tsv")' })
+export class Chunk {
+  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
+  id: string = newId();
+
+  @ManyToOne(() => Document, { deleteRule: 'cascade' })
+  document!: Document;
+
+  @ManyToOne(() => Project, { deleteRule: 'cascade' })
+  project!: Project;
+
+  @Property({ type: 'integer' })
+  ordinal!: number;
+
+  /** Page the chunk starts on (1-based). */
+  @Property({ type: 'integer' })
+  pageNumber!: number;
+
+  /** Page the chunk ends on; differs from pageNumber only when a chunk crosses a page break. */
+  @Property({ type: 'integer' })
+  pageEnd!: number;
+
+  @Property({ type: 'text' })
+  text!: string;
+
+  /** The surrounding paragraph, for the citation source view. */
+  @Property({ type: 'text' })
+  context!: string;
+
+  /** Number of indexed terms (BM25 document length). */
+  @Property({ type: 'integer' })
+  termCount: number & Opt = 0;
+
+  @Property({ columnType: 'tsvector', type: 'unknown', lazy: true, nullable: true })
+  tsv?: unknown;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+}
+
+/** Per-project document frequency of each indexed term (BM25 idf), kept current at ingest and delete. */
+@Entity({ tableName: 'term_stats' })
+export class TermStat {
+  @PrimaryKey({ type: 'uuid' })
+  projectId!: string;
+
+  @PrimaryKey({ type: 'text' })
+  term!: string;
+
+  @Property({ type: 'integer' })
+  df!: number;
+}
+
+/** Per-project chunk count and total term count (BM25 average length). */
+@Entity({ tableName: 'project_index_stats' })
+export class ProjectIndexStats {
+  @PrimaryKey({ type: 'uuid' })
+  projectId!: string;
+
+  @Property({ type: 'integer' })
+  chunkCount: number & Opt = 0;
+
+  @Property({ type: new BigIntType('number') })
+  totalTerms: number & Opt = 0;
+}

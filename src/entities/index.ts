@@ -1,0 +1,25 @@
+export * from './base';
+export { User } from './user.entity';
+export { Department } from './department.entity';
+export { Group, GroupMember } from './group.entity';
+export { Project, ProjectMember, ProjectGrant, AuditEntry } from './project.entity';
+export type { ProjectSettings } from './project.entity';
+export { Provider } from './provider.entity';
+export { Conversation, Message } from './conversation.entity';
+export type { Citation } from './conversation.entity';
+export { Document, Chunk, TermStat, ProjectIndexStats } from './document.entity';
+export { RefreshToken } from './refresh-token.entity';
+
+import { User } from './user.entity';
+import { Department } from './department.entity';
+import { Group, GroupMember } from './group.entity';
+import { Project, ProjectMember, ProjectGrant, AuditEntry } from './project.entity';
+import { Provider } from './provider.entity';
+import { Conversation, Message } from './conversation.entity';
+import { Document, Chunk, TermStat, ProjectIndexStats } from './document.entity';
+import { RefreshToken } from './refresh-token.entity';
+
+export const ALL_ENTITIES = [
+  User, Department, Group, GroupMember, Project, ProjectMember, ProjectGrant, AuditEntry,
+  Provider, Conversation, Message, Document, Chunk, TermStat, ProjectIndexStats, RefreshToken,
+];

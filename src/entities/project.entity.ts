@@ -1,0 +1,128 @@
+import { Check, Entity, Enum, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { newId, TIERS, Tier } from './base';
+import { Department } from './department.entity';
+import { Group } from './group.entity';
+import { User } from './user.entity';
+
+export interface ProjectSettings {
+  model?: string;
+  temperature?: number;
+  topK?: number;
+}
+
+@Entity({ tableName: 'projects' })
+export class Project {
+  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
+  id: string = newId();
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Property({ type: 'text', nullable: true })
+  description?: string | null;
+
+  @Property({ type: 'text' })
+  color: string & Opt = '#3b82f6';
+
+  @Property({ type: 'boolean' })
+  isPrivate: boolean & Opt = true;
+
+  @Property({ type: 'text' })
+  instructions: string & Opt = '';
+
+  @Property({ type: 'jsonb', defaultRaw: `'{}'::jsonb` })
+  settings: ProjectSettings & Opt = {};
+
+  // deleting the owner's account keeps the project (ownership falls back to platform staff)
+  @ManyToOne(() => User, { nullable: true, deleteRule: 'set null', index: true })
+  owner?: User | null;
+
+  @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
+  createdBy?: User | null;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}
+
+/** Legacy visible-member list; access is decided by grants, not by these rows. */
+@Entity({ tableName: 'project_members' })
+export class ProjectMember {
+  @ManyToOne(() => Project, { primary: true, deleteRule: 'cascade' })
+  project!: Project;
+
+  @ManyToOne(() => User, { primary: true, deleteRule: 'cascade', index: true })
+  user!: User;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  addedAt: Date & Opt = new Date();
+}
+
+@Entity({ tableName: 'project_grants' })
+// spec invariant: exactly one of userId, groupId, departmentId is set
+@Check({ name: 'project_grants_one_target', expression: 'num_nonnulls(user_id, group_id, department_id) = 1' })
+// spec: one grant per (project, target); NULLs are distinct so plain composite unique indexes suffice
+@Unique({ name: 'project_grants_project_user_unique', properties: ['project', 'user'] })
+@Unique({ name: 'project_grants_project_group_unique', properties: ['project', 'group'] })
+@Unique({ name: 'project_grants_project_department_unique', properties: ['project', 'department'] })
+export class ProjectGrant {
+  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
+  id: string = newId();
+
+  @ManyToOne(() => Project, { deleteRule: 'cascade' })
+  project!: Project;
+
+  @ManyToOne(() => User, { nullable: true, deleteRule: 'cascade', index: true })
+  user?: User | null;
+
+  @ManyToOne(() => Group, { nullable: true, deleteRule: 'cascade', index: true })
+  group?: Group | null;
+
+  // a department referenced by a grant cannot be deleted (spec: 409 blocker)
+  @ManyToOne(() => Department, { nullable: true, deleteRule: 'restrict', index: true })
+  department?: Department | null;
+
+  @Enum({ items: () => TIERS as unknown as string[], type: 'text' })
+  tier!: Tier;
+
+  @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
+  grantedBy?: User | null;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}
+
+/** Grant history; ids are plain values (no FKs) so entries outlive the rows they describe. */
+@Entity({ tableName: 'audit_entries' })
+@Index({ name: 'audit_entries_project_created_idx', properties: ['projectId', 'createdAt'] })
+@Index({ name: 'audit_entries_created_idx', properties: ['createdAt'] })
+export class AuditEntry {
+  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
+  id: string = newId();
+
+  @Property({ type: 'text' })
+  action!: string;
+
+  @Property({ type: 'uuid', nullable: true })
+  actorId?: string | null;
+
+  @Property({ type: 'uuid' })
+  projectId!: string;
+
+  @Property({ type: 'text' })
+  targetType!: string;
+
+  @Property({ type: 'uuid' })
+  targetId!: string;
+
+  @Property({ type: 'jsonb', defaultRaw: `'{}'::jsonb` })
+  metadata: Record<string, unknown> & Opt = {};
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+}

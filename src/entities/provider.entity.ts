@@ -1,0 +1,46 @@
+import { Entity, Enum, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { newId, PROVIDER_TYPES, ProviderType } from './base';
+
+@Entity({ tableName: 'providers' })
+// spec: exactly one default at a time — the database allows at most one
+@Unique({ name: 'providers_single_default', expression: `create unique index "providers_single_default" on "providers" ((1)) where "is_default"` })
+export class Provider {
+  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
+  id: string = newId();
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Property({ type: 'text' })
+  @Unique({ name: 'providers_slug_unique' })
+  slug!: string;
+
+  @Enum({ items: () => PROVIDER_TYPES as unknown as string[], type: 'text' })
+  type: ProviderType & Opt = 'custom';
+
+  @Property({ type: 'text' })
+  baseUrl!: string;
+
+  /** AES-256-GCM ciphertext of the API key (never the plain key). */
+  @Property({ type: 'text', hidden: true })
+  apiKeyEnc: string & Opt = '';
+
+  /** Masked form kept beside the ciphertext so listings never decrypt. */
+  @Property({ type: 'text' })
+  apiKeyMask: string & Opt = '';
+
+  @Property({ type: 'jsonb', defaultRaw: `'[]'::jsonb` })
+  models: string[] & Opt = [];
+
+  @Property({ type: 'boolean' })
+  isDefault: boolean & Opt = false;
+
+  @Property({ type: 'boolean' })
+  isEnabled: boolean & Opt = true;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}

@@ -1,0 +1,29 @@
+import { Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { User } from './user.entity';
+
+/** Server-side record of an issued refresh token (its jti), so rotation and logout can revoke it. */
+@Entity({ tableName: 'refresh_tokens' })
+@Index({ name: 'refresh_tokens_family_idx', properties: ['familyId'] })
+export class RefreshToken {
+  @PrimaryKey({ type: 'uuid' })
+  id!: string;
+
+  @ManyToOne(() => User, { deleteRule: 'cascade', index: true })
+  user!: User;
+
+  /** Every rotation of one login shares a family; reuse of a rotated token revokes the family. */
+  @Property({ type: 'uuid' })
+  familyId!: string;
+
+  @Property({ type: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  revokedAt?: Date | null;
+
+  @Property({ type: 'uuid', nullable: true })
+  replacedBy?: string | null;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+}

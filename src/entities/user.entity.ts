@@ -1,0 +1,50 @@
+import { Entity, Enum, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { newId, ORG_POSITIONS, OrgPosition, PLATFORM_ROLES, PlatformRole, USER_STATUSES, UserStatus } from './base';
+import { Department } from './department.entity';
+
+@Entity({ tableName: 'users' })
+// spec: at most one CEO and one superadmin — enforced by the database, not only by code
+@Unique({ name: 'users_single_ceo', expression: `create unique index "users_single_ceo" on "users" ((1)) where "org_position" = 'ceo'` })
+@Unique({ name: 'users_single_superadmin', expression: `create unique index "users_single_superadmin" on "users" ((1)) where "platform_role" = 'superadmin'` })
+export class User {
+  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
+  id: string = newId();
+
+  /** Stored lower-cased; unique. */
+  @Property({ type: 'text' })
+  @Unique({ name: 'users_email_unique' })
+  email!: string;
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Property({ type: 'text', hidden: true, lazy: false })
+  passwordHash!: string;
+
+  @Enum({ items: () => PLATFORM_ROLES as unknown as string[], type: 'text' })
+  platformRole: PlatformRole & Opt = 'none';
+
+  @Enum({ items: () => ORG_POSITIONS as unknown as string[], type: 'text' })
+  orgPosition: OrgPosition & Opt = 'member';
+
+  @ManyToOne(() => Department, { nullable: true, deleteRule: 'restrict', index: true })
+  department?: Department | null;
+
+  @Property({ type: 'text' })
+  avatarColor!: string;
+
+  @Property({ type: 'text', nullable: true })
+  avatarUrl?: string | null;
+
+  @Enum({ items: () => USER_STATUSES as unknown as string[], type: 'text' })
+  status: UserStatus & Opt = 'active';
+
+  @Property({ type: 'timestamptz', nullable: true })
+  lastLoginAt?: Date | null;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}

@@ -1,0 +1,86 @@
+import type { Actor } from '../access/actor';
+import type { Department, User } from '../entities';
+
+const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+const deptId = (u: User): string | null => (u.department ? u.department.id : null);
+
+/** POST /auth/login `user`. */
+export function presentLoginUser(u: User) {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    platformRole: u.platformRole,
+    orgPosition: u.orgPosition,
+    departmentId: deptId(u),
+    avatarColor: u.avatarColor,
+  };
+}
+
+/** GET /auth/me `user`, from the actor re-read for this request. */
+export function presentMe(a: Actor) {
+  return {
+    id: a.id,
+    email: a.email,
+    name: a.name,
+    platformRole: a.platformRole,
+    orgPosition: a.orgPosition,
+    departmentId: a.departmentId,
+    status: a.status,
+    lastLoginAt: iso(a.lastLoginAt),
+    createdAt: iso(a.createdAt),
+  };
+}
+
+export function presentDepartmentRef(d: Department | null | undefined) {
+  return d ? { id: d.id, name: d.name, color: d.color } : null;
+}
+
+/** A full user (users endpoints). The department must be populated when set. */
+export function presentUser(u: User) {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    platformRole: u.platformRole,
+    orgPosition: u.orgPosition,
+    departmentId: deptId(u),
+    department: presentDepartmentRef(u.department ?? null),
+    avatarColor: u.avatarColor,
+    avatarUrl: u.avatarUrl ?? null,
+    status: u.status,
+    lastLoginAt: iso(u.lastLoginAt),
+    createdAt: iso(u.createdAt),
+  };
+}
+
+/** The user object nested in project member entries. */
+export function presentMemberUser(u: User) {
+  return {
+    id: u.id,
+    name: u.name,
+    email: u.email,
+    avatarUrl: u.avatarUrl ?? null,
+    platformRole: u.platformRole,
+    orgPosition: u.orgPosition,
+    departmentId: deptId(u),
+  };
+}
+
+export function actorFromUser(u: User): Actor {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    platformRole: u.platformRole,
+    orgPosition: u.orgPosition,
+    departmentId: deptId(u),
+    status: u.status,
+    avatarColor: u.avatarColor,
+    avatarUrl: u.avatarUrl ?? null,
+    lastLoginAt: u.lastLoginAt ?? null,
+    createdAt: u.createdAt,
+  };
+}
+
+export { iso };

@@ -1,0 +1,76 @@
+import type { AddressInfo } from 'node:net';
+import { createApp, AppHandle } from './app';
+import type { Config } from './config';
+import { Database, openDatabase } from './db/database';
+import { createLogger, Logger } from './logger';
+import { createServices, Services } from './services';
+
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  services: Services;
+  app: AppHandle;
+  port: number;
+  /** Graceful stop: refuse new connections, end streams, finish in-flight requests, close the pool. */
+  shutdown(): Promise<void>;
+}
+
+/** Bootstraps from BOOTSTRAP_* when given (a no-op once bootstrapped). */
+async function bootstrapFromEnv(config: Config, services: Services, logger: Logger): Promise<void> {
+  const b = config.bootstrap;
+  if (!b.superadminEmail && !b.superadminPassword) return;
+  if (!b.superadminEmail || !b.superadminPassword) {
+    throw new Error('BOOTSTRAP_SUPERADMIN_EMAIL and BOOTSTRAP_SUPERADMIN_PASSWORD must be set together');
+  }
+  const ceo = b.ceoEmail && b.ceoPassword ? { email: b.ceoEmail, password: b.ceoPassword, name: b.ceoName ?? 'CEO' } : undefined;
+  const result = await services.bootstrap.bootstrap(
+    { email: b.superadminEmail, password: b.superadminPassword, name: b.superadminName ?? 'Superadmin' },
+    ceo,
+  );
+  logger.info({ result }, 'bootstrap from environment');
+}
+
+export async function startRuntime(config: Config, opts: { logger?: Logger; listen?: boolean } = {}): Promise<Runtime> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const db = await openDatabase(config, logger);
+  const shutdownCtl = new AbortController();
+  const services = createServices({ orm: db.orm, config, logger, shutdown: shutdownCtl.signal });
+  try {
+    await bootstrapFromEnv(config, services, logger);
+    await services.start({ workers: config.runWorkers });
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
+  const app = await createApp({ config, orm: db.orm, services, logger });
+  app.server.keepAliveTimeout = 65_000;
+  app.server.headersTimeout = 66_000;
+  let port = config.port;
+  if (opts.listen !== false) {
+    await new Promise<void>((resolve, reject) => {
+      app.server.once('error', reject);
+      app.server.listen(config.port, config.host, () => resolve());
+    });
+    port = (app.server.address() as AddressInfo).port;
+    logger.info({ port, host: config.host }, `DocQA listening on http://localhost:${port}`);
+  }
+
+  let stopping: Promise<void> | null = null;
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      logger.info('shutting down');
+      const closed = new Promise<void>((resolve) => app.server.close(() => resolve()));
+      shutdownCtl.abort(); // open chat streams end with an error event
+      await app.close();
+      app.server.closeIdleConnections();
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
+      await Promise.race([closed, grace]);
+      app.server.closeAllConnections();
+      await services.stop();
+      await db.close();
+      logger.info('stopped');
+    })());
+
+  return { config, logger, db, services, app, port, shutdown };
+}

@@ -1,0 +1,35 @@
+import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { Field, InputType } from 'type-graphql';
+
+@InputType()
+export class LoginInput {
+  @Field()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(320)
+  email!: string;
+
+  @Field()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1024)
+  password!: string;
+}
+
+@InputType()
+export class RefreshInput {
+  @Field()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(4096)
+  refreshToken!: string;
+}
+
+@InputType()
+export class LogoutInput {
+  @Field({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  refreshToken?: string;
+}

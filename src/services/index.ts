@@ -1,0 +1,61 @@
+import { AuthService } from './auth.service';
+import { AuditService } from './audit.service';
+import { BootstrapService } from './bootstrap.service';
+import { ChatService } from './chat.service';
+import type { ServiceContext } from './context';
+import { DepartmentsService } from './departments.service';
+import { DocumentsService } from './documents.service';
+import { GrantsService } from './grants.service';
+import { GroupsService } from './groups.service';
+import { ProjectsService } from './projects.service';
+import { ProvidersService } from './providers.service';
+import { RetrievalService } from './retrieval.service';
+import { UsersService } from './users.service';
+
+/** Every service, built once per process; REST and GraphQL call the same instances. */
+export interface Services {
+  ctx: ServiceContext;
+  auth: AuthService;
+  bootstrap: BootstrapService;
+  users: UsersService;
+  departments: DepartmentsService;
+  groups: GroupsService;
+  projects: ProjectsService;
+  grants: GrantsService;
+  audit: AuditService;
+  providers: ProvidersService;
+  documents: DocumentsService;
+  retrieval: RetrievalService;
+  chat: ChatService;
+  /** Starts background work (ingestion workers) when configured. */
+  start(opts?: { workers?: boolean }): Promise<void>;
+  /** Stops background work; in-flight jobs are left to be picked up again. */
+  stop(): Promise<void>;
+}
+
+export function createServices(ctx: ServiceContext): Services {
+  const retrieval = new RetrievalService(ctx);
+  const documents = new DocumentsService(ctx);
+  const s: Services = {
+    ctx,
+    auth: new AuthService(ctx),
+    bootstrap: new BootstrapService(ctx),
+    users: new UsersService(ctx),
+    departments: new DepartmentsService(ctx),
+    groups: new GroupsService(ctx),
+    projects: new ProjectsService(ctx),
+    grants: new GrantsService(ctx),
+    audit: new AuditService(ctx),
+    providers: new ProvidersService(ctx),
+    documents,
+    retrieval,
+    chat: new ChatService(ctx),
+    async start() {
+      /* ingestion workers are started here by the documents area */
+    },
+    async stop() {
+      /* and stopped here */
+    },
+  };
+  return s;
+}

@@ -1,0 +1,4 @@
+import { BaseService } from './context';
+
+/** TODO(owner of this area): implement. */
+export class UsersService extends BaseService {}

@@ -1,0 +1,61 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Actor } from '../../access/actor';
+import type { Services } from '../../services';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    actor?: Actor;
+    id: string;
+  }
+}
+
+export type AuthMode = 'required' | 'public';
+
+/** What a handler may return: a body (sent as JSON with the route's status) or a Reply. */
+export class Reply {
+  constructor(readonly status: number, readonly body?: unknown) {}
+}
+
+export interface AuthedRequest extends Request {
+  actor: Actor;
+}
+
+type Handler<A extends AuthMode> = (req: A extends 'required' ? AuthedRequest : Request, res: Response) => Promise<unknown> | unknown;
+
+/** Marker a router test reads to prove every route declares its authentication. */
+export const AUTH_MODE = Symbol('authMode');
+
+export type RouteHandler = RequestHandler & { [AUTH_MODE]: AuthMode };
+
+export function services(req: Request): Services {
+  return req.app.locals.services as Services;
+}
+
+/**
+ * Declares one route: authenticates when required (re-reading the user), runs the handler, and
+ * writes its result. Errors go to the one error handler. Handlers that stream write to `res`
+ * themselves and return undefined after `res.headersSent`.
+ */
+export function route<A extends AuthMode>(opts: { auth: A; status?: number }, handler: Handler<A>): RouteHandler {
+  const fn = (async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      if (opts.auth === 'required') {
+        req.actor = await services(req).auth.authenticateHeader(req.headers.authorization);
+      }
+      const out = await handler(req as never, res);
+      if (res.headersSent) return;
+      if (out instanceof Reply) {
+        if (out.body === undefined) res.status(out.status).end();
+        else res.status(out.status).json(out.body);
+      } else if (out === undefined) {
+        res.status(opts.status ?? 204).end();
+      } else {
+        res.status(opts.status ?? 200).json(out);
+      }
+    } catch (e) {
+      next(e);
+    }
+  }) as RouteHandler;
+  fn[AUTH_MODE] = opts.auth;
+  return fn;
+}

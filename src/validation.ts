@@ -1,0 +1,63 @@
+import { plainToInstance } from 'class-transformer';
+import { validate, ValidationError as CvError } from 'class-validator';
+import { FieldError, ValidationError } from './errors';
+
+type Ctor<T> = new () => T;
+
+function flatten(errors: CvError[], prefix = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    const field = prefix ? `${prefix}.${e.property}` : e.property;
+    if (e.constraints) {
+      for (const [key, message] of Object.entries(e.constraints)) {
+        out.push({ field, message: key === 'whitelistValidation' ? `${field} is not an allowed field` : message });
+      }
+    }
+    if (e.children?.length) out.push(...flatten(e.children, field));
+  }
+  return out;
+}
+
+/**
+ * Validates a request body (REST JSON or GraphQL input) against an input class: wrong types,
+ * missing required fields and unknown fields all become 400 validation_failed.
+ */
+export async function parse<T extends object>(cls: Ctor<T>, body: unknown): Promise<T> {
+  if (body === undefined || body === null) body = {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw ValidationError.field('body', 'body must be a JSON object');
+  }
+  // no implicit conversion: "5" is not a number and 5 is not a string
+  const instance = plainToInstance(cls, body, { enableImplicitConversion: false, exposeDefaultValues: true });
+  const errors = await validate(instance as object, {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    validationError: { target: false, value: false },
+  });
+  if (errors.length) {
+    const details = flatten(errors);
+    throw new ValidationError(details, details[0]?.message ?? 'Request validation failed');
+  }
+  return instance;
+}
+
+/** Query strings arrive as strings: convert declared numeric/boolean fields, then validate. */
+export async function parseQuery<T extends object>(cls: Ctor<T>, query: unknown, numeric: string[] = [], booleans: string[] = []): Promise<T> {
+  const q: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    if (Array.isArray(v)) throw ValidationError.field(k, `${k} must be given once`);
+    if (typeof v !== 'string') throw ValidationError.field(k, `${k} is malformed`);
+    if (numeric.includes(k)) {
+      if (!/^-?\d+$/.test(v)) throw ValidationError.field(k, `${k} must be an integer`);
+      q[k] = Number(v);
+    } else if (booleans.includes(k)) {
+      if (!/^(true|false)$/.test(v)) throw ValidationError.field(k, `${k} must be true or false`);
+      q[k] = v === 'true';
+    } else q[k] = v;
+  }
+  return parse(cls, q);
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID_RE.test(s);

@@ -1,0 +1,46 @@
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { MetadataStorage } from '@mikro-orm/core';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../src/db/embedded';
+import { createOrm, migrate } from '../../src/db/orm';
+
+export const TEMPLATE_DB = 'docqa_template';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/**
+ * Starts one real PostgreSQL for the whole run (own temp dir, own port) and prepares a migrated
+ * template database; every test file clones it into a database of its own.
+ */
+export default async function globalSetup(): Promise<void> {
+  if (process.env.TEST_DATABASE_ADMIN_URL) return; // an outer harness provides the server
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'docqa-test-'));
+  const port = await freePort();
+  const db = await startEmbeddedPostgres({ dataDir: dir, port, database: TEMPLATE_DB });
+  const orm = await createOrm(db.url);
+  await migrate(orm);
+  await orm.close(true);
+  // MikroORM keeps entity metadata in a process-global store; built here (outside the test
+  // realm) it breaks MikroORM.init inside tests (mikro-orm#3783), so drop it
+  MetadataStorage.clear();
+  // no connections may remain on a template
+  const c = new pg.Client({ connectionString: db.adminUrl });
+  await c.connect();
+  await c.query(`alter database ${TEMPLATE_DB} with is_template true`);
+  await c.end();
+  process.env.TEST_DATABASE_ADMIN_URL = db.adminUrl;
+  process.env.TEST_PG_DIR = dir;
+  (globalThis as Record<string, unknown>).__DOCQA_PG__ = db;
+}
