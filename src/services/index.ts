@@ -50,12 +50,13 @@ export function createServices(ctx: ServiceContext): Services {
     documents,
     retrieval,
     chat: new ChatService(ctx),
-    async start() {
-      /* ingestion workers are started here by the documents area */
+    async start(opts = {}) {
+      await documents.start({ workers: opts.workers ?? ctx.config.runWorkers });
     },
     async stop() {
-      /* and stopped here */
+      await documents.stop();
     },
   };
+  ctx.services = s;
   return s;
 }
