@@ -22,7 +22,8 @@ export function ormOptions(url: string, opts: { poolMax?: number; debug?: boolea
     migrations: {
       tableName: 'mikro_orm_migrations',
       path: path.join(ROOT_DIR, isTs ? 'migrations' : 'dist/migrations'),
-      pathTs: path.join(ROOT_DIR, 'migrations'),
+      // same place either way: MikroORM may think it runs under TS (e.g. JEST_WORKER_ID in the env)
+      pathTs: path.join(ROOT_DIR, isTs ? 'migrations' : 'dist/migrations'),
       glob: isTs ? '!(*.d).ts' : '!(*.d).js',
       transactional: true,
       allOrNothing: true,
