@@ -1,0 +1,119 @@
+import 'reflect-metadata';
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export interface Child {
+  proc: ChildProcess;
+  out: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Resident set size of the process in MB (Linux /proc). */
+  rssMb(): number;
+}
+
+export async function spawnReady(script: string, args: string[], env: Record<string, string>, ready: RegExp | (() => Promise<boolean>), timeoutMs = 120_000): Promise<Child> {
+  const proc = spawn(process.execPath, [path.join(ROOT, script), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<void>((r) => proc.on('exit', () => r()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} not ready:\n${out.slice(-2000)}`)), timeoutMs);
+    const on = (d: Buffer) => {
+      out += d.toString();
+      if (out.length > 1_000_000) out = out.slice(-100_000);
+      if (ready instanceof RegExp && ready.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    if (typeof ready === 'function') {
+      const poll = async () => {
+        if (proc.exitCode !== null) return;
+        if (await ready().catch(() => false)) {
+          clearTimeout(timer);
+          resolve();
+        } else setTimeout(poll, 100);
+      };
+      void poll();
+    }
+    proc.stdout!.on('data', on);
+    proc.stderr!.on('data', on);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited (${code}):\n${out.slice(-2000)}`));
+    });
+  });
+  return {
+    proc,
+    out: () => out,
+    stop: async (signal = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      await exited;
+    },
+    rssMb: () => {
+      const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      return Math.round(kb / 1024);
+    },
+  };
+}
+
+export interface BenchEnv {
+  dir: string;
+  dbUrl: string;
+  pg: Child;
+  server: Child;
+  baseUrl: string;
+  jwtSecret: string;
+  superadmin: { email: string; password: string };
+  close(): Promise<void>;
+}
+
+/** A fresh embedded PostgreSQL and the real server (`dist/src/main.js`), each in its own process. */
+export async function startBenchEnv(extraEnv: Record<string, string> = {}): Promise<BenchEnv> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-'));
+  const pgPort = await freePort();
+  const pg = await spawnReady('dist/src/cli/embedded-pg.js', ['--data-dir', dir, '--port', String(pgPort)], {}, /ready postgres:\/\/\S+\n/);
+  const dbUrl = /ready (postgres:\/\/\S+)\n/.exec(pg.out())![1];
+  const port = await freePort();
+  const jwtSecret = 'bench-secret-bench-secret-bench-secret';
+  const superadmin = { email: 'root@bench.example.com', password: 'bench-root-password' };
+  const server = await spawnReady('dist/src/main.js', [], {
+    NODE_ENV: 'production',
+    DATABASE_URL: dbUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    JWT_SECRET: jwtSecret,
+    LOG_LEVEL: 'warn',
+    LOGIN_RATE_LIMIT_PER_IP: '0',
+    LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
+    ALLOW_PRIVATE_NETWORK: 'true',
+    BOOTSTRAP_SUPERADMIN_EMAIL: superadmin.email,
+    BOOTSTRAP_SUPERADMIN_PASSWORD: superadmin.password,
+    BOOTSTRAP_SUPERADMIN_NAME: 'Bench Root',
+    ...extraEnv,
+  }, async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 120_000);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    dir, dbUrl, pg, server, baseUrl, jwtSecret, superadmin,
+    close: async () => {
+      await server.stop();
+      await pg.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
