@@ -16,11 +16,14 @@ export class Reply {
   constructor(readonly status: number, readonly body?: unknown) {}
 }
 
-export interface AuthedRequest extends Request {
+/** Named path parameters are always strings in Express 5 (only wildcards give arrays, and no route uses one). */
+export type PathParams = Record<string, string>;
+
+export interface AuthedRequest extends Request<PathParams> {
   actor: Actor;
 }
 
-type Handler<A extends AuthMode> = (req: A extends 'required' ? AuthedRequest : Request, res: Response) => Promise<unknown> | unknown;
+type Handler<A extends AuthMode> = (req: A extends 'required' ? AuthedRequest : Request<PathParams>, res: Response) => Promise<unknown> | unknown;
 
 /** Marker a router test reads to prove every route declares its authentication. */
 export const AUTH_MODE = Symbol('authMode');
