@@ -69,4 +69,10 @@ export const gates = {
   requireGroupEditor(actor: Actor, departmentId: string): void {
     gates.requireDepartmentEditor(actor, departmentId);
   },
+
+  /** Before a group is loaded: callers who could edit some group (admin, superadmin, any manager), so others learn nothing about which ids exist. */
+  requireSomeGroupEditor(actor: Actor): void {
+    if (gates.isPlatformAdmin(actor) || gates.isAnyManager(actor)) return;
+    throw new ForbiddenError('forbidden', "requires admin, superadmin or the department's manager");
+  },
 };

@@ -84,3 +84,18 @@ export function actorFromUser(u: User): Actor {
 }
 
 export { iso };
+
+/** A user in member lists (department and group members). */
+export function presentUserSummary(u: User) {
+  return {
+    id: u.id,
+    name: u.name,
+    email: u.email,
+    avatarColor: u.avatarColor,
+    avatarUrl: u.avatarUrl ?? null,
+    platformRole: u.platformRole,
+    orgPosition: u.orgPosition,
+    departmentId: deptId(u),
+    status: u.status,
+  };
+}

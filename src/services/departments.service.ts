@@ -1,4 +1,196 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../access/actor';
+import { gates } from '../access/gates';
+import { Department, User } from '../entities';
+import { BadRequestError, ConflictError, fromDbError, NotFoundError } from '../errors';
+import type { DepartmentCounts } from '../presenters/department.presenter';
+import { isUuid } from '../validation';
 import { BaseService } from './context';
+import type { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from './departments.inputs';
+import { dropGroupsOutsideDepartment } from './groups.service';
+import { isOutsideDepartments } from './users.service';
 
-/** TODO(owner of this area): implement. */
-export class DepartmentsService extends BaseService {}
+export interface DepartmentView {
+  department: Department;
+  counts: DepartmentCounts;
+}
+
+interface DepartmentRow {
+  id: string;
+  name: string;
+  color: string;
+  description: string;
+  created_at: Date;
+  updated_at: Date;
+  members: number;
+  groups: number;
+  grants: number;
+}
+
+const notFound = () => new NotFoundError('department_not_found', 'Department not found');
+const nameTaken = () => new ConflictError('department_name_exists', 'A department with this name already exists');
+
+/**
+ * Departments (spec "Departments", DESIGN §3). Read: admin, superadmin, the CEO, and a manager of the
+ * department — in the list a manager sees only their own department, the same reach as reading one.
+ * Update: admin, superadmin, that manager. Create, delete, add members: admin and superadmin.
+ * Remove a member: admin, superadmin, that manager, the CEO.
+ */
+export class DepartmentsService extends BaseService {
+  async list(actor: Actor): Promise<DepartmentView[]> {
+    gates.requireDepartmentReader(actor);
+    const seesAll = gates.isPlatformAdmin(actor) || gates.isCeo(actor);
+    return this.withCounts(this.em(), seesAll ? null : actor.departmentId!);
+  }
+
+  async get(actor: Actor, id: string): Promise<DepartmentView> {
+    if (!isUuid(id)) throw notFound();
+    gates.requireDepartmentReader(actor, id);
+    const [view] = await this.withCounts(this.em(), id);
+    if (!view) throw notFound();
+    return view;
+  }
+
+  async create(actor: Actor, input: CreateDepartmentInput): Promise<DepartmentView> {
+    gates.requirePlatformAdmin(actor);
+    try {
+      return await this.em().transactional(async (em) => {
+        if (await em.count(Department, { name: input.name })) throw nameTaken();
+        const department = em.create(Department, {
+          name: input.name,
+          ...(input.color !== undefined ? { color: input.color } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
+        });
+        await em.flush();
+        return { department, counts: { members: 0, groups: 0, grants: 0 } };
+      });
+    } catch (e) {
+      throw fromDbError(e); // departments_name_unique → department_name_exists
+    }
+  }
+
+  async update(actor: Actor, id: string, input: UpdateDepartmentInput): Promise<DepartmentView> {
+    if (!isUuid(id)) throw notFound();
+    gates.requireDepartmentEditor(actor, id);
+    try {
+      return await this.em().transactional(async (em) => {
+        const department = await this.load(em, id);
+        if (input.name !== undefined && input.name !== department.name) {
+          if (await em.count(Department, { name: input.name, id: { $ne: id } })) throw nameTaken();
+          department.name = input.name;
+        }
+        if (input.color !== undefined) department.color = input.color;
+        if (input.description !== undefined) department.description = input.description;
+        await em.flush();
+        const [view] = await this.withCounts(em, id);
+        return view;
+      });
+    } catch (e) {
+      throw fromDbError(e);
+    }
+  }
+
+  /** Refused (409) while members, groups or grants reference the department; the code names the first blocker. */
+  async delete(actor: Actor, id: string): Promise<{ id: string }> {
+    gates.requirePlatformAdmin(actor);
+    if (!isUuid(id)) throw notFound();
+    return this.em().transactional(async (em) => {
+      const department = await this.load(em, id);
+      // FOR UPDATE: member, group and grant writes referencing the row (FK checks, addMembers' FOR SHARE) wait for us
+      await em.lock(department, LockMode.PESSIMISTIC_WRITE);
+      const [view] = await this.withCounts(em, id);
+      const { members, groups, grants } = view.counts;
+      if (members) throw new ConflictError('department_has_members', `The department still has ${members} member(s); remove them first`);
+      if (groups) throw new ConflictError('department_has_groups', `The department still has ${groups} group(s); delete them first`);
+      if (grants) throw new ConflictError('department_has_grants', `The department is the target of ${grants} project grant(s); delete them first`);
+      await em.nativeDelete(Department, { id });
+      return { id };
+    });
+  }
+
+  async members(actor: Actor, id: string): Promise<User[]> {
+    if (!isUuid(id)) throw notFound();
+    gates.requireDepartmentReader(actor, id);
+    const em = this.em();
+    await this.load(em, id);
+    return this.memberList(em, id);
+  }
+
+  /**
+   * Adds existing users, all or nothing. Spec rule 1: a user in another department is a 409
+   * unless `replace`, which moves them (and drops their groups of the old department).
+   */
+  async addMembers(actor: Actor, id: string, input: AddDepartmentMembersInput): Promise<User[]> {
+    gates.requirePlatformAdmin(actor);
+    if (!isUuid(id)) throw notFound();
+    try {
+      return await this.em().transactional(async (em) => {
+        const department = await this.load(em, id);
+        // FOR SHARE: a concurrent delete of the department waits and then sees these members
+        await em.lock(department, LockMode.PESSIMISTIC_READ);
+        const ids = [...new Set(input.userIds.map((u) => u.toLowerCase()))];
+        const users = await em.find(User, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        const missing = ids.filter((uid) => !users.some((u) => u.id === uid));
+        if (missing.length) throw new BadRequestError('user_not_found', `Unknown user id(s): ${missing.join(', ')}`);
+        const staff = users.filter((u) => isOutsideDepartments(u.platformRole, u.orgPosition));
+        if (staff.length) {
+          throw new BadRequestError('department_not_allowed', `Platform staff and the CEO do not belong to a department: ${staff.map((u) => u.id).join(', ')}`);
+        }
+        const elsewhere = users.filter((u) => u.department && u.department.id !== id);
+        if (elsewhere.length && !input.replace) {
+          throw new ConflictError('user_in_other_department', `Already in another department (send replace: true to move them): ${elsewhere.map((u) => u.id).join(', ')}`);
+        }
+        const joining = users.filter((u) => u.department?.id !== id);
+        for (const u of joining) u.department = department;
+        await em.flush();
+        await dropGroupsOutsideDepartment(em, elsewhere.map((u) => u.id), id);
+        return this.memberList(em, id);
+      });
+    } catch (e) {
+      throw fromDbError(e);
+    }
+  }
+
+  /** Sets the user's departmentId to null and drops their groups of this department. */
+  async removeMember(actor: Actor, id: string, userId: string): Promise<{ id: string }> {
+    if (!isUuid(id)) throw notFound();
+    gates.requireDepartmentMemberRemover(actor, id);
+    return this.em().transactional(async (em) => {
+      const user = isUuid(userId) ? await em.findOne(User, { id: userId, department: id }) : null;
+      if (!user) throw new NotFoundError('member_not_found', 'The user is not a member of this department');
+      user.department = null;
+      await em.flush();
+      await dropGroupsOutsideDepartment(em, [user.id], null);
+      return { id: user.id };
+    });
+  }
+
+  private async load(em: EntityManager, id: string): Promise<Department> {
+    const department = await em.findOne(Department, { id });
+    if (!department) throw notFound();
+    return department;
+  }
+
+  private memberList(em: EntityManager, id: string): Promise<User[]> {
+    return em.find(User, { department: id }, { orderBy: { name: 'asc', id: 'asc' } });
+  }
+
+  /** Departments with their `_count`, in one query (correlated counts, no per-row loop). */
+  private async withCounts(em: EntityManager, onlyId: string | null): Promise<DepartmentView[]> {
+    const rows: DepartmentRow[] = await em.getConnection().execute(
+      `select d.id, d.name, d.color, d.description, d.created_at, d.updated_at,
+              (select count(*) from users u where u.department_id = d.id)::int as members,
+              (select count(*) from groups g where g.department_id = d.id)::int as groups,
+              (select count(*) from project_grants pg where pg.department_id = d.id)::int as grants
+         from departments d
+        where ?::uuid is null or d.id = ?::uuid
+        order by d.name, d.id`,
+      [onlyId, onlyId],
+    );
+    return rows.map((r) => ({
+      department: em.map(Department, { id: r.id, name: r.name, color: r.color, description: r.description, created_at: r.created_at, updated_at: r.updated_at }),
+      counts: { members: r.members, groups: r.groups, grants: r.grants },
+    }));
+  }
+}

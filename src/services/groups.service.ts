@@ -1,4 +1,173 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../access/actor';
+import { gates } from '../access/gates';
+import { Department, Group, GroupMember, ProjectGrant, User } from '../entities';
+import { BadRequestError, ConflictError, fromDbError, NotFoundError } from '../errors';
+import { isUuid } from '../validation';
 import { BaseService } from './context';
+import type { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from './groups.inputs';
 
-/** TODO(owner of this area): implement. */
-export class GroupsService extends BaseService {}
+export interface GroupView {
+  group: Group;
+  memberCount: number;
+  /** Only for single-group answers. */
+  members?: User[];
+}
+
+const notFound = () => new NotFoundError('group_not_found', 'Group not found');
+
+/**
+ * Keeps the group rule "members belong to the group's department" true when users change department:
+ * drops their memberships in groups of any other department (all groups when departmentId is null).
+ * Runs inside the caller's transaction, after the users' department was written.
+ */
+export async function dropGroupsOutsideDepartment(em: EntityManager, userIds: string[], departmentId: string | null): Promise<void> {
+  if (!userIds.length) return;
+  await em.getConnection().execute(
+    `delete from group_members gm using groups g
+      where gm.group_id = g.id and gm.user_id in (?) and g.department_id is distinct from ?`,
+    [userIds, departmentId],
+  );
+}
+
+/**
+ * Groups (DESIGN §4). A group belongs to one department, fixed at creation; its members must belong
+ * to that department too, so a manager cannot extend their groups' grants to other departments.
+ * Read: admin, superadmin, the CEO, the manager of the group's department. Write: admin, superadmin, that manager.
+ */
+export class GroupsService extends BaseService {
+  /** Admin, superadmin and the CEO see every group; a manager sees their own department's. */
+  async list(actor: Actor, q: ListGroupsQuery): Promise<GroupView[]> {
+    gates.requireGroupReader(actor, q.departmentId);
+    const em = this.em();
+    const seesAll = gates.isPlatformAdmin(actor) || gates.isCeo(actor);
+    const departmentId = q.departmentId ?? (seesAll ? undefined : actor.departmentId!);
+    const groups = await em.find(Group, departmentId ? { department: departmentId } : {}, {
+      populate: ['department'],
+      orderBy: { name: 'asc', id: 'asc' },
+    });
+    const counts = await this.memberCounts(em, groups.map((g) => g.id));
+    return groups.map((group) => ({ group, memberCount: counts.get(group.id) ?? 0 }));
+  }
+
+  async get(actor: Actor, id: string): Promise<GroupView> {
+    gates.requireGroupReader(actor);
+    const em = this.em();
+    const group = await this.load(em, id);
+    gates.requireGroupReader(actor, group.department.id);
+    return this.view(em, group);
+  }
+
+  async create(actor: Actor, input: CreateGroupInput): Promise<GroupView> {
+    // a manager creates groups in their own department only
+    gates.requireGroupEditor(actor, input.departmentId);
+    try {
+      return await this.em().transactional(async (em) => {
+        const department = await em.findOne(Department, { id: input.departmentId });
+        if (!department) throw new BadRequestError('department_not_found', 'Department not found');
+        if (await em.count(Group, { department, name: input.name })) throw nameTaken();
+        const group = em.create(Group, { name: input.name, description: input.description ?? '', department });
+        await em.flush();
+        return { group, memberCount: 0, members: [] };
+      });
+    } catch (e) {
+      throw fromDbError(e); // groups_department_name_unique → group_name_exists
+    }
+  }
+
+  async update(actor: Actor, id: string, input: UpdateGroupInput): Promise<GroupView> {
+    gates.requireSomeGroupEditor(actor);
+    try {
+      return await this.em().transactional(async (em) => {
+        const group = await this.load(em, id);
+        gates.requireGroupEditor(actor, group.department.id);
+        if (input.name !== undefined && input.name !== group.name) {
+          if (await em.count(Group, { department: group.department, name: input.name, id: { $ne: group.id } })) throw nameTaken();
+          group.name = input.name;
+        }
+        if (input.description !== undefined) group.description = input.description;
+        await em.flush();
+        return this.view(em, group);
+      });
+    } catch (e) {
+      throw fromDbError(e);
+    }
+  }
+
+  /** Members go with the group; a group that grants are given to is kept (409) so no grant vanishes unaudited. */
+  async delete(actor: Actor, id: string): Promise<{ id: string }> {
+    gates.requireSomeGroupEditor(actor);
+    return this.em().transactional(async (em) => {
+      const group = await this.load(em, id);
+      gates.requireGroupEditor(actor, group.department.id);
+      // the row lock makes a concurrent grant insert (its FK check) wait for this decision
+      await em.lock(group, LockMode.PESSIMISTIC_WRITE);
+      const grants = await em.count(ProjectGrant, { group: group.id });
+      if (grants) throw new ConflictError('group_has_grants', `The group is the target of ${grants} project grant(s); delete them first`);
+      await em.nativeDelete(Group, { id: group.id });
+      return { id: group.id };
+    });
+  }
+
+  /** Adds users (idempotent for existing members). Every user must belong to the group's department. */
+  async addMembers(actor: Actor, id: string, input: GroupMembersInput): Promise<GroupView> {
+    gates.requireSomeGroupEditor(actor);
+    return this.em().transactional(async (em) => {
+      const group = await this.load(em, id);
+      gates.requireGroupEditor(actor, group.department.id);
+      const ids = [...new Set(input.userIds.map((u) => u.toLowerCase()))];
+      // FOR SHARE: a concurrent department change of these users waits until the membership is written,
+      // and then drops it (dropGroupsOutsideDepartment), so the rule holds either way
+      const users = await em.find(User, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_READ });
+      const missing = ids.filter((uid) => !users.some((u) => u.id === uid));
+      if (missing.length) throw new BadRequestError('user_not_found', `Unknown user id(s): ${missing.join(', ')}`);
+      const outside = users.filter((u) => u.department?.id !== group.department.id);
+      if (outside.length) {
+        throw new ConflictError('user_not_in_department', `Not members of the group's department: ${outside.map((u) => u.id).join(', ')}`);
+      }
+      await em
+        .createQueryBuilder(GroupMember)
+        .insert(ids.map((uid) => ({ group: group.id, user: uid })))
+        .onConflict(['group', 'user'])
+        .ignore()
+        .execute();
+      return this.view(em, group);
+    });
+  }
+
+  async removeMember(actor: Actor, id: string, userId: string): Promise<{ id: string }> {
+    gates.requireSomeGroupEditor(actor);
+    return this.em().transactional(async (em) => {
+      const group = await this.load(em, id);
+      gates.requireGroupEditor(actor, group.department.id);
+      const removed = isUuid(userId) ? await em.nativeDelete(GroupMember, { group: group.id, user: userId }) : 0;
+      if (!removed) throw new NotFoundError('member_not_found', 'The user is not a member of this group');
+      return { id: userId };
+    });
+  }
+
+  private async load(em: EntityManager, id: string): Promise<Group> {
+    if (!isUuid(id)) throw notFound();
+    const group = await em.findOne(Group, { id }, { populate: ['department'] });
+    if (!group) throw notFound();
+    return group;
+  }
+
+  private async view(em: EntityManager, group: Group): Promise<GroupView> {
+    const rows = await em.find(GroupMember, { group: group.id }, { populate: ['user'], orderBy: { user: { name: 'asc' } } });
+    const members = rows.map((r) => r.user);
+    return { group, memberCount: members.length, members };
+  }
+
+  /** Member counts for many groups in one query. */
+  private async memberCounts(em: EntityManager, groupIds: string[]): Promise<Map<string, number>> {
+    if (!groupIds.length) return new Map();
+    const rows: Array<{ group_id: string; n: number }> = await em
+      .getConnection()
+      .execute(`select group_id, count(*)::int as n from group_members where group_id in (?) group by group_id`, [groupIds]);
+    return new Map(rows.map((r) => [r.group_id, r.n]));
+  }
+}
+
+const nameTaken = () => new ConflictError('group_name_exists', 'A group with this name already exists in the department');

@@ -1,4 +1,182 @@
+import type { FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../access/actor';
+import { gates } from '../access/gates';
+import { Department, OrgPosition, PlatformRole, User } from '../entities';
+import { BadRequestError, ConflictError, ForbiddenError, fromDbError, NotFoundError } from '../errors';
+import { isUuid } from '../validation';
+import { hashPassword, normalizeEmail } from './auth.service';
+import { avatarColorFor } from './avatar';
 import { BaseService } from './context';
+import { dropGroupsOutsideDepartment } from './groups.service';
+import { CreateUserInput, ListUsersQuery, UpdateUserInput, USERS_DEFAULT_LIMIT, USERS_MAX_LIMIT } from './users.inputs';
 
-/** TODO(owner of this area): implement. */
-export class UsersService extends BaseService {}
+export interface UserPage {
+  users: User[];
+  total: number;
+}
+
+/** Escapes LIKE metacharacters so a search matches its text literally (DESIGN §3). */
+export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Platform staff and the CEO sit outside departments (spec: their departmentId is null).
+ * An explicit departmentId for them is refused with 400 department_not_allowed rather than ignored.
+ */
+export const isOutsideDepartments = (role: PlatformRole, position: OrgPosition): boolean => role !== 'none' || position === 'ceo';
+
+const notFound = () => new NotFoundError('user_not_found', 'User not found');
+const departmentNotAllowed = () =>
+  new BadRequestError('department_not_allowed', 'Platform staff and the CEO do not belong to a department; omit departmentId');
+
+export class UsersService extends BaseService {
+  /** GET /users: filters, literal case-insensitive search on name or email, and the unpaged total. */
+  async list(actor: Actor, q: ListUsersQuery): Promise<UserPage> {
+    gates.requirePlatformAdmin(actor);
+    const where: FilterQuery<User> = {};
+    if (q.search) {
+      const pattern = `%${escapeLike(q.search)}%`;
+      where.$or = [{ name: { $ilike: pattern } }, { email: { $ilike: pattern } }];
+    }
+    if (q.platformRole) where.platformRole = q.platformRole;
+    if (q.orgPosition) where.orgPosition = q.orgPosition;
+    if (q.departmentId) where.department = q.departmentId;
+    const [users, total] = await this.em().findAndCount(User, where, {
+      populate: ['department'],
+      orderBy: { createdAt: 'asc', id: 'asc' },
+      limit: Math.min(q.limit ?? USERS_DEFAULT_LIMIT, USERS_MAX_LIMIT),
+      offset: q.offset ?? 0,
+    });
+    return { users, total };
+  }
+
+  async get(actor: Actor, id: string): Promise<User> {
+    gates.requirePlatformAdmin(actor);
+    return this.load(this.em(), id);
+  }
+
+  /** GET /users/me: any authenticated caller, re-read with their department. */
+  async me(actor: Actor): Promise<User> {
+    return this.load(this.em(), actor.id);
+  }
+
+  async create(actor: Actor, input: CreateUserInput): Promise<User> {
+    gates.requirePlatformAdmin(actor);
+    // spec rule 1: only bootstrap creates the superadmin
+    if (input.platformRole === 'superadmin') throw new ForbiddenError('forbidden_role', 'A superadmin cannot be created through the API');
+    if (input.departmentId && isOutsideDepartments(input.platformRole, input.orgPosition)) throw departmentNotAllowed();
+    const email = normalizeEmail(input.email);
+    const passwordHash = await hashPassword(input.password);
+    try {
+      return await this.em().transactional(async (em) => {
+        // clear answers for the common case; the unique indexes decide concurrent requests
+        if (await em.count(User, { email })) throw new ConflictError('email_exists', 'A user with this email already exists');
+        if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
+        const department = input.departmentId ? await this.department(em, input.departmentId) : null;
+        const user = em.create(User, {
+          email,
+          name: input.name,
+          passwordHash,
+          platformRole: input.platformRole,
+          orgPosition: input.orgPosition,
+          department,
+          avatarColor: avatarColorFor(email),
+        });
+        await em.flush();
+        return user;
+      });
+    } catch (e) {
+      throw fromDbError(e); // users_single_ceo → ceo_exists, users_email_unique → email_exists
+    }
+  }
+
+  /** PATCH /users/:id with spec rules 2–4 and the singleton rules (DESIGN §3). */
+  async update(actor: Actor, id: string, input: UpdateUserInput): Promise<User> {
+    gates.requirePlatformAdmin(actor);
+    const passwordHash = input.password !== undefined ? await hashPassword(input.password) : undefined;
+    try {
+      return await this.em().transactional(async (em) => {
+        const user = await this.load(em, id);
+        const isSuperadmin = user.platformRole === 'superadmin';
+        // the superadmin's account is theirs alone: an admin could otherwise take it over by password or email
+        if (isSuperadmin && actor.platformRole !== 'superadmin') throw new ForbiddenError('superadmin_protected', 'Only the superadmin can change the superadmin account');
+
+        if (input.platformRole !== undefined && input.platformRole !== user.platformRole) {
+          // spec rule 3: nobody sets superadmin through PATCH
+          if (input.platformRole === 'superadmin') throw new ForbiddenError('forbidden_role', 'platformRole superadmin cannot be set');
+          if (isSuperadmin) throw new ConflictError('singleton_immutable', "The superadmin's platformRole cannot change");
+          // spec rule 2: every remaining change goes to or from admin/engineer; an admin may not make it,
+          // not even for themselves (admin → engineer would hand them provider administration)
+          if (actor.platformRole !== 'superadmin') throw new ForbiddenError('forbidden_role', 'Only the superadmin can change a platformRole');
+          user.platformRole = input.platformRole;
+        }
+
+        if (input.orgPosition !== undefined && input.orgPosition !== user.orgPosition) {
+          if (user.orgPosition === 'ceo') throw new ConflictError('singleton_immutable', "The CEO's orgPosition cannot change");
+          // spec rule 4 (the users_single_ceo index decides concurrent requests)
+          if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
+          user.orgPosition = input.orgPosition;
+        }
+
+        if (input.status !== undefined && input.status !== user.status) {
+          if (isSuperadmin && input.status === 'inactive') throw new ForbiddenError('superadmin_protected', 'The superadmin cannot be deactivated');
+          user.status = input.status;
+        }
+
+        const previousDepartmentId = user.department?.id ?? null;
+        if (isOutsideDepartments(user.platformRole, user.orgPosition)) {
+          if (input.departmentId) throw departmentNotAllowed();
+          // becoming platform staff or the CEO leaves the department
+          user.department = null;
+        } else if (input.departmentId !== undefined) {
+          user.department = input.departmentId === null ? null : await this.department(em, input.departmentId);
+        }
+
+        if (input.email !== undefined) {
+          const email = normalizeEmail(input.email);
+          if (email !== user.email && (await em.count(User, { email, id: { $ne: user.id } }))) {
+            throw new ConflictError('email_exists', 'A user with this email already exists');
+          }
+          user.email = email;
+        }
+        if (input.name !== undefined) user.name = input.name;
+        if (passwordHash !== undefined) user.passwordHash = passwordHash;
+
+        await em.flush();
+        const departmentId = user.department?.id ?? null;
+        if (departmentId !== previousDepartmentId) await dropGroupsOutsideDepartment(em, [user.id], departmentId);
+        return user;
+      });
+    } catch (e) {
+      throw fromDbError(e);
+    }
+  }
+
+  /**
+   * DELETE /users/:id (spec rule 5). Grants, group and project memberships and refresh tokens go with
+   * the user (ON DELETE CASCADE); conversations, messages and projects keep a null reference.
+   */
+  async delete(actor: Actor, id: string): Promise<{ id: string }> {
+    gates.requirePlatformAdmin(actor);
+    return this.em().transactional(async (em) => {
+      const user = await this.load(em, id);
+      if (user.platformRole === 'superadmin') throw new ForbiddenError('superadmin_protected', 'The superadmin cannot be deleted');
+      if (user.id === actor.id) throw new ForbiddenError('cannot_delete_self', 'You cannot delete your own account');
+      await em.nativeDelete(User, { id: user.id });
+      return { id: user.id };
+    });
+  }
+
+  private async load(em: EntityManager, id: string): Promise<User> {
+    if (!isUuid(id)) throw notFound();
+    const user = await em.findOne(User, { id }, { populate: ['department'] });
+    if (!user) throw notFound();
+    return user;
+  }
+
+  private async department(em: EntityManager, id: string): Promise<Department> {
+    const department = await em.findOne(Department, { id });
+    if (!department) throw new BadRequestError('department_not_found', 'Department not found');
+    return department;
+  }
+}
