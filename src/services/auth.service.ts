@@ -1,10 +1,12 @@
 import bcrypt from 'bcrypt';
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { Semaphore } from '../util/semaphore';
 import jwt from 'jsonwebtoken';
 import type { Actor } from '../access/actor';
 import { RefreshToken, User } from '../entities';
 import { ServiceUnavailableError, UnauthorizedError } from '../errors';
-import { actorFromUser, presentLoginUser } from '../presenters/user.presenter';
+import { presentLoginUser } from '../presenters/user.presenter';
 import { BaseService, ServiceContext } from './context';
 import type { LoginInput } from './auth.inputs';
 import { RateLimiter } from './rate-limiter';
@@ -31,10 +33,33 @@ export interface TokenPair {
   refreshToken: string;
 }
 
+const AUTH_SQL = `select id, email, name, platform_role, org_position, department_id, status, avatar_color, avatar_url, last_login_at, created_at
+  from users where id = ?`;
+interface ActorRow {
+  id: string;
+  email: string;
+  name: string;
+  platform_role: Actor['platformRole'];
+  org_position: Actor['orgPosition'];
+  department_id: string | null;
+  status: Actor['status'];
+  avatar_color: string;
+  avatar_url: string | null;
+  last_login_at: Date | null;
+  created_at: Date;
+}
+
+/**
+ * At most one bcrypt operation per core at a time: more only queues inside libuv's pool and
+ * starves the event loop (and everyone else's requests) during a login storm.
+ */
+const bcryptSlots = new Semaphore(Math.max(1, availableParallelism()));
+const compare = (password: string, hash: string): Promise<boolean> => bcryptSlots.run(() => bcrypt.compare(password, hash));
+
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 /** bcrypt runs on libuv's thread pool, so hashing never blocks the event loop. */
-export const hashPassword = (password: string): Promise<string> => bcrypt.hash(password, BCRYPT_COST);
+export const hashPassword = (password: string): Promise<string> => bcryptSlots.run(() => bcrypt.hash(password, BCRYPT_COST));
 
 export class AuthService extends BaseService {
   private readonly ipLimiter: RateLimiter;
@@ -64,7 +89,7 @@ export class AuthService extends BaseService {
     this.accountLimiter.hit(email);
     const em = this.em();
     const user = await em.findOne(User, { email }, { populate: ['department'] });
-    const ok = await bcrypt.compare(input.password, user?.passwordHash ?? (await this.dummyHash));
+    const ok = await compare(input.password, user?.passwordHash ?? (await this.dummyHash));
     if (!user || !ok || user.status !== 'active') throw new UnauthorizedError(INVALID_LOGIN, INVALID_LOGIN);
     this.accountLimiter.reset(email);
     user.lastLoginAt = new Date();
@@ -159,9 +184,23 @@ export class AuthService extends BaseService {
   async authenticate(token: string): Promise<Actor> {
     const claims = this.verify<AccessClaims>(token, 'access');
     if (!isUuid(claims.sub)) throw new UnauthorizedError();
-    const user = await this.em().findOne(User, { id: claims.sub }, { fields: ['id', 'email', 'name', 'platformRole', 'orgPosition', 'department', 'status', 'avatarColor', 'avatarUrl', 'lastLoginAt', 'createdAt'] as never });
-    if (!user || user.status !== 'active') throw new UnauthorizedError('unauthorized', 'User not found or inactive');
-    return actorFromUser(user);
+    // hot path (every request): one indexed read, no entity hydration
+    const rows: ActorRow[] = await this.em().getConnection().execute(AUTH_SQL, [claims.sub]);
+    const u = rows[0];
+    if (!u || u.status !== 'active') throw new UnauthorizedError('unauthorized', 'User not found or inactive');
+    return {
+      id: u.id,
+      email: u.email,
+      name: u.name,
+      platformRole: u.platform_role,
+      orgPosition: u.org_position,
+      departmentId: u.department_id,
+      status: u.status,
+      avatarColor: u.avatar_color,
+      avatarUrl: u.avatar_url,
+      lastLoginAt: u.last_login_at,
+      createdAt: u.created_at,
+    };
   }
 
   /** Parses `Authorization: Bearer <token>` (or a graphql-ws connection_init value). */
