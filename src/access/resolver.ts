@@ -44,7 +44,8 @@ export function resolveAccess(actor: Pick<Actor, 'id' | 'platformRole'>, project
 
 /** Loads the grant facts for one caller and project in one query. */
 export async function loadGrantFacts(em: EntityManager, actor: Actor, projectId: string): Promise<GrantFacts> {
-  const rows: Array<{ kind: string; tier: Tier }> = await em.getConnection().execute(
+  // em.execute (not getConnection().execute) so a caller's open transaction is used
+  const rows: Array<{ kind: string; tier: Tier }> = await em.execute(
     `select case when g.user_id is not null then 'user' when g.group_id is not null then 'group' else 'department' end as kind, g.tier
        from project_grants g
       where g.project_id = ?

@@ -1,4 +1,64 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../access/actor';
+import { gates } from '../access/gates';
+import { AuditAction, AuditEntry, TargetType, Tier } from '../entities';
+import { ValidationError } from '../errors';
+import { AUDIT_DEFAULT_LIMIT, AuditLogQuery } from './audit.inputs';
 import { BaseService } from './context';
 
-/** TODO(owner of this area): implement. */
-export class AuditService extends BaseService {}
+export interface AuditRecord {
+  action: AuditAction;
+  projectId: string;
+  targetType: TargetType;
+  targetId: string;
+  metadata: { tier: Tier; previousTier?: Tier } & Record<string, unknown>;
+}
+
+/** The grant history (DESIGN §4). Writers pass the EntityManager of the transaction making the change. */
+export class AuditService extends BaseService {
+  /**
+   * Writes one entry inside the caller's transaction, so the entry exists exactly when the change
+   * it describes commits (a failed change leaves no entry, and a failed entry undoes the change).
+   */
+  async record(tx: EntityManager, actor: Actor, entry: AuditRecord): Promise<void> {
+    await tx.execute(
+      `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata) values (?, ?, ?, ?, ?, ?::jsonb)`,
+      [entry.action, actor.system ? null : actor.id, entry.projectId, entry.targetType, entry.targetId, JSON.stringify(entry.metadata)],
+    );
+  }
+
+  /** A grant_deleted entry for every grant of a project about to be deleted (same transaction). */
+  async recordProjectGrantsDeleted(tx: EntityManager, actor: Actor, projectId: string): Promise<void> {
+    await tx.execute(
+      `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata)
+       select 'grant_deleted', ?, g.project_id,
+              case when g.user_id is not null then 'user' when g.group_id is not null then 'group' else 'department' end,
+              coalesce(g.user_id, g.group_id, g.department_id),
+              jsonb_build_object('tier', g.tier, 'reason', 'project_deleted')
+         from project_grants g
+        where g.project_id = ?`,
+      [actor.system ? null : actor.id, projectId],
+    );
+  }
+
+  /** Admin or superadmin. Newest first, with the total matching the filters. */
+  async list(actor: Actor, q: AuditLogQuery): Promise<{ entries: AuditEntry[]; total: number }> {
+    gates.requirePlatformAdmin(actor);
+    const from = q.from ? new Date(q.from) : undefined;
+    const to = q.to ? new Date(q.to) : undefined;
+    if (from && Number.isNaN(from.getTime())) throw ValidationError.field('from', 'from must be an ISO 8601 timestamp');
+    if (to && Number.isNaN(to.getTime())) throw ValidationError.field('to', 'to must be an ISO 8601 timestamp');
+    if (from && to && from > to) throw ValidationError.field('from', 'from must not be after to');
+    const where: Record<string, unknown> = {};
+    if (q.projectId) where.projectId = q.projectId;
+    if (q.actorId) where.actorId = q.actorId;
+    if (q.action) where.action = q.action;
+    if (from || to) where.createdAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lte: to } : {}) };
+    const [entries, total] = await this.em().findAndCount(AuditEntry, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: q.limit ?? AUDIT_DEFAULT_LIMIT,
+      offset: q.offset ?? 0,
+    });
+    return { entries, total };
+  }
+}

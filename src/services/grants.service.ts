@@ -1,4 +1,174 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../access/actor';
+import { gates } from '../access/gates';
+import { requireTier } from '../access/resolver';
+import { ProjectGrant, TargetType, Tier } from '../entities';
+import { NotFoundError, ValidationError } from '../errors';
+import { isUuid } from '../validation';
 import { BaseService } from './context';
+import type { UpsertGrantInput } from './grants.inputs';
 
-/** TODO(owner of this area): implement. */
-export class GrantsService extends BaseService {}
+/** The three target columns of a grant; exactly one is set (spec invariant). */
+export interface GrantTarget {
+  userId: string | null;
+  groupId: string | null;
+  departmentId: string | null;
+}
+
+const TARGET_COLUMN: Record<TargetType, 'user_id' | 'group_id' | 'department_id'> = {
+  user: 'user_id',
+  group: 'group_id',
+  department: 'department_id',
+};
+const TARGET_TABLE: Record<TargetType, string> = { user: 'users', group: 'groups', department: 'departments' };
+
+/** Spec rule 2: the service checks that exactly one target is set before anything is stored. */
+export function assertOneTarget(t: GrantTarget): GrantTarget {
+  const set = [t.userId, t.groupId, t.departmentId].filter((v) => v !== null && v !== undefined);
+  if (set.length !== 1) throw ValidationError.field('targetId', 'exactly one of user, group or department must be the target');
+  return t;
+}
+
+export function grantTarget(targetType: TargetType, targetId: string): GrantTarget {
+  return assertOneTarget({
+    userId: targetType === 'user' ? targetId : null,
+    groupId: targetType === 'group' ? targetId : null,
+    departmentId: targetType === 'department' ? targetId : null,
+  });
+}
+
+export interface GrantResult {
+  grant: ProjectGrant;
+  action: 'created' | 'updated';
+}
+
+/** One row of GET /grants/by-user, before presentation. */
+export interface UserGrantRow {
+  grant_id: string;
+  project_id: string;
+  tier: Tier;
+  via: 'user' | 'group' | 'department';
+  project_name: string;
+  project_color: string;
+  project_is_private: boolean;
+  project_owner_id: string | null;
+  group_id: string | null;
+  group_name: string | null;
+  department_id: string | null;
+  department_name: string | null;
+  department_color: string | null;
+}
+
+export interface GrantsByUser {
+  direct: UserGrantRow[];
+  viaGroup: UserGrantRow[];
+  viaDepartment: UserGrantRow[];
+}
+
+const POPULATE = ['user', 'group', 'group.department', 'department'] as const;
+
+export class GrantsService extends BaseService {
+  /**
+   * `full` tier. A database upsert keyed on (project, target): 201 created / 200 updated, never 409,
+   * and one row however many callers post the same target at once. The audit entry and the user's
+   * member row are written in the same transaction.
+   */
+  async upsert(actor: Actor, projectId: string, input: UpsertGrantInput): Promise<GrantResult> {
+    const target = grantTarget(input.targetType, input.targetId);
+    const column = TARGET_COLUMN[input.targetType];
+    return this.em().transactional(async (tx) => {
+      await requireTier(tx, actor, projectId, 'full');
+      const exists: unknown[] = await tx.execute(`select 1 from ${TARGET_TABLE[input.targetType]} where id = ?`, [input.targetId]);
+      if (!exists.length) throw new NotFoundError('target_not_found', `The ${input.targetType} does not exist`);
+      // The upsert alone keeps one row per target. This lock only makes concurrent posts of the same
+      // target take turns, so each one reads the tier it replaces (metadata.previousTier) exactly.
+      await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`grant:${projectId}:${input.targetId}`]);
+      const [row]: Array<{ id: string; inserted: boolean; previous_tier: Tier | null }> = await tx.execute(
+        `with previous as (select tier from project_grants where project_id = ? and ${column} = ?)
+         insert into project_grants (project_id, user_id, group_id, department_id, tier, granted_by_id)
+         values (?, ?, ?, ?, ?, ?)
+         on conflict (project_id, ${column}) do update set tier = excluded.tier, updated_at = now()
+         returning id, (xmax = 0) as inserted, (select tier from previous) as previous_tier`,
+        [projectId, input.targetId, projectId, target.userId, target.groupId, target.departmentId, input.tier, actor.system ? null : actor.id],
+      );
+      // spec rule 3: a user grant also puts the user on the visible member list
+      if (target.userId) {
+        await tx.execute(`insert into project_members (project_id, user_id) values (?, ?) on conflict do nothing`, [projectId, target.userId]);
+      }
+      const changed = !row.inserted && row.previous_tier !== null && row.previous_tier !== input.tier;
+      await this.services.audit.record(tx, actor, {
+        action: row.inserted ? 'grant_created' : 'grant_updated',
+        projectId,
+        targetType: input.targetType,
+        targetId: input.targetId,
+        metadata: { tier: input.tier, ...(changed ? { previousTier: row.previous_tier! } : {}) },
+      });
+      const grant = await tx.findOneOrFail(ProjectGrant, { id: row.id }, { populate: POPULATE, refresh: true });
+      return { grant, action: row.inserted ? 'created' : 'updated' };
+    });
+  }
+
+  /** `use` tier. Every grant of the project with its target populated, in one query. */
+  async list(actor: Actor, projectId: string): Promise<ProjectGrant[]> {
+    const em = this.em();
+    await requireTier(em, actor, projectId, 'use');
+    return em.find(ProjectGrant, { project: projectId }, { populate: POPULATE, strategy: 'joined', orderBy: { createdAt: 'asc', id: 'asc' } });
+  }
+
+  /** `full` tier. Deletes one grant of the project and records it, in one transaction. */
+  async delete(actor: Actor, projectId: string, grantId: string): Promise<{ id: string }> {
+    return this.em().transactional(async (tx) => {
+      await requireTier(tx, actor, projectId, 'full');
+      if (!isUuid(grantId)) throw new NotFoundError('grant_not_found', 'Grant not found');
+      const rows: Array<{ user_id: string | null; group_id: string | null; department_id: string | null; tier: Tier }> = await tx.execute(
+        `delete from project_grants where id = ? and project_id = ? returning user_id, group_id, department_id, tier`,
+        [grantId, projectId],
+      );
+      if (!rows.length) throw new NotFoundError('grant_not_found', 'Grant not found');
+      const g = rows[0];
+      const targetType: TargetType = g.user_id ? 'user' : g.group_id ? 'group' : 'department';
+      await this.services.audit.record(tx, actor, {
+        action: 'grant_deleted',
+        projectId,
+        targetType,
+        targetId: (g.user_id ?? g.group_id ?? g.department_id)!,
+        metadata: { tier: g.tier },
+      });
+      return { id: grantId };
+    });
+  }
+
+  /** Admin or superadmin. The grants that reach a user directly, through groups, and through the department. */
+  async byUser(actor: Actor, userId: string): Promise<GrantsByUser> {
+    gates.requirePlatformAdmin(actor);
+    if (!isUuid(userId)) throw new NotFoundError('user_not_found', 'User not found');
+    const em = this.em();
+    const users: Array<{ department_id: string | null }> = await em.execute(`select department_id from users where id = ?`, [userId]);
+    if (!users.length) throw new NotFoundError('user_not_found', 'User not found');
+    const rows = await this.grantsReaching(em, userId, users[0].department_id);
+    return {
+      direct: rows.filter((r) => r.via === 'user'),
+      viaGroup: rows.filter((r) => r.via === 'group'),
+      viaDepartment: rows.filter((r) => r.via === 'department'),
+    };
+  }
+
+  private grantsReaching(em: EntityManager, userId: string, departmentId: string | null): Promise<UserGrantRow[]> {
+    return em.execute(
+      `select g.id as grant_id, g.project_id, g.tier,
+              case when g.user_id is not null then 'user' when g.group_id is not null then 'group' else 'department' end as via,
+              p.name as project_name, p.color as project_color, p.is_private as project_is_private, p.owner_id as project_owner_id,
+              gr.id as group_id, gr.name as group_name,
+              d.id as department_id, d.name as department_name, d.color as department_color
+         from project_grants g
+         join projects p on p.id = g.project_id
+         left join groups gr on gr.id = g.group_id
+         left join departments d on d.id = g.department_id
+        where g.user_id = ?
+           or g.group_id in (select gm.group_id from group_members gm where gm.user_id = ?)
+           or (g.department_id is not null and g.department_id = ?)
+        order by p.name, p.id, g.id`,
+      [userId, userId, departmentId],
+    );
+  }
+}

@@ -1,0 +1,38 @@
+import type { ProjectGrant } from '../entities';
+import type { GrantsByUser, UserGrantRow } from '../services/grants.service';
+import { presentProjectRef } from './project.presenter';
+import { iso } from './user.presenter';
+
+/** A grant with its target nested; the two non-target relations are null. */
+export function presentGrant(g: ProjectGrant) {
+  return {
+    id: g.id,
+    projectId: g.project.id,
+    userId: g.user ? g.user.id : null,
+    groupId: g.group ? g.group.id : null,
+    departmentId: g.department ? g.department.id : null,
+    tier: g.tier,
+    grantedById: g.grantedBy ? g.grantedBy.id : null,
+    createdAt: iso(g.createdAt),
+    updatedAt: iso(g.updatedAt),
+    user: g.user ? { id: g.user.id, name: g.user.name, email: g.user.email } : null,
+    group: g.group ? { id: g.group.id, name: g.group.name, department: { name: g.group.department.name } } : null,
+    department: g.department ? { id: g.department.id, name: g.department.name, color: g.department.color } : null,
+  };
+}
+
+function project(r: UserGrantRow) {
+  return presentProjectRef({ id: r.project_id, name: r.project_name, color: r.project_color, isPrivate: r.project_is_private, ownerId: r.project_owner_id });
+}
+
+/** GET /grants/by-user/:userId. */
+export function presentGrantsByUser(g: GrantsByUser) {
+  return {
+    direct: g.direct.map((r) => ({ grantId: r.grant_id, projectId: r.project_id, tier: r.tier, project: project(r) })),
+    viaGroup: g.viaGroup.map((r) => ({ grantId: r.grant_id, projectId: r.project_id, tier: r.tier, group: { id: r.group_id!, name: r.group_name! }, project: project(r) })),
+    viaDepartment: g.viaDepartment.map((r) => ({
+      grantId: r.grant_id, projectId: r.project_id, tier: r.tier,
+      department: { id: r.department_id!, name: r.department_name!, color: r.department_color! }, project: project(r),
+    })),
+  };
+}
