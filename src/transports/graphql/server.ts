@@ -1,8 +1,129 @@
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
 import type { Express, RequestHandler } from 'express';
+import {
+  execute, ExecutionArgs, GraphQLError, GraphQLSchema, NoSchemaIntrospectionCustomRule, parse, specifiedRules, subscribe, validate,
+} from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
 import type http from 'node:http';
+import { WebSocketServer } from 'ws';
 import type { AppDeps } from '../../app';
+import type { Config } from '../../config';
+import { inRequestContext } from '../../db/request-context';
+import { createContext, GraphqlContext } from './context';
+import { formatErrors, formatGraphqlError } from './errors';
+import { costLimitRule, depthLimitRule } from './limits';
+import { buildGraphqlSchema } from './schema';
 
-/** TODO(GraphQL area): Apollo + graphql-ws on the same server at /graphql. */
-export async function mountGraphql(_app: Express, _server: http.Server, _deps: AppDeps, _json: RequestHandler): Promise<{ close(): Promise<void> }> {
-  return { close: async () => undefined };
+export const GRAPHQL_PATH = '/graphql';
+
+/** Cost is checked once the variables are known, so `limit: $n` counts like a literal. */
+function costPlugin(schema: GraphQLSchema, config: Config): ApolloServerPlugin<GraphqlContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, request }) {
+          const errors = validate(schema, document, [costLimitRule(config.graphqlMaxCost, request.variables ?? {})]);
+          if (errors.length) throw errors[0];
+        },
+      };
+    },
+  };
+}
+
+/** The validation a WebSocket operation gets: graphql's rules, our limits, and introspection per config. */
+function wsRules(config: Config, variables: Record<string, unknown>) {
+  return [
+    ...specifiedRules,
+    depthLimitRule(config.graphqlMaxDepth),
+    costLimitRule(config.graphqlMaxCost, variables),
+    ...(config.graphqlIntrospection ? [] : [NoSchemaIntrospectionCustomRule]),
+  ];
+}
+
+interface WsExtra {
+  request: http.IncomingMessage;
+}
+
+/**
+ * GraphQL over the same services as REST: Apollo on POST (and the landing page on GET) at /graphql,
+ * and graphql-ws on the same HTTP server and path for subscriptions (and any operation).
+ */
+export async function mountGraphql(app: Express, server: http.Server, deps: AppDeps, json: RequestHandler): Promise<{ close(): Promise<void> }> {
+  const { config, services, logger, orm } = deps;
+  const schema = await buildGraphqlSchema();
+
+  const apollo = new ApolloServer<GraphqlContext>({
+    schema,
+    introspection: config.graphqlIntrospection,
+    includeStacktraceInErrorResponses: false,
+    formatError: (formatted, error) => formatGraphqlError(formatted, error, logger),
+    validationRules: [depthLimitRule(config.graphqlMaxDepth)],
+    plugins: [
+      costPlugin(schema, config),
+      config.graphqlPlayground ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
+    ],
+  });
+  await apollo.start();
+  app.use(
+    GRAPHQL_PATH,
+    json,
+    expressMiddleware(apollo, { context: async ({ req }) => createContext(services, req.headers.authorization, req.ip ?? 'unknown') }),
+  );
+
+  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH });
+  const ws = useServer<{ authorization?: unknown }, Partial<WsExtra>>(
+    {
+      schema,
+      // the token travels in connection_init; a connection without a valid one is refused (4403)
+      onConnect: async (ctx) => {
+        try {
+          await services.auth.authenticateHeader(ctx.connectionParams?.authorization);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      onSubscribe: async (ctx, _id, payload) => {
+        let document;
+        try {
+          document = parse(payload.query);
+        } catch (e) {
+          return [e as GraphQLError];
+        }
+        const variables = payload.variables ?? {};
+        const errors = validate(schema, document, wsRules(config, variables));
+        if (errors.length) return errors;
+        // the user is re-read for every operation, as REST does per request: role changes apply at once
+        const ip = ctx.extra.request?.socket.remoteAddress ?? 'unknown';
+        const contextValue = await createContext(services, ctx.connectionParams?.authorization, ip);
+        const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
+        return args;
+      },
+      // each operation gets an EntityManager fork of its own, like an HTTP request
+      execute: (args) => inRequestContext(orm, () => execute(args)),
+      subscribe: (args) => inRequestContext(orm, () => subscribe(args)),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: formatErrors(result.errors, logger) } : undefined),
+      onError: (_ctx, _id, _payload, errors) => formatErrors(errors, logger),
+    },
+    wss,
+  );
+
+  return {
+    close: async () => {
+      // dispose() waits for every socket's close handshake; do not let a silent client hold shutdown
+      const force = setTimeout(() => {
+        for (const c of wss.clients) c.terminate();
+      }, 1000);
+      try {
+        await ws.dispose();
+      } finally {
+        clearTimeout(force);
+      }
+      await apollo.stop();
+    },
+  };
 }

@@ -1,0 +1,129 @@
+import {
+  ASTVisitor, FieldNode, FragmentDefinitionNode, getNamedType, getNullableType, GraphQLError, GraphQLNamedType, GraphQLObjectType,
+  GraphQLSchema, isAbstractType, isInterfaceType, isListType, isObjectType, Kind, OperationDefinitionNode, SelectionSetNode, ValidationContext,
+  ValidationRule, ValueNode,
+} from 'graphql';
+
+/** Assumed length of a list the query does not bound with `limit` (members, grants, citations...). */
+export const DEFAULT_LIST_SIZE = 10;
+/** Page types (`{ items, total }`) are counted by their field's `limit`; their `items` list adds nothing. */
+const isPageType = (t: GraphQLNamedType): boolean => isObjectType(t) && 'items' in t.getFields() && 'total' in t.getFields();
+
+const isIntrospection = (name: string): boolean => name.startsWith('__');
+
+type Fragments = (name: string) => FragmentDefinitionNode | null | undefined;
+
+/** Depth of a selection set: each field with sub-selections adds one level; leaves and introspection are free. */
+function depthOf(set: SelectionSetNode | undefined, fragments: Fragments, seen: Set<string>): number {
+  if (!set) return 0;
+  let max = 0;
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.FIELD) {
+      if (isIntrospection(sel.name.value) || !sel.selectionSet) continue;
+      max = Math.max(max, 1 + depthOf(sel.selectionSet, fragments, seen));
+    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+      max = Math.max(max, depthOf(sel.selectionSet, fragments, seen));
+    } else {
+      const name = sel.name.value;
+      if (seen.has(name)) continue; // a cycle is reported by NoFragmentCycles
+      const frag = fragments(name);
+      if (frag) max = Math.max(max, depthOf(frag.selectionSet, fragments, new Set(seen).add(name)));
+    }
+  }
+  return max;
+}
+
+/** Rejects operations nested deeper than `maxDepth` object levels (`{ users { items { projects { id } } } }` is 3). */
+export function depthLimitRule(maxDepth: number): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(op: OperationDefinitionNode) {
+      const depth = depthOf(op.selectionSet, (n) => context.getFragment(n), new Set());
+      if (depth > maxDepth) {
+        context.reportError(new GraphQLError(`Query depth ${depth} exceeds the limit of ${maxDepth}`, {
+          nodes: [op],
+          extensions: { code: 'query_too_deep', limit: maxDepth, actual: depth, http: { status: 400 } },
+        }));
+      }
+    },
+  });
+}
+
+function intValue(node: ValueNode | undefined, variables: Record<string, unknown>): number | undefined {
+  if (!node) return undefined;
+  if (node.kind === Kind.INT) return Number(node.value);
+  if (node.kind === Kind.VARIABLE) {
+    const v = variables[node.name.value];
+    return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+  }
+  return undefined;
+}
+
+interface CostEnv {
+  schema: GraphQLSchema;
+  fragments: Fragments;
+  variables: Record<string, unknown>;
+}
+
+/**
+ * Static cost: every object-valued field costs 1 plus its children, times the list size it returns
+ * (its `limit` argument when given — literal or variable — else its default, else DEFAULT_LIST_SIZE).
+ * Scalars are free, so the cost counts the objects a response could contain.
+ */
+function costOf(set: SelectionSetNode | undefined, parent: GraphQLNamedType | undefined, env: CostEnv, seen: Set<string>): number {
+  if (!set || !parent) return 0;
+  let total = 0;
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.INLINE_FRAGMENT) {
+      const t = sel.typeCondition ? env.schema.getType(sel.typeCondition.name.value) ?? undefined : parent;
+      total += costOf(sel.selectionSet, t, env, seen);
+    } else if (sel.kind === Kind.FRAGMENT_SPREAD) {
+      const name = sel.name.value;
+      const frag = seen.has(name) ? null : env.fragments(name);
+      if (frag) total += costOf(frag.selectionSet, env.schema.getType(frag.typeCondition.name.value) ?? undefined, env, new Set(seen).add(name));
+    } else {
+      total += fieldCost(sel, parent, env, seen);
+    }
+  }
+  return total;
+}
+
+function fieldCost(field: FieldNode, parent: GraphQLNamedType, env: CostEnv, seen: Set<string>): number {
+  const name = field.name.value;
+  if (isIntrospection(name) || !field.selectionSet) return 0;
+  // on a union only inline fragments select fields; on an interface the field is declared there
+  if (!(isObjectType(parent) || isInterfaceType(parent))) return 0;
+  const def = (parent as GraphQLObjectType).getFields()[name];
+  if (!def) return 0; // unknown fields are reported by the standard rules
+  const named = getNamedType(def.type);
+  const children = costOf(field.selectionSet, isAbstractType(named) || isObjectType(named) || isInterfaceType(named) ? named : undefined, env, seen);
+  const limitArg = def.args.find((a) => a.name === 'limit');
+  let size = 1;
+  if (limitArg) {
+    const given = intValue(field.arguments?.find((a) => a.name.value === 'limit')?.value, env.variables);
+    size = given ?? (typeof limitArg.defaultValue === 'number' ? limitArg.defaultValue : DEFAULT_LIST_SIZE);
+  } else if (isListType(getNullableType(def.type)) && !(name === 'items' && isPageType(parent))) {
+    size = DEFAULT_LIST_SIZE;
+  }
+  return Math.max(size, 0) * (1 + children);
+}
+
+/** Computes an operation's static cost (exported for tests and for the limit rule). */
+export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode, fragments: Fragments, variables: Record<string, unknown> = {}): number {
+  const root = op.operation === 'query' ? schema.getQueryType() : op.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  return costOf(op.selectionSet, root ?? undefined, { schema, fragments, variables }, new Set());
+}
+
+/** Rejects operations whose static cost exceeds `maxCost`; `variables` make `limit: $n` count. */
+export function costLimitRule(maxCost: number, variables: Record<string, unknown> = {}): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(op: OperationDefinitionNode) {
+      const cost = operationCost(context.getSchema(), op, (n) => context.getFragment(n), variables);
+      if (cost > maxCost) {
+        context.reportError(new GraphQLError(`Query cost ${cost} exceeds the limit of ${maxCost}`, {
+          nodes: [op],
+          extensions: { code: 'query_too_costly', limit: maxCost, actual: cost, http: { status: 400 } },
+        }));
+      }
+    },
+  });
+}

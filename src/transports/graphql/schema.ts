@@ -1,0 +1,32 @@
+import { createPubSub } from '@graphql-yoga/subscription';
+import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { buildSchema, NonEmptyArray } from 'type-graphql';
+import { authChecker } from './auth-checker';
+import { AuthResolver } from './resolvers/auth.resolver';
+
+/** Every resolver class; the schema (and the committed schema.graphql) is built from these. */
+export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver];
+
+let built: Promise<GraphQLSchema> | null = null;
+
+/**
+ * Builds the schema once per process (type-graphql's build context is global). Inputs are validated
+ * in the resolvers with the same `parse()` REST uses, so type-graphql's own validation is off.
+ */
+export function buildGraphqlSchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({
+    resolvers: RESOLVERS,
+    authChecker,
+    authMode: 'error',
+    validate: false,
+    // type-graphql insists on a pubSub once any @Subscription exists, even though ours use `subscribe` generators
+    pubSub: createPubSub(),
+    emitSchemaFile: false,
+  });
+  return built;
+}
+
+/** The schema as SDL in a deterministic order (what `npm run schema` writes to schema.graphql). */
+export async function printGraphqlSchema(): Promise<string> {
+  return printSchema(lexicographicSortSchema(await buildGraphqlSchema())) + '\n';
+}

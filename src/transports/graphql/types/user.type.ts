@@ -1,0 +1,31 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+import { FromView } from '../view';
+import { OrgPositionEnum, PlatformRoleEnum, UserStatusEnum } from './enums';
+
+/** A short department reference as users carry it (`{id, name, color}`). */
+@ObjectType('DepartmentRef')
+export class DepartmentRefType {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field() color!: string;
+}
+
+/**
+ * A user. Which fields are filled depends on how the caller reached the user (see FromView):
+ * the fields beyond id, name and email need the right to read the full user (admin or self).
+ */
+@ObjectType('User')
+export class UserType {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field() email!: string;
+  @Field(() => PlatformRoleEnum, { nullable: true }) @FromView() platformRole?: string;
+  @Field(() => OrgPositionEnum, { nullable: true }) @FromView() orgPosition?: string;
+  @Field(() => String, { nullable: true }) @FromView() departmentId?: string | null;
+  @Field(() => DepartmentRefType, { nullable: true }) @FromView() department?: DepartmentRefType | null;
+  @Field(() => String, { nullable: true }) @FromView() avatarColor?: string;
+  @Field(() => String, { nullable: true }) @FromView() avatarUrl?: string | null;
+  @Field(() => UserStatusEnum, { nullable: true }) @FromView() status?: string;
+  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() lastLoginAt?: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string | null;
+}
