@@ -22,7 +22,9 @@ export class AuditService extends BaseService {
    */
   async record(tx: EntityManager, actor: Actor, entry: AuditRecord): Promise<void> {
     await tx.execute(
-      `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata) values (?, ?, ?, ?, ?, ?::jsonb)`,
+      // clock_timestamp, not now(): entries of transactions that took turns on a lock sort in the order they happened
+      `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
+       values (?, ?, ?, ?, ?, ?::jsonb, clock_timestamp())`,
       [entry.action, actor.system ? null : actor.id, entry.projectId, entry.targetType, entry.targetId, JSON.stringify(entry.metadata)],
     );
   }
