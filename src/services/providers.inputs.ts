@@ -1,0 +1,164 @@
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import { Field, InputType } from 'type-graphql';
+import { PROVIDER_TYPES, ProviderType } from '../entities/base';
+import { Optional, Trim } from './input-rules';
+
+export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const MAX_MODELS = 100;
+
+/** An absolute http(s) URL without credentials; a trailing slash is dropped. */
+export function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length > 2048) return false;
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}
+
+const IsHttpUrl = () =>
+  ValidateBy({ name: 'isHttpUrl', validator: { validate: isHttpUrl, defaultMessage: (a) => `${a?.property} must be an http(s) URL without credentials` } });
+
+const TrimSlash = () => Transform(({ value }) => (typeof value === 'string' ? value.trim().replace(/\/+$/, '') : value));
+
+/** Trims each model name (a list with blanks or duplicates is refused, not repaired). */
+const TrimEach = () => Transform(({ value }) => (Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v.trim() : v)) : value));
+
+@InputType()
+export class CreateProviderInput {
+  @Field()
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  name!: string;
+
+  @Field()
+  @IsString()
+  @MaxLength(64)
+  @Matches(SLUG, { message: 'slug must be lowercase kebab-case (a-z, 0-9 and single hyphens)' })
+  slug!: string;
+
+  /** Defaults to `custom`. */
+  @Field(() => String, { nullable: true })
+  @Optional()
+  @IsIn(PROVIDER_TYPES as unknown as string[])
+  type?: ProviderType;
+
+  @Field()
+  @TrimSlash()
+  @IsHttpUrl()
+  baseUrl!: string;
+
+  /** May be empty for upstreams that need no key. Write-only. */
+  @Field({ nullable: true })
+  @Optional()
+  @IsString()
+  @MaxLength(1000)
+  apiKey?: string;
+
+  @Field(() => [String])
+  @TrimEach()
+  @IsArray()
+  @ArrayMinSize(1, { message: 'models must list at least one model' })
+  @ArrayMaxSize(MAX_MODELS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(200, { each: true })
+  models!: string[];
+
+  @Field({ nullable: true })
+  @Optional()
+  @IsBoolean()
+  isDefault?: boolean;
+
+  /** Defaults to true. */
+  @Field({ nullable: true })
+  @Optional()
+  @IsBoolean()
+  isEnabled?: boolean;
+}
+
+@InputType()
+export class UpdateProviderInput {
+  @Field({ nullable: true })
+  @Optional()
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  name?: string;
+
+  @Field({ nullable: true })
+  @Optional()
+  @IsString()
+  @MaxLength(64)
+  @Matches(SLUG, { message: 'slug must be lowercase kebab-case (a-z, 0-9 and single hyphens)' })
+  slug?: string;
+
+  @Field(() => String, { nullable: true })
+  @Optional()
+  @IsIn(PROVIDER_TYPES as unknown as string[])
+  type?: ProviderType;
+
+  @Field({ nullable: true })
+  @Optional()
+  @TrimSlash()
+  @IsHttpUrl()
+  baseUrl?: string;
+
+  /** spec: an empty apiKey keeps the stored key. */
+  @Field({ nullable: true })
+  @Optional()
+  @IsString()
+  @MaxLength(1000)
+  apiKey?: string;
+
+  @Field(() => [String], { nullable: true })
+  @Optional()
+  @TrimEach()
+  @IsArray()
+  @ArrayMinSize(1, { message: 'models must list at least one model' })
+  @ArrayMaxSize(MAX_MODELS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(200, { each: true })
+  models?: string[];
+
+  @Field({ nullable: true })
+  @Optional()
+  @IsBoolean()
+  isDefault?: boolean;
+
+  @Field({ nullable: true })
+  @Optional()
+  @IsBoolean()
+  isEnabled?: boolean;
+}
+
+/** POST /providers/:id/test (and /providers/draft/test); body values override the stored ones. */
+@InputType()
+export class TestProviderInput {
+  @Field({ nullable: true })
+  @Optional()
+  @TrimSlash()
+  @IsHttpUrl()
+  baseUrl?: string;
+
+  @Field({ nullable: true })
+  @Optional()
+  @IsString()
+  @MaxLength(1000)
+  apiKey?: string;
+
+  @Field()
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  model!: string;
+}

@@ -1,0 +1,233 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A small real HTTP server speaking the OpenAI-compatible chat completions protocol (SSE streaming
+ * and plain JSON), for tests and benchmarks. Each request follows a behaviour: the default one
+ * (`set`) or the next queued one (`once`). Every request is recorded, with its Authorization header
+ * and whether the client went away before the answer finished.
+ */
+export interface StubBehaviour {
+  /** HTTP status (default 200); a non-2xx answer sends `errorBody`. */
+  status?: number;
+  errorBody?: unknown;
+  /** The streamed answer, one SSE chunk per entry (default ["Hello", " world", "."]). */
+  deltas?: string[];
+  /** Delay before the headers are sent. */
+  headersDelayMs?: number;
+  /** Delay between the headers and the first delta (the upstream's time to first token). */
+  ttftMs?: number;
+  /** Delay between two deltas. */
+  deltaDelayMs?: number;
+  /** Send the usage chunk (default true: computed from the text) or a given usage. */
+  usage?: boolean | { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** Destroy the socket after this many deltas (a mid-stream failure). */
+  failAfter?: number;
+  /** Send an `{error}` data frame after this many deltas, then end. */
+  errorEventAfter?: number;
+  /** Stop answering: before the headers, or after `hangAfter` deltas. The socket stays open. */
+  hang?: 'headers' | 'body';
+  hangAfter?: number;
+  /** End the stream without `data: [DONE]` (and without a finish_reason). */
+  omitDone?: boolean;
+  /** The non-streaming reply (default: the deltas joined). */
+  content?: string;
+  /** Answer 401 unless the request carries `Authorization: Bearer <requireKey>`. */
+  requireKey?: string;
+  /** Answer 404 model_not_found for any other model. */
+  models?: string[];
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  authorization: string | null;
+  body: any;
+  receivedAt: number;
+  /** When the first delta was written (performance.now() of this process). */
+  firstDeltaAt?: number;
+  /** True when the client closed the connection before the stub finished its answer. */
+  aborted: boolean;
+  finished: boolean;
+  /** Resolves when the connection for this request has closed. */
+  closed: Promise<void>;
+}
+
+export interface OpenAiStub {
+  /** Base URL to configure as a provider's baseUrl (ends with /v1). */
+  url: string;
+  requests: RecordedRequest[];
+  set(b: StubBehaviour): void;
+  once(b: StubBehaviour): void;
+  reset(): void;
+  last(): RecordedRequest;
+  waitFor(predicate: () => boolean, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_DELTAS = ['Hello', ' world', '.'];
+const estimateTokens = (s: string) => Math.max(1, Math.ceil(s.length / 4));
+
+export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<OpenAiStub> {
+  let behaviour: StubBehaviour = { ...initial };
+  const queue: StubBehaviour[] = [];
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<import('node:net').Socket>();
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let closedResolve!: () => void;
+      const rec: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        authorization: req.headers.authorization ?? null,
+        body: undefined,
+        receivedAt: performance.now(),
+        aborted: false,
+        finished: false,
+        closed: new Promise<void>((r) => (closedResolve = r)),
+      };
+      try {
+        rec.body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+      } catch {
+        rec.body = Buffer.concat(chunks).toString('utf8');
+      }
+      requests.push(rec);
+      res.on('close', () => {
+        if (!rec.finished) rec.aborted = true;
+        closedResolve();
+      });
+      const b = queue.shift() ?? behaviour;
+      void answer(req, res, rec, b).catch(() => res.destroy());
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+
+  const gone = (res: http.ServerResponse) => res.destroyed || res.writableEnded;
+  const sleep = (ms: number, res: http.ServerResponse) =>
+    new Promise<void>((resolve) => {
+      if (!ms) return resolve();
+      const t = setTimeout(resolve, ms);
+      res.once('close', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  const json = (res: http.ServerResponse, rec: RecordedRequest, status: number, body: unknown) => {
+    rec.finished = true;
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+
+  async function answer(req: http.IncomingMessage, res: http.ServerResponse, rec: RecordedRequest, b: StubBehaviour): Promise<void> {
+    if (req.method !== 'POST' || !/\/chat\/completions$/.test((req.url ?? '').split('?')[0])) {
+      return json(res, rec, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'not_found' } });
+    }
+    await sleep(b.headersDelayMs ?? 0, res);
+    if (gone(res)) return;
+    if (b.hang === 'headers') return; // never answer; the socket stays open until the client leaves
+    if (b.requireKey !== undefined && rec.authorization !== `Bearer ${b.requireKey}`) {
+      return json(res, rec, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    }
+    const body = rec.body as { model?: string; stream?: boolean } | null;
+    if (b.models && !b.models.includes(String(body?.model))) {
+      return json(res, rec, 404, { error: { message: `The model \`${body?.model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } });
+    }
+    const status = b.status ?? 200;
+    if (status < 200 || status >= 300) {
+      return json(res, rec, status, b.errorBody ?? { error: { message: `stub failure ${status}`, type: 'server_error' } });
+    }
+    const deltas = b.deltas ?? DEFAULT_DELTAS;
+    const text = b.content ?? deltas.join('');
+    const prompt = JSON.stringify((rec.body as { messages?: unknown })?.messages ?? '');
+    const usage = typeof b.usage === 'object' ? b.usage : { prompt_tokens: estimateTokens(prompt), completion_tokens: estimateTokens(text), total_tokens: estimateTokens(prompt) + estimateTokens(text) };
+    const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
+    const model = body?.model ?? 'stub';
+
+    if (!body?.stream) {
+      return json(res, rec, status, {
+        id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+        ...(b.usage === false ? {} : { usage }),
+      });
+    }
+
+    res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.flushHeaders();
+    const send = (data: unknown) => res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      send({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] });
+
+    await sleep(b.ttftMs ?? 0, res);
+    if (gone(res)) return;
+    chunk({ role: 'assistant', content: '' });
+    for (let i = 0; i < deltas.length; i++) {
+      if (b.failAfter === i) {
+        res.destroy(); // the connection drops mid-answer
+        return;
+      }
+      if (b.errorEventAfter === i) {
+        send({ error: { message: 'stub: the model crashed mid-stream', type: 'server_error' } });
+        rec.finished = true;
+        res.end();
+        return;
+      }
+      if (b.hang === 'body' && (b.hangAfter ?? 0) === i) return;
+      if (i > 0) await sleep(b.deltaDelayMs ?? 0, res);
+      if (gone(res)) return;
+      chunk({ content: deltas[i] });
+      if (i === 0) rec.firstDeltaAt = performance.now();
+    }
+    if (b.hang === 'body' && (b.hangAfter ?? 0) >= deltas.length) return;
+    if (b.omitDone) {
+      rec.finished = true;
+      res.end();
+      return;
+    }
+    chunk({}, 'stop');
+    if (b.usage !== false) send({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [], usage });
+    send('[DONE]');
+    rec.finished = true;
+    res.end();
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    set: (b) => {
+      behaviour = { ...b };
+    },
+    once: (b) => {
+      queue.push({ ...b });
+    },
+    reset: () => {
+      behaviour = { ...initial };
+      queue.length = 0;
+      requests.length = 0;
+    },
+    last: () => {
+      const r = requests[requests.length - 1];
+      if (!r) throw new Error('the stub has received no request');
+      return r;
+    },
+    waitFor: async (predicate, timeoutMs = 5000) => {
+      const end = Date.now() + timeoutMs;
+      while (!predicate()) {
+        if (Date.now() > end) throw new Error('openai-stub: condition not met in time');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
