@@ -1,0 +1,222 @@
+import { splitParagraphs } from './paginate';
+import type { ParsedPage } from './types';
+
+/** A chunk ready to be indexed. */
+export interface ChunkDraft {
+  ordinal: number;
+  /** Page the chunk starts on. */
+  pageNumber: number;
+  /** Page it ends on; larger than pageNumber only for a paragraph that runs across a page break. */
+  pageEnd: number;
+  text: string;
+  /** The surrounding paragraph(s), for the citation source view. */
+  context: string;
+}
+
+export interface ChunkOptions {
+  /** A chunk is closed once it reaches this length (at the next sentence boundary). */
+  targetChars: number;
+  /** Hard upper bound on a chunk's length. */
+  maxChars: number;
+  /** Past this length a chunk is closed at the next paragraph boundary. */
+  minChars: number;
+  /** Up to this many characters of whole trailing sentences are repeated at the start of the next chunk. */
+  overlapChars: number;
+  /** Upper bound on `context`. */
+  contextChars: number;
+}
+
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = {
+  targetChars: 1000,
+  maxChars: 1200,
+  minChars: 800,
+  overlapChars: 200,
+  contextChars: 1600,
+};
+
+interface Paragraph {
+  index: number;
+  text: string;
+  page: number;
+  pageEnd: number;
+  /** Where each page's part of the text starts (more than one entry only for joined paragraphs). */
+  pageStarts: Array<{ offset: number; page: number }>;
+}
+
+/** A sentence (or a piece of an over-long sentence) of one paragraph. */
+interface Unit {
+  text: string;
+  para: number;
+  page: number;
+  pageEnd: number;
+}
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+const ENDS_SENTENCE = /[.!?:;)"'\]»”’…]$/;
+
+/**
+ * Paragraphs of all pages, whitespace-normalised. A paragraph cut by a page break (the page's last
+ * paragraph does not end a sentence and the next page's first one starts in lower case) is joined
+ * back into one paragraph that records both pages.
+ */
+function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
+  const out: Paragraph[] = [];
+  for (const page of pages) {
+    const paras = splitParagraphs(page.text).map((p) => p.replace(/\s+/g, ' ').trim()).filter(Boolean);
+    paras.forEach((text, i) => {
+      const last = out[out.length - 1];
+      if (i === 0 && last && last.pageEnd === page.pageNumber - 1 && !ENDS_SENTENCE.test(last.text) && /^[a-z]/.test(text)) {
+        last.pageStarts.push({ offset: last.text.length + 1, page: page.pageNumber });
+        last.text = `${last.text} ${text}`;
+        last.pageEnd = page.pageNumber;
+      } else out.push({ index: out.length, text, page: page.pageNumber, pageEnd: page.pageNumber, pageStarts: [{ offset: 0, page: page.pageNumber }] });
+    });
+  }
+  return out;
+}
+
+/** Splits text longer than `max` at whitespace into pieces of at most `max` characters. */
+function splitLong(text: string, max: number): string[] {
+  if (text.length <= max) return [text];
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > max) {
+    let cut = rest.lastIndexOf(' ', max);
+    if (cut < max / 2) cut = max; // one enormous "word": cut it
+    pieces.push(rest.slice(0, cut).trim());
+    rest = rest.slice(cut).trim();
+  }
+  if (rest) pieces.push(rest);
+  return pieces;
+}
+
+/** Sentences of a paragraph, each knowing which page(s) it lies on. */
+function unitsOf(p: Paragraph, maxChars: number): Unit[] {
+  // for a paragraph joined across a page break, offsets past the break belong to the next page
+  const pageAt = (offset: number): number => {
+    let page = p.page;
+    for (const s of p.pageStarts) if (s.offset <= offset) page = s.page;
+    return page;
+  };
+  const units: Unit[] = [];
+  for (const seg of segmenter.segment(p.text)) {
+    const sentence = seg.segment.trim();
+    if (!sentence) continue;
+    let offset = seg.index + seg.segment.indexOf(sentence);
+    for (const piece of splitLong(sentence, maxChars)) {
+      const start = p.text.indexOf(piece, offset);
+      const end = start + piece.length;
+      offset = end;
+      units.push({ text: piece, para: p.index, page: pageAt(start), pageEnd: pageAt(end - 1) });
+    }
+  }
+  return units;
+}
+
+function joinUnits(units: Unit[]): string {
+  let out = '';
+  units.forEach((u, i) => {
+    if (i > 0) out += u.para === units[i - 1].para ? ' ' : '\n\n';
+    out += u.text;
+  });
+  return out;
+}
+
+/** Cuts `text` to at most `max` characters around [from, to), at word boundaries, marking cuts with "…". */
+function windowAround(text: string, from: number, to: number, max: number): string {
+  if (text.length <= max) return text;
+  const slack = Math.max(0, max - (to - from));
+  let start = Math.max(0, from - Math.floor(slack / 2));
+  let end = Math.min(text.length, start + max);
+  start = Math.max(0, end - max);
+  if (start > 0) {
+    const sp = text.indexOf(' ', start);
+    if (sp !== -1 && sp < from) start = sp + 1;
+  }
+  if (end < text.length) {
+    const sp = text.lastIndexOf(' ', end);
+    if (sp > to) end = sp;
+  }
+  return (start > 0 ? '…' : '') + text.slice(start, end).trim() + (end < text.length ? '…' : '');
+}
+
+/** The paragraphs a chunk touches, widened by a neighbouring paragraph on each side when it fits. */
+function contextFor(units: Unit[], text: string, paras: Paragraph[], max: number): string {
+  let first = units[0].para;
+  let last = units[units.length - 1].para;
+  const length = (a: number, b: number) => paras.slice(a, b + 1).reduce((n, p) => n + p.text.length + 2, -2);
+  const page = paras[first].page;
+  const pageEnd = paras[last].pageEnd;
+  // neighbours only from the chunk's own pages, so the source view shows what the page shows
+  if (first > 0 && paras[first - 1].pageEnd >= page && length(first - 1, last) <= max) first -= 1;
+  if (last < paras.length - 1 && paras[last + 1].page <= pageEnd && length(first, last + 1) <= max) last += 1;
+  const joined = paras.slice(first, last + 1).map((p) => p.text).join('\n\n');
+  const at = joined.indexOf(text);
+  return windowAround(joined, Math.max(0, at), at >= 0 ? at + text.length : text.length, max);
+}
+
+/**
+ * Cuts pages into chunks for retrieval: paragraph- and sentence-aware, bounded in size, with a
+ * small overlap of whole sentences between neighbouring chunks of the same page. A chunk never
+ * spans a page break, except inside a paragraph that itself runs across the break; then it
+ * records both pages (pageNumber .. pageEnd), so a citation is never silently off by a page.
+ */
+export function chunkPages(pages: ParsedPage[], options: Partial<ChunkOptions> = {}): ChunkDraft[] {
+  const o = { ...DEFAULT_CHUNK_OPTIONS, ...options };
+  const paras = paragraphsOf(pages);
+  const chunks: ChunkDraft[] = [];
+  let cur: Unit[] = [];
+  let curLen = 0;
+
+  const emit = (): void => {
+    const text = joinUnits(cur);
+    chunks.push({
+      ordinal: chunks.length,
+      pageNumber: Math.min(...cur.map((u) => u.page)),
+      pageEnd: Math.max(...cur.map((u) => u.pageEnd)),
+      text,
+      context: contextFor(cur, text, paras, o.contextChars),
+    });
+  };
+  /** Closes the current chunk; the next starts with its last sentences when `overlap`. */
+  const close = (overlap: boolean): void => {
+    emit();
+    const keep: Unit[] = [];
+    let kept = 0;
+    if (overlap) {
+      for (let i = cur.length - 1; i > 0; i--) {
+        if (kept + cur[i].text.length > o.overlapChars) break;
+        keep.unshift(cur[i]);
+        kept += cur[i].text.length + 1;
+      }
+    }
+    cur = keep;
+    curLen = keep.length ? joinUnits(keep).length : 0;
+  };
+
+  for (const p of paras) {
+    for (const u of unitsOf(p, o.targetChars)) {
+      if (cur.length) {
+        const prev = cur[cur.length - 1];
+        const newPara = u.para !== prev.para;
+        const crossesPage = newPara && u.page > prev.pageEnd;
+        const sep = newPara ? 2 : 1;
+        if (crossesPage) close(false);
+        else if (curLen + sep + u.text.length > o.maxChars || curLen >= o.targetChars || (newPara && curLen >= o.minChars)) {
+          close(true);
+          // the overlap must leave room for the new sentence
+          if (cur.length && curLen + 2 + u.text.length > o.maxChars) {
+            cur = [];
+            curLen = 0;
+          }
+        }
+      }
+      const sep = cur.length ? (u.para !== cur[cur.length - 1].para ? 2 : 1) : 0;
+      cur.push(u);
+      curLen += sep + u.text.length;
+    }
+  }
+  // close() runs only just before a new sentence is added, so `cur` always holds new text here
+  if (cur.length) emit();
+  return chunks;
+}

@@ -1,0 +1,66 @@
+import path from 'node:path';
+import type { DocumentKind } from './types';
+
+/** The mime type recorded for each format we read. */
+export const MIME_BY_KIND: Record<DocumentKind, string> = {
+  pdf: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  markdown: 'text/markdown',
+  text: 'text/plain',
+  html: 'text/html',
+};
+
+const KIND_BY_EXTENSION: Record<string, DocumentKind> = {
+  '.pdf': 'pdf',
+  '.docx': 'docx',
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.mdown': 'markdown',
+  '.txt': 'text',
+  '.text': 'text',
+  '.log': 'text',
+  '.csv': 'text',
+  '.html': 'html',
+  '.htm': 'html',
+  '.xhtml': 'html',
+};
+
+const KIND_BY_MIME: Record<string, DocumentKind> = {
+  'application/pdf': 'pdf',
+  [MIME_BY_KIND.docx]: 'docx',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/plain': 'text',
+  'text/csv': 'text',
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+};
+
+/**
+ * Decides how to read an upload: the file name's extension first (browsers and curl often send
+ * `application/octet-stream`), then the declared mime type, then the first bytes. Null means
+ * unsupported; the document then fails with a readable error rather than being refused, so one
+ * bad file in a multi-file upload does not reject the others.
+ */
+export function detectKind(name: string, declaredMime: string | undefined, head: Buffer): DocumentKind | null {
+  const byExt = KIND_BY_EXTENSION[path.extname(name).toLowerCase()];
+  if (byExt) return byExt;
+  const mime = (declaredMime ?? '').split(';')[0].trim().toLowerCase();
+  if (KIND_BY_MIME[mime]) return KIND_BY_MIME[mime];
+  if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'pdf';
+  const start = head.subarray(0, 512).toString('utf8').trimStart().toLowerCase();
+  if (start.startsWith('<!doctype html') || start.startsWith('<html')) return 'html';
+  return null;
+}
+
+/** The mime type stored for a document: ours for known formats, the client's otherwise. */
+export function mimeTypeFor(kind: DocumentKind | null, declaredMime: string | undefined): string {
+  if (kind) return MIME_BY_KIND[kind];
+  const mime = (declaredMime ?? '').split(';')[0].trim().toLowerCase();
+  return /^[\w.+-]+\/[\w.+-]+$/.test(mime) ? mime : 'application/octet-stream';
+}
+
+/** Maps a stored mime type back to the reader (reindex reads the stored file again). */
+export function kindOfMime(mime: string): DocumentKind | null {
+  return KIND_BY_MIME[mime] ?? null;
+}

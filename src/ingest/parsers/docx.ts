@@ -1,0 +1,38 @@
+import mammoth from 'mammoth';
+import { paginate } from '../paginate';
+import { IngestError, ParsedPage } from '../types';
+import { htmlToText } from './html';
+
+/** Stand-in text for an explicit page break; it survives HTML conversion and becomes a form feed. */
+const PAGE_BREAK = '\uE000';
+
+interface MammothElement {
+  type: string;
+  breakType?: string;
+  value?: string;
+  children?: MammothElement[];
+}
+
+/** Replaces explicit page breaks (`<w:br w:type="page"/>`) with the stand-in text. */
+function markPageBreaks(element: MammothElement): MammothElement {
+  if (element.type === 'break' && element.breakType === 'page') return { type: 'text', value: PAGE_BREAK };
+  if (element.children) element.children = element.children.map(markPageBreaks);
+  return element;
+}
+
+/**
+ * DOCX via `mammoth` (to HTML, so headings, lists and tables keep their structure, then to text).
+ * A .docx file has no fixed pages (layout happens when Word renders it): explicit page breaks
+ * start a new page; without any, the 3,000-character rule applies (see paginate()).
+ */
+export async function parseDocx(buf: Buffer): Promise<ParsedPage[]> {
+  let html: string;
+  try {
+    const result = await mammoth.convertToHtml({ buffer: buf }, { transformDocument: markPageBreaks });
+    html = result.value;
+  } catch (e) {
+    throw new IngestError(`not a valid DOCX file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+  }
+  const text = htmlToText(html);
+  return paginate(text.includes(PAGE_BREAK) ? text.split(PAGE_BREAK).join('\f') : text);
+}

@@ -1,0 +1,24 @@
+/** The formats the ingestion pipeline reads. */
+export const DOCUMENT_KINDS = ['pdf', 'docx', 'markdown', 'text', 'html'] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+
+/** One page of extracted text; paragraphs are separated by a blank line. */
+export interface ParsedPage {
+  /** 1-based, as the reader of the original file would count it. */
+  pageNumber: number;
+  text: string;
+}
+
+/** Called as pages are read: `pagesTotal` is known up front for PDFs, at the end for the rest. */
+export type ProgressFn = (pagesDone: number, pagesTotal: number) => void | Promise<void>;
+
+/**
+ * A problem with the file itself (corrupt, unsupported, no text): retrying cannot help, so the
+ * document fails at once with this readable message instead of going through the job's retries.
+ */
+export class IngestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IngestError';
+  }
+}

@@ -1,0 +1,168 @@
+import { detectKind, kindOfMime, mimeTypeFor } from '../../../src/ingest/detect';
+import { paginate, PAGE_CHARS } from '../../../src/ingest/paginate';
+import { parseDocument } from '../../../src/ingest/parsers';
+import { markdownToText } from '../../../src/ingest/parsers/markdown';
+import { layoutPage, parsePdf, PdfTextItem } from '../../../src/ingest/parsers/pdf';
+import { decodeText } from '../../../src/ingest/parsers/text';
+import { IngestError } from '../../../src/ingest/types';
+import { makeDocx } from '../../support/docx';
+import { makePdf } from '../../support/pdf';
+
+const sentence = (i: number) => `Sentence number ${i} talks about topic ${i % 7} in a few plain words.`;
+const longText = (n: number) => Array.from({ length: n }, (_, i) => sentence(i)).join(' ');
+
+describe('PDF (pdf.js in a worker thread)', () => {
+  it('reads one page at a time with exact page numbers and reports progress per page', async () => {
+    const pdf = makePdf([
+      { paragraphs: ['The cafeteria opens at eight.', 'Parking is free for staff.'] },
+      { paragraphs: ['The warranty lasts thirty-six months from delivery.'] },
+    ]);
+    const progress: Array<[number, number]> = [];
+    const pages = await parsePdf(pdf, (done, total) => {
+      progress.push([done, total]);
+    });
+    expect(pages.map((p) => p.pageNumber)).toEqual([1, 2]);
+    expect(pages[0].text).toBe('The cafeteria opens at eight.\n\nParking is free for staff.');
+    expect(pages[1].text).toBe('The warranty lasts thirty-six months from delivery.');
+    expect(progress).toEqual([[1, 2], [2, 2]]);
+  });
+
+  it('keeps wrapped lines in one paragraph and separates paragraphs with a blank line', async () => {
+    const [page] = await parsePdf(makePdf([{ paragraphs: [longText(3), 'Café crème: accented text survives.'] }]));
+    const [first, second] = page.text.split('\n\n');
+    expect(first.replace(/\n/g, ' ')).toBe(longText(3));
+    expect(first).toContain('\n'); // it did wrap
+    expect(second).toBe('Café crème: accented text survives.');
+  });
+
+  it('gives empty pages for a PDF without a text layer', async () => {
+    const pages = await parsePdf(makePdf([{ paragraphs: [], drawBox: true }, { paragraphs: [], drawBox: true }]));
+    expect(pages).toEqual([{ pageNumber: 1, text: '' }, { pageNumber: 2, text: '' }]);
+  });
+
+  it('rejects a corrupt PDF with a readable IngestError', async () => {
+    const corrupt = Buffer.from('%PDF-1.4\nthis is not really a pdf at all\n%%EOF');
+    await expect(parsePdf(corrupt)).rejects.toThrow(IngestError);
+    await expect(parsePdf(corrupt)).rejects.toThrow(/PDF/);
+  });
+
+  it('rejects a truncated PDF', async () => {
+    const pdf = makePdf([{ paragraphs: ['Hello'] }]);
+    await expect(parsePdf(pdf.subarray(0, 40))).rejects.toThrow(IngestError);
+  });
+
+  it('stops when aborted', async () => {
+    const ctl = new AbortController();
+    ctl.abort(new Error('shutting down'));
+    await expect(parsePdf(makePdf([{ paragraphs: ['x'] }]), undefined, ctl.signal)).rejects.toThrow('shutting down');
+  });
+});
+
+describe('PDF page layout', () => {
+  const item = (str: string, x: number, y: number, hasEOL = false): PdfTextItem => ({ str, x, y, width: str.length * 5, height: 10, hasEOL });
+
+  it('joins items on one baseline, with a space only where there is a gap', () => {
+    expect(layoutPage([item('Hel', 0, 100), item('lo', 15, 100), item('world', 40, 100)])).toBe('Hello world');
+  });
+
+  it('starts a paragraph at a large vertical gap and rejoins hyphenated words', () => {
+    const text = layoutPage([item('an impor-', 0, 100, true), item('tant line', 0, 88, true), item('New paragraph', 0, 50)]);
+    expect(text).toBe('an important line\n\nNew paragraph');
+  });
+});
+
+describe('DOCX (mammoth)', () => {
+  it('extracts paragraphs and headings; explicit page breaks start pages', async () => {
+    const docx = await makeDocx([
+      { text: 'Travel policy', heading: 1 },
+      { text: 'Economy class is required for flights under six hours.', pageBreakAfter: true },
+      { text: 'Meals', heading: 2 },
+      { text: 'The daily meal allowance is 45 euros.' },
+    ]);
+    const pages = await parseDocument('docx', docx);
+    expect(pages).toEqual([
+      { pageNumber: 1, text: 'Travel policy\n\nEconomy class is required for flights under six hours.' },
+      { pageNumber: 2, text: 'Meals\n\nThe daily meal allowance is 45 euros.' },
+    ]);
+  });
+
+  it('paginates a DOCX without page breaks by the 3,000-character rule', async () => {
+    const docx = await makeDocx(Array.from({ length: 12 }, (_, i) => ({ text: longText(8) + ` Paragraph ${i}.` })));
+    const pages = await parseDocument('docx', docx);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.map((p) => p.pageNumber)).toEqual(pages.map((_, i) => i + 1));
+  });
+
+  it('rejects a file that is not a DOCX', async () => {
+    await expect(parseDocument('docx', Buffer.from('PK not a zip'))).rejects.toThrow(/not a valid DOCX file/);
+  });
+});
+
+describe('HTML (html-to-text)', () => {
+  it('keeps the words and paragraphs, drops scripts, styles and link targets', async () => {
+    const html = `<!doctype html><html><head><style>p{color:red}</style><script>var secret = 1;</script></head>
+      <body><h1>Returns</h1><p>Items can be returned within <b>30 days</b>.</p><p>See <a href="https://x.example/terms">our terms</a>.</p></body></html>`;
+    const [page] = await parseDocument('html', Buffer.from(html));
+    expect(page.text).toBe('Returns\n\nItems can be returned within 30 days.\n\nSee our terms.');
+  });
+});
+
+describe('Markdown', () => {
+  it('strips markup but keeps the text and paragraph breaks', () => {
+    const md = '# Onboarding\n\nRead the **handbook** and the [security guide](https://x.example/sec).\n\n- item *one*\n- item `two`\n';
+    expect(markdownToText(md).trim()).toBe('Onboarding\n\nRead the handbook and the security guide.\n\n- item one\n- item two');
+  });
+});
+
+describe('plain text and the page rule', () => {
+  it('splits pages at form feeds, keeping interior empty pages', async () => {
+    const pages = await parseDocument('text', Buffer.from('Page one.\fPage two.\f\fPage four.\f'));
+    expect(pages).toEqual([
+      { pageNumber: 1, text: 'Page one.' },
+      { pageNumber: 2, text: 'Page two.' },
+      { pageNumber: 3, text: '' },
+      { pageNumber: 4, text: 'Page four.' },
+    ]);
+  });
+
+  it('otherwise closes a page at the first paragraph boundary after 3,000 characters', () => {
+    const paragraph = longText(10); // ~700 characters
+    const text = Array.from({ length: 10 }, () => paragraph).join('\n\n');
+    const pages = paginate(text);
+    expect(pages.length).toBe(Math.ceil((10 * (paragraph.length + 2)) / (Math.ceil(PAGE_CHARS / (paragraph.length + 2)) * (paragraph.length + 2))));
+    for (const p of pages.slice(0, -1)) {
+      expect(p.text.length).toBeGreaterThanOrEqual(PAGE_CHARS - 2);
+      expect(p.text.length).toBeLessThan(PAGE_CHARS + paragraph.length);
+    }
+    // no paragraph is cut
+    expect(pages.flatMap((p) => p.text.split('\n\n'))).toEqual(Array.from({ length: 10 }, () => paragraph));
+  });
+
+  it('decodes UTF-8, UTF-16 with BOM, and falls back to Windows-1252', () => {
+    expect(decodeText(Buffer.from('naïve café', 'utf8'))).toBe('naïve café');
+    expect(decodeText(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('héllo', 'utf16le')]))).toBe('héllo');
+    expect(decodeText(Buffer.from([0x63, 0x61, 0x66, 0xe9]))).toBe('café');
+  });
+
+  it('rejects binary content and empty files', async () => {
+    const binary = Buffer.from(Array.from({ length: 2000 }, (_, i) => (i * 37) % 256));
+    await expect(parseDocument('text', binary)).rejects.toThrow(/not readable text/);
+    await expect(parseDocument('text', Buffer.alloc(0))).rejects.toThrow(/empty/);
+  });
+});
+
+describe('format detection', () => {
+  it('uses the extension, then the declared type, then the content', () => {
+    expect(detectKind('a.PDF', 'application/octet-stream', Buffer.from('x'))).toBe('pdf');
+    expect(detectKind('notes', 'text/markdown; charset=utf-8', Buffer.from('x'))).toBe('markdown');
+    expect(detectKind('scan.bin', 'application/octet-stream', Buffer.from('%PDF-1.7'))).toBe('pdf');
+    expect(detectKind('page', undefined, Buffer.from('  <!DOCTYPE html><html>'))).toBe('html');
+    expect(detectKind('photo.png', 'image/png', Buffer.from([0x89, 0x50]))).toBeNull();
+  });
+
+  it('records a canonical mime type that maps back to the same reader', () => {
+    for (const kind of ['pdf', 'docx', 'markdown', 'text', 'html'] as const) expect(kindOfMime(mimeTypeFor(kind, undefined))).toBe(kind);
+    expect(mimeTypeFor(null, 'image/png')).toBe('image/png');
+    expect(mimeTypeFor(null, 'bogus type')).toBe('application/octet-stream');
+  });
+});
