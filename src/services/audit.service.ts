@@ -55,7 +55,9 @@ export class AuditService extends BaseService {
     if (q.projectId) where.projectId = q.projectId;
     if (q.actorId) where.actorId = q.actorId;
     if (q.action) where.action = q.action;
-    if (from || to) where.createdAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lte: to } : {}) };
+    // timestamps go out with millisecond precision but are stored with microseconds: `to` includes
+    // its whole millisecond, so an entry's own createdAt used as `to` still matches it
+    if (from || to) where.createdAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lt: new Date(to.getTime() + 1) } : {}) };
     const [entries, total] = await this.em().findAndCount(AuditEntry, where, {
       orderBy: { createdAt: 'desc', id: 'desc' },
       limit: q.limit ?? AUDIT_DEFAULT_LIMIT,
