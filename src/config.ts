@@ -33,6 +33,15 @@ export interface Config {
   graphqlMaxCost: number;
   runWorkers: boolean;
   workerConcurrency: number;
+  /** Ingestion job retries after the first attempt (exponential backoff from ingestRetryDelaySeconds). */
+  ingestRetryLimit: number;
+  ingestRetryDelaySeconds: number;
+  /** A running ingestion job older than this is taken as dead (its worker crashed) and retried. */
+  ingestJobTimeoutSeconds: number;
+  /** How often the job queue looks for such expired jobs. */
+  jobMaintenanceSeconds: number;
+  /** How often an idle ingestion worker polls for work. */
+  jobPollingSeconds: number;
   searchLanguage: string;
   upstreamTimeoutMs: number;
   shutdownGraceMs: number;
@@ -158,6 +167,11 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
     runWorkers: bool(env, 'RUN_WORKERS', true),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+    ingestRetryLimit: int(env, 'INGEST_RETRY_LIMIT', 3, 0, 100),
+    ingestRetryDelaySeconds: int(env, 'INGEST_RETRY_DELAY_SECONDS', 5, 0, 3600),
+    ingestJobTimeoutSeconds: int(env, 'INGEST_JOB_TIMEOUT_SECONDS', 300, 1, 86_400),
+    jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 30, 1, 3600),
+    jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 1, 1, 60),
     searchLanguage,
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
