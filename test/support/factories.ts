@@ -1,8 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import bcrypt from 'bcrypt';
 import { randomBytes } from 'node:crypto';
+import { Actor } from '../../src/access/actor';
 import {
-  Department, Group, GroupMember, OrgPosition, PlatformRole, Project, ProjectGrant, ProjectMember, Tier, User,
+  Department, Group, GroupMember, OrgPosition, PlatformRole, Project, ProjectGrant, ProjectMember, Provider, Tier, User,
 } from '../../src/entities';
 import type { Services } from '../../src/services';
 
@@ -100,5 +101,89 @@ export function factories(orm: MikroORM, services: Services) {
     return g;
   }
 
-  return { makeDepartment, makeUser, superadmin, ceo, makeGroup, makeProject, makeGrant, em };
+  /**
+   * Every kind of caller the role gates distinguish, around one department `dept`: a plain member and
+   * the manager of `dept`, the manager of another department, an engineer, an admin, the superadmin, the CEO.
+   */
+  async function makeCast() {
+    const dept = await makeDepartment();
+    const otherDept = await makeDepartment();
+    return {
+      dept,
+      otherDept,
+      member: await makeUser({ department: dept }),
+      manager: await makeUser({ orgPosition: 'manager', department: dept }),
+      otherManager: await makeUser({ orgPosition: 'manager', department: otherDept }),
+      engineer: await makeUser({ platformRole: 'engineer' }),
+      admin: await makeUser({ platformRole: 'admin' }),
+      superadmin: await superadmin(),
+      ceo: await ceo(),
+    };
+  }
+
+  return { makeDepartment, makeUser, superadmin, ceo, makeGroup, makeProject, makeGrant, makeCast, em };
+}
+
+/**
+ * Chat test data. Providers go through the service (so keys are encrypted as in production);
+ * documents and chunks are written straight in SQL, indexed the way ingestion indexes them
+ * (tsv = to_tsvector('english', docqa_unaccent(text)), term statistics kept current).
+ */
+export function chatFactories(orm: MikroORM, services: Services) {
+  async function makeProvider(over: {
+    baseUrl: string; name?: string; slug?: string; apiKey?: string; models?: string[]; isDefault?: boolean; isEnabled?: boolean;
+  }): Promise<Provider> {
+    const slug = over.slug ?? `prov-${uniq()}`;
+    return services.providers.create(Actor.system(), {
+      name: over.name ?? `Provider ${slug}`,
+      slug,
+      baseUrl: over.baseUrl,
+      apiKey: over.apiKey ?? 'sk-test-key',
+      models: over.models ?? ['stub-model'],
+      isDefault: over.isDefault,
+      isEnabled: over.isEnabled,
+    });
+  }
+
+  /** One ready document whose chunks are the given texts, each on its page (1-based unless given). */
+  async function makeDocumentChunks(over: { project: Project; name?: string; chunks: Array<string | { text: string; page: number }> }): Promise<{ documentId: string; name: string; chunks: Array<{ id: string; pageNumber: number; text: string }> }> {
+    const conn = orm.em.fork().getConnection();
+    const name = over.name ?? `Document ${uniq()}.pdf`;
+    const items = over.chunks.map((c, i) => (typeof c === 'string' ? { text: c, page: i + 1 } : c));
+    const pages = Math.max(1, ...items.map((c) => c.page));
+    const [doc] = await conn.execute(
+      `insert into documents (project_id, name, mime_type, size, sha256, status, pages_done, pages_total, page_count, chunk_count, content)
+       values (?, ?, 'application/pdf', 1, ?, 'ready', ?, ?, ?, ?, ?) returning id`,
+      [over.project.id, name, randomBytes(32).toString('hex'), pages, pages, pages, items.length, Buffer.from('')],
+    );
+    const chunks: Array<{ id: string; pageNumber: number; text: string }> = [];
+    for (const [ordinal, c] of items.entries()) {
+      const [row] = await conn.execute(
+        `insert into chunks (document_id, project_id, ordinal, page_number, page_end, text, context, tsv)
+         values (?, ?, ?, ?, ?, ?, ?, to_tsvector('english', docqa_unaccent(?))) returning id`,
+        [doc.id, over.project.id, ordinal, c.page, c.page, c.text, c.text, c.text],
+      );
+      chunks.push({ id: row.id, pageNumber: c.page, text: c.text });
+    }
+    await conn.execute(
+      `update chunks c set term_count = (select coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) from unnest(c.tsv) u) where c.document_id = ?`,
+      [doc.id],
+    );
+    await conn.execute(
+      `insert into term_stats (project_id, term, df)
+       select ?, u.lexeme, count(*) from chunks c, unnest(c.tsv) u where c.document_id = ? group by u.lexeme
+       on conflict (project_id, term) do update set df = term_stats.df + excluded.df`,
+      [over.project.id, doc.id],
+    );
+    await conn.execute(
+      `insert into project_index_stats (project_id, chunk_count, total_terms)
+       select ?, count(*), coalesce(sum(term_count), 0) from chunks where document_id = ?
+       on conflict (project_id) do update set chunk_count = project_index_stats.chunk_count + excluded.chunk_count,
+                                             total_terms = project_index_stats.total_terms + excluded.total_terms`,
+      [over.project.id, doc.id],
+    );
+    return { documentId: doc.id, name, chunks };
+  }
+
+  return { makeProvider, makeDocumentChunks };
 }
