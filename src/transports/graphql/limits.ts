@@ -6,6 +6,8 @@ import {
 
 /** Assumed length of a list the query does not bound with `limit` (members, grants, citations...). */
 export const DEFAULT_LIST_SIZE = 10;
+/** Assumed size of a page whose `limit` is not given (the services' default page size). */
+export const DEFAULT_PAGE_SIZE = 50;
 /** Page types (`{ items, total }`) are counted by their field's `limit`; their `items` list adds nothing. */
 const isPageType = (t: GraphQLNamedType): boolean => isObjectType(t) && 'items' in t.getFields() && 'total' in t.getFields();
 
@@ -48,12 +50,26 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
   });
 }
 
-function intValue(node: ValueNode | undefined, variables: Record<string, unknown>): number | undefined {
-  if (!node) return undefined;
-  if (node.kind === Kind.INT) return Number(node.value);
-  if (node.kind === Kind.VARIABLE) {
-    const v = variables[node.name.value];
-    return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+const asCount = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** A `limit` given directly (`limit: 5`, `limit: $n`) or inside an input object (`filter: { limit: 5 }`, `filter: $f`). */
+function limitOf(field: FieldNode, variables: Record<string, unknown>): number | undefined {
+  const value = (node: ValueNode): unknown => {
+    if (node.kind === Kind.INT) return Number(node.value);
+    if (node.kind === Kind.VARIABLE) return variables[node.name.value];
+    return undefined;
+  };
+  for (const arg of field.arguments ?? []) {
+    if (arg.name.value === 'limit') return asCount(value(arg.value));
+  }
+  for (const arg of field.arguments ?? []) {
+    if (arg.value.kind === Kind.OBJECT) {
+      const f = arg.value.fields.find((x) => x.name.value === 'limit');
+      if (f) return asCount(value(f.value));
+    } else if (arg.value.kind === Kind.VARIABLE) {
+      const v = variables[arg.value.name.value];
+      if (v && typeof v === 'object' && 'limit' in v) return asCount((v as { limit: unknown }).limit);
+    }
   }
   return undefined;
 }
@@ -65,8 +81,9 @@ interface CostEnv {
 }
 
 /**
- * Static cost: every object-valued field costs 1 plus its children, times the list size it returns
- * (its `limit` argument when given — literal or variable — else its default, else DEFAULT_LIST_SIZE).
+ * Static cost: every object-valued field costs 1 plus its children, times the number of objects it
+ * returns: a page counts its `limit` (literal, variable or inside an input object; else its default),
+ * any other list DEFAULT_LIST_SIZE.
  * Scalars are free, so the cost counts the objects a response could contain.
  */
 function costOf(set: SelectionSetNode | undefined, parent: GraphQLNamedType | undefined, env: CostEnv, seen: Set<string>): number {
@@ -97,11 +114,12 @@ function fieldCost(field: FieldNode, parent: GraphQLNamedType, env: CostEnv, see
   const named = getNamedType(def.type);
   const children = costOf(field.selectionSet, isAbstractType(named) || isObjectType(named) || isInterfaceType(named) ? named : undefined, env, seen);
   const limitArg = def.args.find((a) => a.name === 'limit');
+  const given = limitOf(field, env.variables);
   let size = 1;
-  if (limitArg) {
-    const given = intValue(field.arguments?.find((a) => a.name.value === 'limit')?.value, env.variables);
-    size = given ?? (typeof limitArg.defaultValue === 'number' ? limitArg.defaultValue : DEFAULT_LIST_SIZE);
-  } else if (isListType(getNullableType(def.type)) && !(name === 'items' && isPageType(parent))) {
+  if (given !== undefined) size = given;
+  else if (limitArg) size = typeof limitArg.defaultValue === 'number' ? limitArg.defaultValue : DEFAULT_PAGE_SIZE;
+  else if (isPageType(named)) size = DEFAULT_PAGE_SIZE;
+  else if (isListType(getNullableType(def.type)) && !(name === 'items' && isPageType(parent))) {
     size = DEFAULT_LIST_SIZE;
   }
   return Math.max(size, 0) * (1 + children);

@@ -1,41 +1,64 @@
 import DataLoader from 'dataloader';
 import type { Actor } from '../../access/actor';
-import { UnauthorizedError } from '../../errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors';
+import { presentGrant } from '../../presenters/grant.presenter';
+import { presentProjectBase, presentProjectMember, projectFields } from '../../presenters/project.presenter';
 import { presentUser } from '../../presenters/user.presenter';
 import type { Services } from '../../services';
+import type { Batch, GraphBatchService } from '../../services/graph-batch.service';
 
 type Row = Record<string, unknown>;
 
-/** Runs one service call per key and keeps each key's error as that key's result. */
-function perKey<V>(fn: (id: string) => Promise<V>) {
-  return async (ids: readonly string[]): Promise<Array<V | Error>> =>
-    Promise.all(ids.map((id) => fn(id).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+/** A DataLoader over a batched service read; a key the service left out answers not_found. */
+function batched<T, V>(read: (ids: readonly string[]) => Promise<Batch<T>>, present: (v: T) => V): DataLoader<string, V> {
+  return new DataLoader<string, V>(async (ids) => {
+    const found = await read(ids);
+    return ids.map((id) => {
+      const v = found.get(id);
+      if (v === undefined) return new NotFoundError('not_found', 'Not found');
+      return v instanceof Error ? v : present(v);
+    });
+  });
 }
 
 /**
  * Per-operation DataLoaders: nested fields ask these instead of the database, so a list of N parents
- * costs one batched call per field, not N. Every batch goes through a service with the caller, so
- * the service's access rules decide what comes back.
+ * costs one batched read per field, not N. Every read goes through a service with the caller, so the
+ * service applies the REST rule for that read (tier on the project, role gates).
  */
-export function createLoaders(services: Services, actor: Actor | null) {
+export function createLoaders(services: Services, batch: GraphBatchService, actor: Actor | null) {
   const caller = (): Actor => {
     if (!actor) throw new UnauthorizedError('unauthorized', 'Authentication required');
     return actor;
   };
 
-  /** Full views, for fields a partial view lacks (FromView): the same reads REST's GET /x/:id does. */
-  const fullUser = new DataLoader<string, Row>(
-    perKey(async (id) => presentUser(id === caller().id ? await services.users.me(caller()) : await services.users.get(caller(), id))),
-  );
+  /** The caller's access to projects (tier and source), for projects reached without it. */
+  const access = new DataLoader<string, { tier: string; source: string }>(async (ids) => {
+    const found = await batch.access(caller(), ids);
+    return ids.map((id) => found.get(id) ?? new ForbiddenError('forbidden', 'You have no access to this project'));
+  });
+  const projects = batched((ids) => batch.projects(caller(), ids), ({ project, access: a }) => ({
+    ...presentProjectBase(projectFields(project)), accessTier: a.tier, accessSource: a.source,
+  }));
+  const members = batched((ids) => batch.members(caller(), ids), (ms) => ms.map(presentProjectMember));
+  const grants = batched((ids) => batch.grants(caller(), ids), (gs) => gs.map(presentGrant));
+  const counts = batched((ids) => batch.counts(caller(), ids), (c) => c);
+  const users = batched((ids) => batch.users(caller(), ids), presentUser);
 
-  const fullByType: Record<string, DataLoader<string, Row>> = { User: fullUser };
+  /** Full views, for fields a partial view lacks (FromView): the same reach as REST's GET /x/:id. */
+  const fullByType: Record<string, DataLoader<string, Row>> = { User: users, Project: projects };
 
   return {
-    fullUser,
+    access,
+    projects,
+    members,
+    grants,
+    counts,
+    users,
     /** The full view of a `typeName` object, read with the caller's rights. */
     full(typeName: string, id: string): Promise<Row> {
       const loader = fullByType[typeName];
-      if (!loader) throw new Error(`no full view for ${typeName}`);
+      if (!loader) return Promise.reject(new ForbiddenError('forbidden', `This ${typeName} field is not visible here`));
       return loader.load(id);
     },
   };

@@ -2,10 +2,13 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema, NonEmptyArray } from 'type-graphql';
 import { authChecker } from './auth-checker';
+import { AuditResolver } from './resolvers/audit.resolver';
 import { AuthResolver } from './resolvers/auth.resolver';
+import { GrantResolver } from './resolvers/grant.resolver';
+import { ProjectResolver } from './resolvers/project.resolver';
 
 /** Every resolver class; the schema (and the committed schema.graphql) is built from these. */
-export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver];
+export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver, ProjectResolver, GrantResolver, AuditResolver];
 
 let built: Promise<GraphQLSchema> | null = null;
 

@@ -1,4 +1,5 @@
 import { MiddlewareFn, UseMiddleware } from 'type-graphql';
+import { ForbiddenError } from '../../errors';
 import type { GraphqlContext } from './context';
 
 /**
@@ -14,7 +15,10 @@ export const FromView = (): PropertyDecorator & MethodDecorator => UseMiddleware
 const completeFromFullView: MiddlewareFn<GraphqlContext> = async ({ root, info, context }, next) => {
   const value: unknown = await next();
   if (value !== undefined) return value;
-  const full = await context.loaders.full(info.parentType.name, (root as { id: string }).id);
+  const id = (root as { id?: string }).id;
+  // a view without even an id (a grant's group's department) cannot be completed
+  if (id === undefined) throw new ForbiddenError('forbidden', `${info.parentType.name}.${info.fieldName} is not visible here`);
+  const full = await context.loaders.full(info.parentType.name, id);
   const completed = full[info.fieldName];
   return completed === undefined ? null : completed;
 };

@@ -1,0 +1,77 @@
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { presentProjectDetail, presentProjectListItem } from '../../../presenters/project.presenter';
+import { CreateProjectInput, UpdateProjectInput } from '../../../services/projects.inputs';
+import { parse } from '../../../validation';
+import { actorOf, GraphqlContext } from '../context';
+import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
+import { AccessSourceEnum, TierEnum } from '../types/enums';
+import { ProjectGrantType } from '../types/grant.type';
+import { ProjectCountsType, ProjectMemberType, ProjectPage, ProjectType, RemoveMemberResultType } from '../types/project.type';
+
+/** What reaches Project's field resolvers: a presented project, with whatever its view carried. */
+type ProjectRoot = ProjectType & {
+  members?: ProjectMemberType[];
+  _count?: { documents: number; conversations: number; chunks?: number };
+  accessTier?: string;
+  accessSource?: string;
+};
+
+@Authorized()
+@Resolver(() => ProjectType)
+export class ProjectResolver {
+  @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
+  async projects(@Args(() => PageArgs) page: PageArgs, @Ctx() ctx: GraphqlContext) {
+    const p = await parse(PageArgs, page);
+    return pageOf((await ctx.services.projects.list(actorOf(ctx))).map(presentProjectListItem), p);
+  }
+
+  @Query(() => ProjectType, { description: 'GET /projects/:id (any tier)' })
+  async project(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
+    return presentProjectDetail(await ctx.services.projects.get(actorOf(ctx), id));
+  }
+
+  @Mutation(() => ProjectType, { description: 'POST /projects (admin, superadmin)' })
+  async createProject(@Arg('input', () => CreateProjectInput) input: CreateProjectInput, @Ctx() ctx: GraphqlContext) {
+    return presentProjectDetail(await ctx.services.projects.create(actorOf(ctx), await parse(CreateProjectInput, input)));
+  }
+
+  @Mutation(() => ProjectType, { description: 'PATCH /projects/:id (edit tier; ownerId needs full)' })
+  async updateProject(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateProjectInput) input: UpdateProjectInput, @Ctx() ctx: GraphqlContext) {
+    return presentProjectDetail(await ctx.services.projects.update(actorOf(ctx), id, await parse(UpdateProjectInput, input)));
+  }
+
+  @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:id (full tier)' })
+  async deleteProject(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.projects.delete(actorOf(ctx), id)) };
+  }
+
+  @Mutation(() => RemoveMemberResultType, { description: 'DELETE /projects/:id/members/:userId (edit tier; grants stay)' })
+  async removeProjectMember(@Arg('projectId', () => ID) projectId: string, @Arg('userId', () => ID) userId: string, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.projects.removeMember(actorOf(ctx), projectId, userId)) };
+  }
+
+  @FieldResolver(() => [ProjectMemberType], { description: 'The visible member list (any tier)' })
+  async members(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return p.members ?? ctx.loaders.members.load(p.id);
+  }
+
+  @FieldResolver(() => [ProjectGrantType], { description: 'GET /projects/:id/grants (use tier)' })
+  async grants(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return ctx.loaders.grants.load(p.id);
+  }
+
+  @FieldResolver(() => ProjectCountsType, { description: 'REST `_count`, always with chunks' })
+  async counts(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return p._count?.chunks !== undefined ? p._count : ctx.loaders.counts.load(p.id);
+  }
+
+  @FieldResolver(() => TierEnum, { description: "The caller's tier on the project" })
+  async accessTier(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return p.accessTier ?? (await ctx.loaders.access.load(p.id)).tier;
+  }
+
+  @FieldResolver(() => AccessSourceEnum, { description: "Why the caller holds that tier" })
+  async accessSource(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return p.accessSource ?? (await ctx.loaders.access.load(p.id)).source;
+  }
+}

@@ -1,0 +1,43 @@
+import { IsInt, Max, Min } from 'class-validator';
+import { ArgsType, ClassType, Field, ID, Int, ObjectType } from 'type-graphql';
+
+export const PAGE_DEFAULT_LIMIT = 50;
+export const PAGE_MAX_LIMIT = 200;
+
+/** limit/offset for lists that can grow; validated with the same parse() as every input. */
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { defaultValue: PAGE_DEFAULT_LIMIT })
+  @IsInt()
+  @Min(1)
+  @Max(PAGE_MAX_LIMIT)
+  limit: number = PAGE_DEFAULT_LIMIT;
+
+  @Field(() => Int, { defaultValue: 0 })
+  @IsInt()
+  @Min(0)
+  @Max(2_147_483_647)
+  offset: number = 0;
+}
+
+/** A page of a list: the items and the total matching (across all pages). */
+export function Page<T extends object>(item: ClassType<T>, name: string) {
+  @ObjectType(`${name}Page`)
+  abstract class PageType {
+    @Field(() => [item]) items!: T[];
+    @Field(() => Int) total!: number;
+  }
+  return PageType;
+}
+
+/** Slices a list the service returns whole. */
+export function pageOf<T>(all: T[], page: PageArgs): { items: T[]; total: number } {
+  return { items: all.slice(page.offset, page.offset + page.limit), total: all.length };
+}
+
+/** `{success: true, id}`, what REST deletes answer. */
+@ObjectType('DeleteResult')
+export class DeleteResultType {
+  @Field() success!: boolean;
+  @Field(() => ID) id!: string;
+}

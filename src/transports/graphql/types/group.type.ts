@@ -1,0 +1,15 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { FromView } from '../view';
+import { DepartmentType } from './department.type';
+
+/** A group of one department's users (DESIGN §4). */
+@ObjectType('Group')
+export class GroupType {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field(() => String, { nullable: true }) @FromView() description?: string;
+  @Field(() => String, { nullable: true }) @FromView() departmentId?: string;
+  @Field(() => DepartmentType, { nullable: true }) @FromView() department?: DepartmentType;
+  @Field(() => Int, { nullable: true }) @FromView() memberCount?: number;
+  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string;
+}
