@@ -178,7 +178,7 @@ export class DepartmentsService extends BaseService {
 
   /** Departments with their `_count`, in one query (correlated counts, no per-row loop). */
   private async withCounts(em: EntityManager, onlyId: string | null): Promise<DepartmentView[]> {
-    const rows: DepartmentRow[] = await em.getConnection().execute(
+    const rows: DepartmentRow[] = await em.execute(
       `select d.id, d.name, d.color, d.description, d.created_at, d.updated_at,
               (select count(*) from users u where u.department_id = d.id)::int as members,
               (select count(*) from groups g where g.department_id = d.id)::int as groups,

@@ -24,7 +24,8 @@ const notFound = () => new NotFoundError('group_not_found', 'Group not found');
  */
 export async function dropGroupsOutsideDepartment(em: EntityManager, userIds: string[], departmentId: string | null): Promise<void> {
   if (!userIds.length) return;
-  await em.getConnection().execute(
+  // em.execute (not getConnection().execute) runs inside the caller's transaction
+  await em.execute(
     `delete from group_members gm using groups g
       where gm.group_id = g.id and gm.user_id in (?) and g.department_id is distinct from ?`,
     [userIds, departmentId],
@@ -163,9 +164,7 @@ export class GroupsService extends BaseService {
   /** Member counts for many groups in one query. */
   private async memberCounts(em: EntityManager, groupIds: string[]): Promise<Map<string, number>> {
     if (!groupIds.length) return new Map();
-    const rows: Array<{ group_id: string; n: number }> = await em
-      .getConnection()
-      .execute(`select group_id, count(*)::int as n from group_members where group_id in (?) group by group_id`, [groupIds]);
+    const rows: Array<{ group_id: string; n: number }> = await em.execute(`select group_id, count(*)::int as n from group_members where group_id in (?) group by group_id`, [groupIds]);
     return new Map(rows.map((r) => [r.group_id, r.n]));
   }
 }
