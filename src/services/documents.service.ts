@@ -1,10 +1,411 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { Actor } from '../access/actor';
+import { requireTier } from '../access/resolver';
+import { Document, Project, User } from '../entities';
+import type { Tier } from '../entities/base';
+import { NotFoundError, ValidationError } from '../errors';
+import { chunkPages } from '../ingest/chunker';
+import { detectKind, kindOfMime, mimeTypeFor } from '../ingest/detect';
+import { insertDocumentChunks, lockProjectIndex, query, removeDocumentChunks } from '../ingest/index-writer';
+import { parseDocument } from '../ingest/parsers';
+import { DocumentProgress, ProgressHub } from '../ingest/progress';
+import { IngestJob, IngestQueue } from '../ingest/queue';
+import { IngestError } from '../ingest/types';
+import { isUuid } from '../validation';
 import { BaseService } from './context';
+import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
 
-/** TODO(owner of this area): implement. */
+export type { DocumentProgress } from '../ingest/progress';
+
+/** One file of an upload: the document, and whether identical content already existed in the project. */
+export interface UploadResult {
+  document: Document;
+  duplicate: boolean;
+}
+
+/** GET /chat/chunks/:chunkId/source. */
+export interface ChunkSource {
+  documentId: string;
+  documentName: string;
+  pageNumber: number;
+  chunkId: string;
+  snippet: string;
+  context: string;
+}
+
+/** Files per upload request (each still bounded by MAX_UPLOAD_MB). */
+export const MAX_FILES_PER_UPLOAD = 20;
+/** Progress is written to the row (and announced) at most this often while pages are read. */
+const PROGRESS_EVERY_MS = 200;
+const SUPPORTED = 'PDF, DOCX, Markdown, plain text or HTML';
+
+/** A file name safe to store and show: no directories, no control characters, bounded length. */
+function cleanName(name: string): string {
+  const base = path.basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return (base || 'untitled').slice(0, 255);
+}
+
+/**
+ * Documents: upload, listing, deletion, reindexing, the chunk source view, and the ingestion
+ * pipeline that runs as durable pg-boss jobs (in-process, or in `npm run worker` processes).
+ */
 export class DocumentsService extends BaseService {
-  /** Starts the ingestion queue (and in-process workers when `workers`). */
-  async start(_opts: { workers: boolean }): Promise<void> {}
+  private queue: IngestQueue | null = null;
+  private hub: ProgressHub | null = null;
 
-  /** Stops workers; unfinished jobs are picked up again later. */
-  async stop(): Promise<void> {}
+  private get dbUrl(): string {
+    return this.ctx.orm.config.get('clientUrl') as string;
+  }
+
+  /** Starts the ingestion queue (and in-process workers when `workers`) and the progress listener. */
+  async start(opts: { workers: boolean }): Promise<void> {
+    const c = this.config;
+    const queue = new IngestQueue(
+      this.dbUrl,
+      {
+        retryLimit: c.ingestRetryLimit,
+        retryDelaySeconds: c.ingestRetryDelaySeconds,
+        jobTimeoutSeconds: c.ingestJobTimeoutSeconds,
+        maintenanceSeconds: c.jobMaintenanceSeconds,
+        pollingSeconds: c.jobPollingSeconds,
+      },
+      this.logger,
+    );
+    await queue.start();
+    const hub = new ProgressHub(this.dbUrl, this.logger);
+    await hub.start();
+    this.queue = queue;
+    this.hub = hub;
+    if (opts.workers) {
+      queue.work(c.workerConcurrency, (job, signal) => this.runJob(job, signal));
+      queue.workDead((documentId, reason) => this.giveUp(documentId, reason));
+      this.logger.info({ concurrency: c.workerConcurrency }, 'ingestion workers started');
+    }
+  }
+
+  /** Stops workers; unfinished jobs are retried later (by this or another process). */
+  async stop(): Promise<void> {
+    const queue = this.queue;
+    const hub = this.hub;
+    this.queue = null;
+    this.hub = null;
+    await queue?.stop(this.config.shutdownGraceMs);
+    await hub?.stop();
+  }
+
+  private get jobs(): IngestQueue {
+    if (!this.queue) throw new Error('documents service not started');
+    return this.queue;
+  }
+
+  /** The ingestion queue, for operators and tests (e.g. expiring dead jobs at once). */
+  get ingestQueue(): IngestQueue {
+    return this.jobs;
+  }
+
+  // ---------------------------------------------------------------- reading and access
+
+  /** Loads a document and checks the caller's tier on its project: 404 when missing, 403 when denied. */
+  private async load(em: EntityManager, actor: Actor, id: string, tier: Tier): Promise<Document> {
+    if (!isUuid(id)) throw new NotFoundError('not_found', 'Document not found');
+    const doc = await em.findOne(Document, { id });
+    if (!doc) throw new NotFoundError('not_found', 'Document not found');
+    await requireTier(em, actor, doc.project.id, tier);
+    return doc;
+  }
+
+  /** GET /documents/:id (`use` on its project). */
+  async get(actor: Actor, id: string): Promise<Document> {
+    return this.load(this.em(), actor, id, 'use');
+  }
+
+  /** GET /projects/:projectId/documents (`use`), newest first. */
+  async list(actor: Actor, projectId: string, input: ListDocumentsInput = {}): Promise<Document[]> {
+    const em = this.em();
+    await requireTier(em, actor, projectId, 'use');
+    return em.find(Document, { project: projectId, ...(input.status ? { status: input.status } : {}) }, { orderBy: { createdAt: 'desc', id: 'asc' } });
+  }
+
+  /** GET /chat/chunks/:chunkId/source (`use` on the chunk's project). */
+  async chunkSource(actor: Actor, chunkId: string): Promise<ChunkSource> {
+    if (!isUuid(chunkId)) throw new NotFoundError('not_found', 'Chunk not found');
+    const em = this.em();
+    const [row] = await query<{ project_id: string; document_id: string; name: string; page_number: number; text: string; context: string }>(
+      em,
+      'select c.project_id, c.document_id, d.name, c.page_number, c.text, c.context from chunks c join documents d on d.id = c.document_id where c.id = ?',
+      [chunkId],
+    );
+    if (!row) throw new NotFoundError('not_found', 'Chunk not found');
+    await requireTier(em, actor, row.project_id, 'use');
+    return { documentId: row.document_id, documentName: row.name, pageNumber: row.page_number, chunkId, snippet: row.text, context: row.context };
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  /**
+   * Checks the caller may upload to the project (`edit`). Transports call it before reading a
+   * request body that may be tens of megabytes; upload() checks again.
+   */
+  async authorizeUpload(actor: Actor, projectId: string): Promise<void> {
+    await requireTier(this.em(), actor, projectId, 'edit');
+  }
+
+  /**
+   * POST /projects/:projectId/documents (`edit`). Each file becomes a queued document whose
+   * ingestion job commits in the same transaction as its row. Content identical (sha256) to a
+   * document already in the project is reported as that document with `duplicate: true`.
+   * A file of an unsupported format is kept as a `failed` document with the reason.
+   */
+  async upload(actor: Actor, projectId: string, files: UploadFileInput[]): Promise<UploadResult[]> {
+    if (!files.length) throw ValidationError.field('file', 'at least one file is required (multipart field "file")');
+    if (files.length > MAX_FILES_PER_UPLOAD) throw ValidationError.field('file', `at most ${MAX_FILES_PER_UPLOAD} files per upload`);
+    const em = this.em();
+    await requireTier(em, actor, projectId, 'edit');
+    const results: UploadResult[] = [];
+    let queued = false;
+    for (const file of files) {
+      const sha256 = createHash('sha256').update(file.content).digest('hex');
+      const existing = await em.findOne(Document, { project: projectId, sha256 });
+      if (existing) {
+        results.push({ document: existing, duplicate: true });
+        continue;
+      }
+      const kind = detectKind(file.name, file.mimeType, file.content);
+      try {
+        const document = await em.transactional(async (tx) => {
+          const doc = tx.create(Document, {
+            project: tx.getReference(Project, projectId),
+            name: cleanName(file.name),
+            mimeType: mimeTypeFor(kind, file.mimeType),
+            size: file.content.length,
+            sha256,
+            content: file.content,
+            status: kind ? 'queued' : 'failed',
+            error: kind ? null : `unsupported file type; upload ${SUPPORTED}`,
+            uploadedBy: actor.system ? null : tx.getReference(User, actor.id),
+          });
+          await tx.flush();
+          if (kind) await this.jobs.enqueue(tx, doc.id);
+          return doc;
+        });
+        queued ||= kind !== null;
+        results.push({ document, duplicate: false });
+      } catch (e) {
+        // the same content arrived concurrently: report the winner
+        const winner = (e as { code?: string }).code === '23505' || /unique/i.test(String((e as Error).message)) ? await this.freshEm().findOne(Document, { project: projectId, sha256 }) : null;
+        if (!winner) throw e;
+        results.push({ document: winner, duplicate: true });
+      }
+    }
+    if (queued) this.jobs.nudge();
+    return results;
+  }
+
+  /**
+   * DELETE /documents/:id (`edit`): the document, its chunks and their share of the project's
+   * term statistics go in one transaction. A job still queued for it finds nothing and ends.
+   */
+  async delete(actor: Actor, id: string): Promise<{ id: string }> {
+    const em = this.em();
+    const doc = await this.load(em, actor, id, 'edit');
+    const projectId = doc.project.id;
+    await em.transactional(async (tx) => {
+      await lockProjectIndex(tx, projectId);
+      await removeDocumentChunks(tx, projectId, id);
+      await query(tx, 'delete from documents where id = ?', [id]);
+    });
+    em.getUnitOfWork().unsetIdentity(doc);
+    return { id };
+  }
+
+  /**
+   * POST /documents/:id/reindex (`edit`): reads the stored original again. The current chunks
+   * stay searchable until the new ones replace them in one transaction.
+   */
+  async reindex(actor: Actor, id: string): Promise<Document> {
+    const em = this.em();
+    const doc = await this.load(em, actor, id, 'edit');
+    await em.transactional(async (tx) => {
+      await query(tx, `update documents set status = 'queued', pages_done = 0, pages_total = 0, error = null, updated_at = now() where id = ?`, [id]);
+      await this.jobs.enqueue(tx, id);
+    });
+    this.jobs.nudge();
+    await em.refresh(doc);
+    await this.announce(em, doc.id);
+    return doc;
+  }
+
+  // ---------------------------------------------------------------- progress
+
+  /** Listens to one document's progress events (any process's); returns the unsubscribe function. */
+  onProgress(documentId: string, listener: (event: DocumentProgress) => void): () => void {
+    if (!this.hub) throw new Error('documents service not started');
+    return this.hub.on(documentId, listener);
+  }
+
+  /**
+   * A document's progress as a stream (`use` on its project, checked before the stream is
+   * returned): the current state first, then every change, ending after `ready` or `failed`
+   * (or when the process shuts down or the consumer stops reading).
+   */
+  async watch(actor: Actor, documentId: string): Promise<AsyncIterable<DocumentProgress>> {
+    const doc = await this.load(this.em(), actor, documentId, 'use');
+    const hub = this.hub;
+    if (!hub) throw new Error('documents service not started');
+    const shutdown = this.ctx.shutdown;
+    const read = () => this.snapshot(this.freshEm(), doc.id);
+    return {
+      [Symbol.asyncIterator]: async function* () {
+        const pending: DocumentProgress[] = [];
+        let wake: (() => void) | null = null;
+        const off = hub.on(doc.id, (e) => {
+          pending.push(e);
+          wake?.();
+        });
+        const onShutdown = () => wake?.();
+        shutdown.addEventListener('abort', onShutdown);
+        try {
+          // subscribed before reading, so nothing between the read and the first event is missed
+          const first = await read();
+          if (!first) return;
+          yield first;
+          if (first.status === 'ready' || first.status === 'failed') return;
+          while (!shutdown.aborted) {
+            if (!pending.length) await new Promise<void>((resolve) => (wake = resolve));
+            wake = null;
+            const e = pending.shift();
+            if (!e) continue;
+            yield e;
+            if (e.status === 'ready' || e.status === 'failed') return;
+          }
+        } finally {
+          off();
+          shutdown.removeEventListener('abort', onShutdown);
+        }
+      },
+    };
+  }
+
+  /** The document's state as a progress event, from its row (null when it no longer exists). */
+  private async snapshot(em: EntityManager, documentId: string): Promise<DocumentProgress | null> {
+    const [row] = await query<{ project_id: string; status: DocumentProgress['status']; pages_done: number; pages_total: number; page_count: number; chunk_count: number; error: string | null }>(
+      em,
+      'select project_id, status, pages_done, pages_total, page_count, chunk_count, error from documents where id = ?',
+      [documentId],
+    );
+    if (!row) return null;
+    return { documentId, projectId: row.project_id, status: row.status, pagesDone: row.pages_done, pagesTotal: row.pages_total, pageCount: row.page_count, chunkCount: row.chunk_count, error: row.error };
+  }
+
+  /** Publishes the document's current state (best effort: a lost event only delays a live view). */
+  private async announce(em: EntityManager, documentId: string): Promise<void> {
+    try {
+      const event = await this.snapshot(em, documentId);
+      if (event && this.hub) await this.hub.publish(em, event);
+    } catch (err) {
+      this.logger.warn({ err, documentId }, 'publishing document progress failed');
+    }
+  }
+
+  // ---------------------------------------------------------------- the ingestion job
+
+  /**
+   * One ingestion attempt: read the stored file page by page (progress on the row), chunk it,
+   * and replace the document's chunks and statistics in one transaction. A problem with the file
+   * (IngestError) fails the document at once; anything else is retried with backoff, and the
+   * last attempt's failure marks the document failed. A deleted document ends the job quietly.
+   */
+  private async runJob(job: IngestJob, signal: AbortSignal): Promise<void> {
+    const em = this.freshEm();
+    const [doc] = await query<{ project_id: string; mime_type: string; content: Buffer }>(
+      em,
+      `update documents set status = 'processing', pages_done = 0, pages_total = 0, attempts = attempts + 1, updated_at = now()
+        where id = ? returning project_id, mime_type, content`,
+      [job.documentId],
+    );
+    if (!doc) return;
+    await this.announce(em, job.documentId);
+    try {
+      await this.ingest(em, job.documentId, doc.project_id, doc.mime_type, doc.content, signal);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      if (e instanceof IngestError) {
+        await this.markFailed(em, job.documentId, message, false);
+        return;
+      }
+      const attempt = job.retryCount + 1;
+      if (job.retryCount >= job.retryLimit) {
+        await this.markFailed(em, job.documentId, `ingestion failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${message}`, false);
+      } else {
+        this.logger.warn({ err: e, documentId: job.documentId, attempt }, 'ingestion attempt failed; it will be retried');
+        await query(em, `update documents set status = 'queued', error = ?, updated_at = now() where id = ? and status = 'processing'`, [
+          `attempt ${attempt} failed (${message}); retrying`,
+          job.documentId,
+        ]).catch(() => undefined);
+        await this.announce(em, job.documentId);
+      }
+      throw e;
+    }
+  }
+
+  private async ingest(em: EntityManager, documentId: string, projectId: string, mimeType: string, content: Buffer, signal: AbortSignal): Promise<void> {
+    const kind = kindOfMime(mimeType);
+    if (!kind) throw new IngestError(`unsupported file type; upload ${SUPPORTED}`);
+    let lastWrite = 0;
+    const pages = await parseDocument(
+      kind,
+      content,
+      async (pagesDone, pagesTotal) => {
+        const now = Date.now();
+        if (pagesDone < pagesTotal && now - lastWrite < PROGRESS_EVERY_MS) return;
+        lastWrite = now;
+        await query(em, 'update documents set pages_done = ?, pages_total = ?, updated_at = now() where id = ?', [pagesDone, pagesTotal, documentId]);
+        await this.announce(em, documentId);
+      },
+      signal,
+    );
+    const chunks = chunkPages(pages);
+    if (!chunks.length) throw new IngestError(kind === 'pdf' ? 'no extractable text (scanned document?)' : 'no extractable text');
+    signal.throwIfAborted();
+    await em.transactional(async (tx) => {
+      await lockProjectIndex(tx, projectId);
+      // the row lock orders us after a concurrent delete; a deleted document gets no chunks
+      const [alive] = await query(tx, 'select id from documents where id = ? for update', [documentId]);
+      if (!alive) return;
+      await removeDocumentChunks(tx, projectId, documentId);
+      await insertDocumentChunks(tx, projectId, documentId, this.config.searchLanguage, chunks);
+      await query(
+        tx,
+        `update documents set status = 'ready', page_count = ?, pages_done = ?, pages_total = ?, chunk_count = ?, error = null, updated_at = now() where id = ?`,
+        [pages.length, pages.length, pages.length, chunks.length, documentId],
+      );
+    });
+    await this.announce(em, documentId);
+  }
+
+  /**
+   * Marks a document failed with a readable reason and takes any chunks it had out of the index
+   * (a failed document answers no questions). `onlyIfUnfinished` leaves documents that finished
+   * meanwhile (e.g. a later reindex succeeded) alone.
+   */
+  private async markFailed(em: EntityManager, documentId: string, reason: string, onlyIfUnfinished: boolean): Promise<void> {
+    await em.transactional(async (tx) => {
+      const [doc] = await query<{ project_id: string; status: string }>(tx, 'select project_id, status from documents where id = ?', [documentId]);
+      if (!doc || (onlyIfUnfinished && doc.status !== 'queued' && doc.status !== 'processing')) return;
+      await lockProjectIndex(tx, doc.project_id);
+      await removeDocumentChunks(tx, doc.project_id, documentId);
+      await query(tx, `update documents set status = 'failed', error = ?, chunk_count = 0, updated_at = now() where id = ?`, [reason.slice(0, 2000), documentId]);
+    });
+    await this.announce(em, documentId);
+  }
+
+  /** Dead-letter handler: the job ran out of retries (or its workers kept dying). */
+  private async giveUp(documentId: string, reason: string): Promise<void> {
+    const readable = /timeout/i.test(reason)
+      ? `ingestion did not finish within ${this.config.ingestJobTimeoutSeconds} seconds (the worker may have stopped); reindex to try again`
+      : `ingestion failed: ${reason || 'the job failed repeatedly'}`;
+    await this.markFailed(this.freshEm(), documentId, readable, true);
+  }
 }

@@ -1,7 +1,74 @@
-import { Router } from 'express';
+import { Request, Response, Router } from 'express';
+import multer from 'multer';
+import type { Config } from '../../../config';
+import { presentChunkSource, presentDocument, presentUploadResult } from '../../../presenters/document.presenter';
+import { ListDocumentsInput, UploadFileInput } from '../../../services/documents.inputs';
+import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
+import { parseQuery } from '../../../validation';
+import { route, services } from '../route';
 
-/** TODO(owner of this area): implement. */
+/**
+ * Reads the multipart body (field `file`, repeatable) into memory. Over-size files stop the read
+ * with multer's LIMIT_FILE_SIZE, which the error mapper answers 413 payload_too_large.
+ */
+function receiveFiles(req: Request, res: Response): Promise<UploadFileInput[]> {
+  const config = req.app.locals.config as Config;
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: config.maxUploadMb * 1024 * 1024, files: MAX_FILES_PER_UPLOAD, fields: 10, parts: MAX_FILES_PER_UPLOAD + 10 },
+    defParamCharset: 'utf8', // browsers send UTF-8 file names without declaring a charset
+  }).array('file', MAX_FILES_PER_UPLOAD);
+  return new Promise((resolve, reject) => {
+    upload(req, res, (err: unknown) => {
+      if (err) return reject(err);
+      const files = (req.files as Express.Multer.File[] | undefined) ?? [];
+      resolve(files.map((f) => ({ name: f.originalname, mimeType: f.mimetype, content: f.buffer })));
+    });
+  });
+}
+
 export function documentsRoutes(): Router {
   const r = Router();
+
+  r.post(
+    '/projects/:projectId/documents',
+    route({ auth: 'required', status: 202 }, async (req, res) => {
+      const documents = services(req).documents;
+      // checked before the (possibly large) body is read, so a denied caller uploads nothing
+      await documents.authorizeUpload(req.actor, req.params.projectId);
+      const files = await receiveFiles(req, res);
+      return { documents: (await documents.upload(req.actor, req.params.projectId, files)).map(presentUploadResult) };
+    }),
+  );
+
+  r.get(
+    '/projects/:projectId/documents',
+    route({ auth: 'required' }, async (req) => {
+      const input = await parseQuery(ListDocumentsInput, req.query);
+      return { documents: (await services(req).documents.list(req.actor, req.params.projectId, input)).map(presentDocument) };
+    }),
+  );
+
+  r.get(
+    '/documents/:id',
+    route({ auth: 'required' }, async (req) => ({ document: presentDocument(await services(req).documents.get(req.actor, req.params.id)) })),
+  );
+
+  r.delete(
+    '/documents/:id',
+    route({ auth: 'required' }, async (req) => ({ success: true, id: (await services(req).documents.delete(req.actor, req.params.id)).id })),
+  );
+
+  r.post(
+    '/documents/:id/reindex',
+    route({ auth: 'required', status: 202 }, async (req) => ({ document: presentDocument(await services(req).documents.reindex(req.actor, req.params.id)) })),
+  );
+
+  // spec: GET /chat/chunks/:chunkId/source resolves a citation (`use` on the chunk's project)
+  r.get(
+    '/chat/chunks/:chunkId/source',
+    route({ auth: 'required' }, async (req) => presentChunkSource(await services(req).documents.chunkSource(req.actor, req.params.chunkId))),
+  );
+
   return r;
 }

@@ -1,0 +1,114 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import type { DocumentStatus } from '../entities/base';
+import type { Logger } from '../logger';
+
+/** A change in a document's ingestion state. */
+export interface DocumentProgress {
+  documentId: string;
+  projectId: string;
+  status: DocumentStatus;
+  pagesDone: number;
+  pagesTotal: number;
+  pageCount: number;
+  chunkCount: number;
+  error: string | null;
+}
+
+const CHANNEL = 'docqa_document_progress';
+
+/**
+ * Progress events, in this process and across processes. Whoever changes a document's state
+ * publishes: listeners in this process hear it at once, and a PostgreSQL NOTIFY carries it to the
+ * other processes (an API server hears the `npm run worker` processes that do its ingestion).
+ * Each process LISTENs on one dedicated connection, re-established after a database restart.
+ * Events are hints for live views; the documents row stays the truth (a watcher reads it first).
+ */
+export class ProgressHub {
+  private readonly origin = randomUUID();
+  private readonly emitter = new EventEmitter();
+  private client: pg.Client | null = null;
+  private stopped = false;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly url: string,
+    private readonly logger: Logger,
+  ) {
+    this.emitter.setMaxListeners(0);
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, application_name: 'docqa-progress' });
+    const lost = () => {
+      if (this.client !== client) return;
+      this.client = null;
+      client.end().catch(() => undefined);
+      this.reconnectSoon();
+    };
+    client.on('error', (err) => {
+      this.logger.warn({ err }, 'progress listener connection lost');
+      lost();
+    });
+    client.on('end', lost);
+    client.on('notification', (n) => {
+      if (n.channel !== CHANNEL || !n.payload) return;
+      try {
+        const { origin, event } = JSON.parse(n.payload) as { origin: string; event: DocumentProgress };
+        if (origin !== this.origin) this.emitter.emit(event.documentId, event);
+      } catch (err) {
+        this.logger.warn({ err }, 'malformed progress notification');
+      }
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANNEL}`);
+    } catch (e) {
+      client.end().catch(() => undefined);
+      throw e;
+    }
+    if (this.stopped) await client.end().catch(() => undefined);
+    else this.client = client;
+  }
+
+  private reconnectSoon(): void {
+    if (this.stopped || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      if (this.stopped) return;
+      this.connect().catch((err) => {
+        this.logger.warn({ err }, 'progress listener reconnect failed');
+        this.reconnectSoon();
+      });
+    }, 1000);
+    this.retry.unref();
+  }
+
+  /** Tells listeners here at once, and other processes through the database (best effort). */
+  async publish(em: EntityManager, event: DocumentProgress): Promise<void> {
+    this.emitter.emit(event.documentId, event);
+    const payload = JSON.stringify({ origin: this.origin, event: { ...event, error: event.error?.slice(0, 2000) ?? null } });
+    await em.getConnection().execute('select pg_notify(?, ?)', [CHANNEL, payload], 'all', em.getTransactionContext());
+  }
+
+  /** Subscribes to one document's events; returns the unsubscribe function. */
+  on(documentId: string, listener: (event: DocumentProgress) => void): () => void {
+    this.emitter.on(documentId, listener);
+    return () => this.emitter.off(documentId, listener);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+    const client = this.client;
+    this.client = null;
+    if (client) await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,52 @@
+import type { Document } from '../entities';
+import type { ChunkSource, DocumentProgress, UploadResult } from '../services/documents.service';
+
+/** A document as every transport shows it (the stored file itself never goes on the wire). */
+export function presentDocument(d: Document) {
+  return {
+    id: d.id,
+    projectId: d.project.id,
+    name: d.name,
+    mimeType: d.mimeType,
+    size: d.size,
+    sha256: d.sha256,
+    status: d.status,
+    progress: { pagesDone: d.pagesDone, pagesTotal: d.pagesTotal },
+    pageCount: d.pageCount,
+    chunkCount: d.chunkCount,
+    error: d.error ?? null,
+    uploadedBy: d.uploadedBy ? d.uploadedBy.id : null,
+    createdAt: new Date(d.createdAt).toISOString(),
+    updatedAt: new Date(d.updatedAt).toISOString(),
+  };
+}
+
+/** One entry of an upload's answer: the document, and whether it already existed in the project. */
+export function presentUploadResult(r: UploadResult) {
+  return { ...presentDocument(r.document), duplicate: r.duplicate };
+}
+
+/** GET /chat/chunks/:chunkId/source (spec shape, exactly these fields). */
+export function presentChunkSource(s: ChunkSource) {
+  return {
+    documentId: s.documentId,
+    documentName: s.documentName,
+    pageNumber: s.pageNumber,
+    chunkId: s.chunkId,
+    snippet: s.snippet,
+    context: s.context,
+  };
+}
+
+/** A progress event (GraphQL subscription, or any other push channel). */
+export function presentDocumentProgress(p: DocumentProgress) {
+  return {
+    documentId: p.documentId,
+    projectId: p.projectId,
+    status: p.status,
+    progress: { pagesDone: p.pagesDone, pagesTotal: p.pagesTotal },
+    pageCount: p.pageCount,
+    chunkCount: p.chunkCount,
+    error: p.error,
+  };
+}

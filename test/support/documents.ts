@@ -1,0 +1,41 @@
+import { api, ApiResponse } from './http';
+
+export interface TestFile {
+  name: string;
+  content: Buffer | string;
+  type?: string;
+}
+
+/** POST /api/projects/:projectId/documents as multipart (field `file`, one part per file). */
+export async function uploadFiles(baseUrl: string, token: string | undefined, projectId: string, files: TestFile[]): Promise<ApiResponse> {
+  const form = new FormData();
+  for (const f of files) {
+    const bytes = typeof f.content === 'string' ? Buffer.from(f.content) : f.content;
+    form.append('file', new Blob([new Uint8Array(bytes)], { type: f.type ?? 'application/octet-stream' }), f.name);
+  }
+  const res = await fetch(`${baseUrl}/api/projects/${projectId}/documents`, {
+    method: 'POST',
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    body: form,
+  });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body, headers: res.headers, text };
+}
+
+/** Polls GET /api/documents/:id until the document is ready or failed (or the time is up). */
+export async function waitForDocument(baseUrl: string, token: string, id: string, timeoutMs = 30_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api(baseUrl, 'GET', `/api/documents/${id}`, { token });
+    const doc = res.body?.document;
+    if (doc && (doc.status === 'ready' || doc.status === 'failed')) return doc;
+    if (Date.now() > until) throw new Error(`document ${id} still ${doc?.status ?? res.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
