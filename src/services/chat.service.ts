@@ -1,4 +1,401 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { performance } from 'node:perf_hooks';
+import type { Actor } from '../access/actor';
+import { gates } from '../access/gates';
+import { accessibleProjectsCte } from '../access/project-access.sql';
+import { requireTier } from '../access/resolver';
+import { Citation, Conversation, Message, newId, Project, User } from '../entities';
+import { BadRequestError, NotFoundError } from '../errors';
+import { streamChatCompletion } from '../llm/openai-client';
+import { buildPrompt, citedIndexes, ContextItem, estimateTokens, PriorTurn } from '../llm/prompt';
+import { webSearch } from '../llm/search-client';
+import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
+import type { ConversationRow, RecentConversationRow } from '../presenters/conversation.presenter';
+import { presentSource } from '../presenters/conversation.presenter';
+import { isUuid } from '../validation';
+import { AskInput, ChatMode } from './chat.inputs';
 import { BaseService } from './context';
 
-/** TODO(owner of this area): implement. */
-export class ChatService extends BaseService {}
+export interface ChatTimings {
+  /** Retrieval (documents or web search). */
+  retrievalMs: number;
+  /** From the request to the first `text` event; null when no text arrived. */
+  firstTokenMs: number | null;
+  totalMs: number;
+}
+
+/**
+ * The chat stream's events (spec "Events", DESIGN §3/§6), in order: `meta`, `sources`, `text`…,
+ * then `done` or `error`; nothing follows either. Error messages: `LLM_API_ERROR` (the upstream
+ * model failed, timed out or no provider could be resolved; `detail` says which),
+ * `SEARCH_API_ERROR` (web search failed), `SERVER_SHUTTING_DOWN`, `INTERNAL_ERROR`.
+ */
+export type ChatEvent =
+  | { event: 'meta'; data: { conversationId: string; messageId: string; model: string } }
+  | { event: 'sources'; data: { chunks: ReturnType<typeof presentSource>[] } }
+  | { event: 'text'; data: { delta: string } }
+  | { event: 'done'; data: { messageId: string; totalTokens: number; timings: ChatTimings } }
+  | { event: 'error'; data: { type: 'error'; message: ChatErrorMessage; detail: string } };
+
+export type ChatErrorMessage = 'LLM_API_ERROR' | 'SEARCH_API_ERROR' | 'SERVER_SHUTTING_DOWN' | 'INTERNAL_ERROR';
+
+/** What chat needs from retrieval (the documents area). */
+interface Retriever {
+  search(actor: null, projectId: string, question: string, opts: { topK: number }): Promise<Array<{ chunkId: string; documentId: string; documentName: string; pageNumber: number; text: string }>>;
+}
+
+/** Chunks (or web results) given to the model when the project sets no topK. */
+export const DEFAULT_TOP_K = 5;
+const WEB_RESULTS = { basic: 5, advanced: 8 } as const;
+/** How many earlier messages are considered for the prompt's history (then trimmed to the token budget). */
+const HISTORY_MESSAGES = 20;
+const TITLE_CHARS = 60;
+
+/** A conversation title from its first message: whitespace collapsed, about 60 characters, cut at a word. */
+export function titleFrom(message: string): string {
+  const t = message.replace(/\s+/g, ' ').trim();
+  if (t.length <= TITLE_CHARS) return t;
+  const cut = t.slice(0, TITLE_CHARS);
+  const space = cut.lastIndexOf(' ');
+  return `${(space >= TITLE_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+interface RunInput {
+  actor: Actor;
+  project: { id: string; instructions: string; model: string | null; temperature: number | null; topK: number };
+  conversationId: string | null;
+  message: string;
+  mode: ChatMode;
+  modelId: string | null;
+  started: number;
+}
+
+/** Why the stream stopped early: the consumer left (client disconnect, unsubscribe) or the server is stopping. */
+type StopReason = 'client' | 'shutdown';
+
+export class ChatService extends BaseService {
+  /**
+   * The chat pipeline (DESIGN §6) as one async sequence of events. Access (`use`), the mode and
+   * the conversation are checked BEFORE the sequence is returned, so a transport can still answer
+   * a plain 403/404/400. Aborting `signal`, or ending the iteration early (`return()`), aborts
+   * the upstream request and stores what arrived as an incomplete answer.
+   */
+  async ask(actor: Actor, projectId: string, input: AskInput, signal?: AbortSignal): Promise<AsyncIterable<ChatEvent>> {
+    const started = performance.now();
+    const em = this.em();
+    const { project } = await requireTier(em, actor, projectId, 'use');
+    const mode = input.mode ?? 'docs';
+    if (mode !== 'docs' && !this.config.searchApiKey) {
+      // decided: refused before the stream (400), so clients can read /chat/config and never get a half-open stream
+      throw new BadRequestError('web_search_disabled', `Mode "${mode}" needs web search, which is not configured on this server (SEARCH_API_KEY is unset)`);
+    }
+    if (input.conversationId) {
+      const owned = await em.count(Conversation, { id: input.conversationId, project: project.id, user: actor.id });
+      if (!owned) throw new NotFoundError('not_found', 'Conversation not found in this project');
+    }
+    const settings = project.settings ?? {};
+    return this.stream(
+      {
+        actor,
+        project: {
+          id: project.id,
+          instructions: project.instructions ?? '',
+          model: typeof settings.model === 'string' ? settings.model : null,
+          temperature: typeof settings.temperature === 'number' ? settings.temperature : null,
+          topK: typeof settings.topK === 'number' && settings.topK > 0 ? settings.topK : DEFAULT_TOP_K,
+        },
+        conversationId: input.conversationId ?? null,
+        message: input.message,
+        mode,
+        modelId: input.modelId?.trim() || null,
+        started,
+      },
+      signal,
+    );
+  }
+
+  /**
+   * Wraps the pipeline so that leaving early aborts the upstream at once: an async generator's
+   * own return() would wait for the pending upstream read to finish first.
+   */
+  private stream(input: RunInput, signal?: AbortSignal): AsyncIterable<ChatEvent> {
+    const stop = new AbortController();
+    const onClient = () => stop.abort('client' satisfies StopReason);
+    const onShutdown = () => stop.abort('shutdown' satisfies StopReason);
+    const detach = () => {
+      signal?.removeEventListener('abort', onClient);
+      this.ctx.shutdown.removeEventListener('abort', onShutdown);
+    };
+    if (signal?.aborted) onClient();
+    else signal?.addEventListener('abort', onClient, { once: true });
+    if (this.ctx.shutdown.aborted) onShutdown();
+    else this.ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
+    const gen = this.run(input, stop.signal);
+    const wrapped = (async function* () {
+      try {
+        yield* gen;
+      } finally {
+        detach();
+      }
+    })();
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => wrapped.next(),
+        return: async (value?: unknown) => {
+          if (!stop.signal.aborted) stop.abort('client' satisfies StopReason);
+          return wrapped.return(value as undefined);
+        },
+        throw: (e?: unknown) => wrapped.throw(e),
+      }),
+    };
+  }
+
+  private async *run(input: RunInput, stop: AbortSignal): AsyncGenerator<ChatEvent, void, undefined> {
+    const { actor, project, message, mode } = input;
+    const timings: ChatTimings = { retrievalMs: 0, firstTokenMs: null, totalMs: 0 };
+    const since = () => Math.round(performance.now() - input.started);
+    const assistantId = newId();
+    let answer = '';
+    let citations: Citation[] = [];
+    let totalTokens = 0;
+    let model = '';
+    let conversationId: string | null = null;
+    let stored = false;
+    const error = (message: ChatErrorMessage, detail: string): ChatEvent => ({ event: 'error', data: { type: 'error', message, detail } });
+    // a client that left hears nothing more; a shutdown ends open streams with an error event
+    const stopped = async function* (): AsyncGenerator<ChatEvent, void, undefined> {
+      if (stop.reason === 'shutdown') yield error('SERVER_SHUTTING_DOWN', 'The server is restarting; the answer so far was saved. Ask again in a moment.');
+    };
+    const storeAnswer = async (incomplete: boolean) => {
+      if (stored || !conversationId) return;
+      stored = true;
+      await this.storeAssistant(conversationId, assistantId, { content: answer, citations, incomplete, model, totalTokens, mode });
+    };
+
+    try {
+      // 1. provider, conversation, user message (stored before anything streams)
+      const target = await this.services.providers.resolveForChat({ modelId: input.modelId, projectModel: project.model });
+      model = target.label;
+      const { id, history } = await this.storeQuestion(actor, project.id, input.conversationId, message, mode);
+      conversationId = id;
+      yield { event: 'meta', data: { conversationId: id, messageId: assistantId, model } };
+      if (stop.aborted) {
+        await storeAnswer(true);
+        yield* stopped();
+        return;
+      }
+
+      // 2. retrieval
+      const retrievalStarted = performance.now();
+      let context: ContextItem[];
+      try {
+        context = mode === 'docs' ? await this.retrieveDocs(project.id, message, project.topK) : await this.retrieveWeb(message, mode, stop);
+      } catch (e) {
+        timings.retrievalMs = Math.round(performance.now() - retrievalStarted);
+        await storeAnswer(true);
+        if (stop.aborted) {
+          yield* stopped();
+          return;
+        }
+        if (!(e instanceof UpstreamError)) throw e;
+        yield error('SEARCH_API_ERROR', e.message);
+        return;
+      }
+      timings.retrievalMs = Math.round(performance.now() - retrievalStarted);
+      yield { event: 'sources', data: { chunks: context.map(presentSource) } };
+
+      // 3. the model
+      if (!target.ok) {
+        await storeAnswer(true);
+        yield error('LLM_API_ERROR', target.reason);
+        return;
+      }
+      const messages = buildPrompt({ instructions: project.instructions, deep: mode === 'deep', context, history, question: message });
+      let usage: number | null = null;
+      try {
+        for await (const part of streamChatCompletion(
+          target.target,
+          { messages, ...(project.temperature !== null ? { temperature: project.temperature } : {}) },
+          // idle: nothing from the upstream for this long; total: a generous cap on one answer
+          { signal: stop, idleTimeoutMs: this.config.upstreamTimeoutMs, totalTimeoutMs: this.config.upstreamTimeoutMs * 10 },
+        )) {
+          if (part.type === 'usage') {
+            usage = part.totalTokens;
+            continue;
+          }
+          timings.firstTokenMs ??= since();
+          answer += part.text;
+          yield { event: 'text', data: { delta: part.text } };
+        }
+      } catch (e) {
+        citations = citationsFor(answer, context);
+        await storeAnswer(true);
+        if (e instanceof UpstreamAbortedError || stop.aborted) {
+          yield* stopped();
+          return;
+        }
+        if (!(e instanceof UpstreamError)) throw e;
+        yield error('LLM_API_ERROR', e.message);
+        return;
+      }
+      if (stop.aborted) {
+        await storeAnswer(true);
+        yield* stopped();
+        return;
+      }
+
+      // 4. the answer with the citations it really used
+      citations = citationsFor(answer, context);
+      totalTokens = usage ?? messages.reduce((n, m) => n + estimateTokens(m.content), 0) + estimateTokens(answer);
+      await storeAnswer(false);
+      timings.totalMs = since();
+      yield { event: 'done', data: { messageId: assistantId, totalTokens, timings } };
+    } catch (e) {
+      this.logger.error({ err: e, projectId: project.id, conversationId }, 'chat pipeline failed');
+      try {
+        await storeAnswer(true);
+      } catch (storeErr) {
+        this.logger.error({ err: storeErr }, 'could not store the incomplete answer');
+      }
+      yield error('INTERNAL_ERROR', 'The answer could not be completed because of a server error');
+    } finally {
+      // the consumer left mid-way (return()): keep what arrived
+      if (!stored && conversationId) {
+        await storeAnswer(true).catch((e) => this.logger.error({ err: e }, 'could not store the incomplete answer'));
+      }
+    }
+  }
+
+  /** Creates the conversation when needed and stores the question; returns the earlier turns for the prompt. */
+  private async storeQuestion(actor: Actor, projectId: string, conversationId: string | null, message: string, mode: ChatMode): Promise<{ id: string; history: PriorTurn[] }> {
+    const em = this.freshEm();
+    return em.transactional(async (tx) => {
+      let conversation: Conversation;
+      let history: PriorTurn[] = [];
+      const now = new Date();
+      if (conversationId) {
+        conversation = await tx.findOneOrFail(Conversation, conversationId);
+        const earlier = await tx.find(Message, { conversation: conversationId }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: HISTORY_MESSAGES });
+        history = earlier.reverse().map((m) => ({ role: m.role, content: m.content }));
+        conversation.updatedAt = now;
+      } else {
+        conversation = tx.create(Conversation, {
+          project: tx.getReference(Project, projectId),
+          user: tx.getReference(User, actor.id),
+          title: titleFrom(message),
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+      tx.create(Message, { conversation, user: tx.getReference(User, actor.id), role: 'user', content: message, mode, createdAt: now });
+      await tx.flush();
+      return { id: conversation.id, history };
+    });
+  }
+
+  private async storeAssistant(conversationId: string, id: string, a: { content: string; citations: Citation[]; incomplete: boolean; model: string; totalTokens: number; mode: ChatMode }): Promise<void> {
+    const em = this.freshEm();
+    await em.transactional(async (tx) => {
+      const now = new Date();
+      tx.create(Message, {
+        id,
+        conversation: tx.getReference(Conversation, conversationId),
+        role: 'assistant',
+        content: a.content,
+        citations: a.citations,
+        incomplete: a.incomplete,
+        model: a.model || null,
+        totalTokens: a.incomplete ? null : a.totalTokens,
+        mode: a.mode,
+        createdAt: now,
+      });
+      await tx.nativeUpdate(Conversation, { id: conversationId }, { updatedAt: now });
+      await tx.flush();
+    });
+  }
+
+  private async retrieveDocs(projectId: string, question: string, topK: number): Promise<ContextItem[]> {
+    // access was checked in ask(): retrieval runs on the caller's behalf without checking again
+    const retrieval = this.services.retrieval as unknown as Retriever;
+    const hits = await retrieval.search(null, projectId, question, { topK });
+    return hits.map((h) => ({ id: h.chunkId, documentId: h.documentId, documentName: h.documentName, pageNumber: h.pageNumber, text: h.text }));
+  }
+
+  private async retrieveWeb(question: string, mode: ChatMode, signal: AbortSignal): Promise<ContextItem[]> {
+    const depth = mode === 'deep' ? 'advanced' : 'basic';
+    const results = await webSearch(
+      { baseUrl: this.config.searchApiUrl, apiKey: this.config.searchApiKey ?? '' },
+      { query: question, depth, maxResults: WEB_RESULTS[depth] },
+      { signal, timeoutMs: Math.min(this.config.upstreamTimeoutMs, 60_000) },
+    );
+    // DESIGN: web sources are {id: "web-N", documentId: url, documentName: title, pageNumber: 1, snippet, url}
+    return results.map((r, i) => ({ id: `web-${i + 1}`, documentId: r.url, documentName: r.title, pageNumber: 1, text: r.content, url: r.url }));
+  }
+
+  /** GET /chat/projects/:projectId/conversations: the caller's own conversations in the project (`use`). */
+  async listConversations(actor: Actor, projectId: string, page: { limit?: number; offset?: number } = {}): Promise<ConversationRow[]> {
+    const em = this.em();
+    await requireTier(em, actor, projectId, 'use');
+    const rows: Array<{ id: string; title: string; project_id: string; created_at: Date; updated_at: Date; message_count: number }> = await em.execute(
+      `select c.id, c.title, c.project_id, c.created_at, c.updated_at,
+              (select count(*) from messages m where m.conversation_id = c.id)::int as message_count
+         from conversations c
+        where c.project_id = ? and c.user_id = ?
+        order by c.updated_at desc, c.id desc
+        limit ? offset ?`,
+      [projectId, actor.id, page.limit ?? 100, page.offset ?? 0],
+    );
+    return rows.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id, createdAt: r.created_at, updatedAt: r.updated_at, messageCount: r.message_count }));
+  }
+
+  /**
+   * GET /chat/conversations/:id: the author, while they still hold `use` on the project; platform
+   * staff (admin, superadmin) may read any. Someone else's conversation is a 404, not a 403, so
+   * ids do not reveal that a conversation exists.
+   */
+  async getConversation(actor: Actor, id: string): Promise<{ conversation: Conversation & { projectId: string }; messages: Message[] }> {
+    const em = this.em();
+    const conversation = isUuid(id) ? await em.findOne(Conversation, { id }) : null;
+    if (!conversation) throw new NotFoundError('not_found', 'Conversation not found');
+    const projectId = conversation.project.id;
+    if (!gates.isPlatformAdmin(actor)) {
+      if (conversation.user?.id !== actor.id) throw new NotFoundError('not_found', 'Conversation not found');
+      await requireTier(em, actor, projectId, 'use');
+    }
+    const messages = await em.find(Message, { conversation: id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return { conversation: Object.assign(conversation, { projectId }), messages };
+  }
+
+  /** GET /chat/recent: the caller's conversations across the projects they can still use, newest first. */
+  async recent(actor: Actor, page: { limit?: number; offset?: number } = {}): Promise<RecentConversationRow[]> {
+    const em: EntityManager = this.em();
+    const access = accessibleProjectsCte(actor);
+    // only projects the caller can still use (every tier the rule gives includes `use`)
+    const rows: Array<{ id: string; title: string; project_id: string; updated_at: Date; name: string; color: string }> = await em.execute(
+      `with acc as (${access.sql})
+       select c.id, c.title, c.project_id, c.updated_at, p.name, p.color
+         from conversations c
+         join acc on acc.project_id = c.project_id
+         join projects p on p.id = c.project_id
+        where c.user_id = ?
+        order by c.updated_at desc, c.id desc
+        limit ? offset ?`,
+      [...access.params, actor.id, page.limit ?? 20, page.offset ?? 0],
+    );
+    return rows.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id, updatedAt: r.updated_at, project: { id: r.project_id, name: r.name, color: r.color } }));
+  }
+
+  /** GET /chat/config: which modes this server offers (web and deep need SEARCH_API_KEY). */
+  modes(_actor: Actor): { docs: boolean; web: boolean; deep: boolean } {
+    const web = !!this.config.searchApiKey;
+    return { docs: true, web, deep: web };
+  }
+}
+
+/** The citations an answer really used: `[n]` markers mapped to the n-th source. */
+function citationsFor(answer: string, context: ContextItem[]): Citation[] {
+  return citedIndexes(answer, context.length).map((n) => {
+    const c = context[n - 1];
+    return { index: n, chunkId: c.id, documentId: c.documentId, documentName: c.documentName, pageNumber: c.pageNumber, ...(c.url ? { url: c.url } : {}) };
+  });
+}

@@ -168,7 +168,10 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     chunk({ role: 'assistant', content: '' });
     for (let i = 0; i < deltas.length; i++) {
       if (b.failAfter === i) {
-        res.destroy(); // the connection drops mid-answer
+        // the connection drops mid-answer, after what was written has left
+        await new Promise<void>((resolve) => res.write('', () => resolve()));
+        await sleep(20, res);
+        res.destroy();
         return;
       }
       if (b.errorEventAfter === i) {

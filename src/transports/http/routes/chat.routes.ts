@@ -1,7 +1,42 @@
-import { Router } from 'express';
+import { Router, Response } from 'express';
+import {
+  presentConversationDetail, presentConversationSummary, presentRecentConversation,
+} from '../../../presenters/conversation.presenter';
+import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
+import type { ChatEvent } from '../../../services/chat.service';
+import { parse, parseQuery } from '../../../validation';
+import { route, services } from '../route';
+import { abortOnClientClose, writeSse } from '../sse';
 
-/** TODO(owner of this area): implement. */
+/** The stream's outcome and stage timings go into the request's log line. */
+function logChatEvent(res: Response, e: ChatEvent): void {
+  if (e.event === 'meta') res.locals.logExtra = { chat: { model: e.data.model, conversationId: e.data.conversationId } };
+  const chat = (res.locals.logExtra as { chat?: Record<string, unknown> } | undefined)?.chat ?? {};
+  if (e.event === 'done') res.locals.logExtra = { chat: { ...chat, outcome: 'done', totalTokens: e.data.totalTokens, ...e.data.timings } };
+  if (e.event === 'error') res.locals.logExtra = { chat: { ...chat, outcome: 'error', error: e.data.message, detail: e.data.detail } };
+}
+
 export function chatRoutes(): Router {
   const r = Router();
+  // access is checked before the first byte: a denied caller gets a plain JSON 403/404, never a stream
+  r.post('/chat/projects/:projectId', route({ auth: 'required' }, async (req, res) => {
+    const input = await parse(AskInput, req.body);
+    const clientGone = abortOnClientClose(res);
+    const events = await services(req).chat.ask(req.actor, req.params.projectId, input, clientGone);
+    await writeSse(res, events, { onEvent: (e) => logChatEvent(res, e as ChatEvent) });
+  }));
+  r.get('/chat/config', route({ auth: 'required' }, (req) => services(req).chat.modes(req.actor)));
+  r.get('/chat/projects/:projectId/conversations', route({ auth: 'required' }, async (req) => {
+    const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
+    return { conversations: (await services(req).chat.listConversations(req.actor, req.params.projectId, page)).map(presentConversationSummary) };
+  }));
+  r.get('/chat/conversations/:id', route({ auth: 'required' }, async (req) => {
+    const { conversation, messages } = await services(req).chat.getConversation(req.actor, req.params.id);
+    return { conversation: presentConversationDetail(conversation, messages) };
+  }));
+  r.get('/chat/recent', route({ auth: 'required' }, async (req) => {
+    const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
+    return { conversations: (await services(req).chat.recent(req.actor, page)).map(presentRecentConversation) };
+  }));
   return r;
 }

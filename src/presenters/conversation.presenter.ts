@@ -1,0 +1,84 @@
+import type { Citation, Message } from '../entities';
+import type { ContextItem } from '../llm/prompt';
+
+const iso = (d: Date): string => new Date(d).toISOString();
+
+/** A row of a conversation list (the service computes the count in the same query). */
+export interface ConversationRow {
+  id: string;
+  title: string;
+  projectId: string;
+  createdAt: Date;
+  updatedAt: Date;
+  messageCount: number;
+}
+
+export interface RecentConversationRow {
+  id: string;
+  title: string;
+  projectId: string;
+  updatedAt: Date;
+  project: { id: string; name: string; color: string };
+}
+
+/** GET /chat/projects/:projectId/conversations entries. */
+export function presentConversationSummary(c: ConversationRow) {
+  return {
+    id: c.id,
+    title: c.title,
+    createdAt: iso(c.createdAt),
+    updatedAt: iso(c.updatedAt),
+    messageCount: c.messageCount,
+    _count: { messages: c.messageCount },
+  };
+}
+
+/** GET /chat/recent entries. */
+export function presentRecentConversation(c: RecentConversationRow) {
+  return { id: c.id, title: c.title, projectId: c.projectId, project: c.project, updatedAt: iso(c.updatedAt) };
+}
+
+/** A stored citation on the wire: `{index, chunkId, documentName, pageNumber}`, plus `url` for web sources. */
+export function presentCitation(c: Citation) {
+  return { index: c.index, chunkId: c.chunkId, documentName: c.documentName, pageNumber: c.pageNumber, ...(c.url ? { url: c.url } : {}) };
+}
+
+export function presentMessage(m: Message) {
+  return {
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    createdAt: iso(m.createdAt),
+    citations: m.citations.map(presentCitation),
+    // true when the upstream failed or the client left before the answer finished
+    incomplete: m.incomplete,
+  };
+}
+
+/** GET /chat/conversations/:id. */
+export function presentConversationDetail(c: { id: string; title: string; projectId: string; createdAt: Date; updatedAt: Date }, messages: Message[]) {
+  return { id: c.id, title: c.title, projectId: c.projectId, createdAt: iso(c.createdAt), updatedAt: iso(c.updatedAt), messages: messages.map(presentMessage) };
+}
+
+const SNIPPET_CHARS = 400;
+
+/** A short excerpt, cut at a word boundary. */
+export function snippetOf(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (t.length <= SNIPPET_CHARS) return t;
+  const cut = t.slice(0, SNIPPET_CHARS);
+  const space = cut.lastIndexOf(' ');
+  return `${space > SNIPPET_CHARS * 0.6 ? cut.slice(0, space) : cut}…`;
+}
+
+/** A `sources` entry: `{id, documentId, documentName, pageNumber, snippet}` (+ `url` for web results). */
+export function presentSource(c: ContextItem) {
+  return {
+    id: c.id,
+    documentId: c.documentId,
+    documentName: c.documentName,
+    pageNumber: c.pageNumber,
+    snippet: snippetOf(c.text),
+    ...(c.url ? { url: c.url } : {}),
+  };
+}

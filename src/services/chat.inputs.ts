@@ -1,0 +1,55 @@
+import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { Field, InputType, Int } from 'type-graphql';
+import { Optional } from './input-rules';
+
+export const CHAT_MODES = ['docs', 'web', 'deep'] as const;
+export type ChatMode = (typeof CHAT_MODES)[number];
+
+/** Longest question accepted (the spec leaves it open); a longer one is a 400, not a truncation. */
+export const MAX_MESSAGE_LENGTH = 8000;
+
+/** POST /chat/projects/:projectId (and the GraphQL subscription). */
+@InputType()
+export class AskInput {
+  @Field()
+  @IsString()
+  @MaxLength(MAX_MESSAGE_LENGTH, { message: `message must be at most ${MAX_MESSAGE_LENGTH} characters` })
+  @Matches(/\S/, { message: 'message must not be empty' })
+  message!: string;
+
+  /** Omit to start a new conversation. */
+  @Field({ nullable: true })
+  @Optional()
+  @IsUUID('all')
+  conversationId?: string;
+
+  /** `<provider_slug>/<model_name>` or a bare `<model_name>`. */
+  @Field({ nullable: true })
+  @Optional()
+  @IsString()
+  @MaxLength(300)
+  modelId?: string;
+
+  /** Defaults to `docs`. */
+  @Field(() => String, { nullable: true })
+  @Optional()
+  @IsIn(CHAT_MODES as unknown as string[])
+  mode?: ChatMode;
+}
+
+/** Paging of conversation lists (query string). */
+@InputType()
+export class ConversationListQuery {
+  @Field(() => Int, { nullable: true })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @Field(() => Int, { nullable: true })
+  @Optional()
+  @IsInt()
+  @Min(0)
+  offset?: number;
+}
