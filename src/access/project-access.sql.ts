@@ -45,8 +45,8 @@ export function accessibleProjectsCte(caller: Caller, projectIds?: string[]): { 
       ) r
      where true ${filter}`;
   const params: unknown[] = [caller.id, caller.platformRole, caller.departmentId];
+  // an empty id filter must match nothing: array[NULL] holds no id
   if (projectIds) params.push(projectIds.length ? projectIds : null);
-  // an empty filter must match nothing: array[NULL] holds no valid id
   return { sql, params };
 }
 

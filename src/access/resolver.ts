@@ -26,7 +26,7 @@ export interface GrantFacts {
  * 1 superadmin → full/platform; 2 admin → full/platform; 3 owner → full/owner;
  * 4 direct user grant → its tier/user; 5 groups → highest tier/group; 6 department → its tier/department;
  * 7 non-private → use/public; else null. Engineers get nothing from their role.
- * `projectAccessSql` in ./project-access.sql.ts states the same rule for lists; a test keeps them equal.
+ * `accessibleProjectsCte` in ./project-access.sql.ts states the same rule in SQL for lists; a test keeps them equal.
  */
 export function resolveAccess(actor: Pick<Actor, 'id' | 'platformRole'>, project: { ownerId: string | null; isPrivate: boolean }, grants: GrantFacts): Access | null {
   if (actor.platformRole === 'superadmin') return { tier: 'full', source: 'platform' };

@@ -32,11 +32,11 @@ export class AuditService extends BaseService {
   /** A grant_deleted entry for every grant of a project about to be deleted (same transaction). */
   async recordProjectGrantsDeleted(tx: EntityManager, actor: Actor, projectId: string): Promise<void> {
     await tx.execute(
-      `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata)
+      `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
        select 'grant_deleted', ?, g.project_id,
               case when g.user_id is not null then 'user' when g.group_id is not null then 'group' else 'department' end,
               coalesce(g.user_id, g.group_id, g.department_id),
-              jsonb_build_object('tier', g.tier, 'reason', 'project_deleted')
+              jsonb_build_object('tier', g.tier, 'reason', 'project_deleted'), clock_timestamp()
          from project_grants g
         where g.project_id = ?`,
       [actor.system ? null : actor.id, projectId],
