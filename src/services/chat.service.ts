@@ -39,13 +39,7 @@ export type ChatEvent =
 
 export type ChatErrorMessage = 'LLM_API_ERROR' | 'SEARCH_API_ERROR' | 'SERVER_SHUTTING_DOWN' | 'INTERNAL_ERROR';
 
-/** What chat needs from retrieval (the documents area). */
-interface Retriever {
-  search(actor: null, projectId: string, question: string, opts: { topK: number }): Promise<Array<{ chunkId: string; documentId: string; documentName: string; pageNumber: number; text: string }>>;
-}
-
-/** Chunks (or web results) given to the model when the project sets no topK. */
-export const DEFAULT_TOP_K = 5;
+/** Web results given to the model per search depth. */
 const WEB_RESULTS = { basic: 5, advanced: 8 } as const;
 /** How many earlier messages are considered for the prompt's history (then trimmed to the token budget). */
 const HISTORY_MESSAGES = 20;
@@ -62,7 +56,7 @@ export function titleFrom(message: string): string {
 
 interface RunInput {
   actor: Actor;
-  project: { id: string; instructions: string; model: string | null; temperature: number | null; topK: number };
+  project: { id: string; instructions: string; model: string | null; temperature: number | null };
   conversationId: string | null;
   message: string;
   mode: ChatMode;
@@ -102,7 +96,6 @@ export class ChatService extends BaseService {
           instructions: project.instructions ?? '',
           model: typeof settings.model === 'string' ? settings.model : null,
           temperature: typeof settings.temperature === 'number' ? settings.temperature : null,
-          topK: typeof settings.topK === 'number' && settings.topK > 0 ? settings.topK : DEFAULT_TOP_K,
         },
         conversationId: input.conversationId ?? null,
         message: input.message,
@@ -189,7 +182,7 @@ export class ChatService extends BaseService {
       const retrievalStarted = performance.now();
       let context: ContextItem[];
       try {
-        context = mode === 'docs' ? await this.retrieveDocs(project.id, message, project.topK) : await this.retrieveWeb(message, mode, stop);
+        context = mode === 'docs' ? await this.retrieveDocs(project.id, message) : await this.retrieveWeb(message, mode, stop);
       } catch (e) {
         timings.retrievalMs = Math.round(performance.now() - retrievalStarted);
         await storeAnswer(true);
@@ -314,10 +307,10 @@ export class ChatService extends BaseService {
     });
   }
 
-  private async retrieveDocs(projectId: string, question: string, topK: number): Promise<ContextItem[]> {
-    // access was checked in ask(): retrieval runs on the caller's behalf without checking again
-    const retrieval = this.services.retrieval as unknown as Retriever;
-    const hits = await retrieval.search(null, projectId, question, { topK });
+  private async retrieveDocs(projectId: string, question: string): Promise<ContextItem[]> {
+    // access was checked in ask(): retrieval runs on the caller's behalf without checking again;
+    // the number of chunks is the project's settings.topK (retrieval applies it and its default)
+    const hits = await this.services.retrieval.search(null, projectId, question);
     return hits.map((h) => ({ id: h.chunkId, documentId: h.documentId, documentName: h.documentName, pageNumber: h.pageNumber, text: h.text }));
   }
 

@@ -3,9 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/logger';
 import { writeSse } from '../../src/transports/http/sse';
+import { uploadFiles, waitForDocument } from '../support/documents';
 import { chatFactories, factories } from '../support/factories';
 import { api, client } from '../support/http';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
+import { makePdf } from '../support/pdf';
 import { SearchStub, startSearchStub } from '../support/search-stub';
 import { answerOf, namesOf, postSse, SseEventRecord } from '../support/sse-client';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -26,7 +28,8 @@ let member: Awaited<ReturnType<typeof f.makeUser>>;
 let outsider: Awaited<ReturnType<typeof f.makeUser>>;
 let staff: Awaited<ReturnType<typeof f.makeUser>>;
 let project: Awaited<ReturnType<typeof f.makeProject>>;
-let manual: Awaited<ReturnType<typeof c.makeDocumentChunks>>;
+/** The uploaded manual: its document id and its chunks by page. */
+let manual: { documentId: string; chunks: Array<{ id: string; pageNumber: number; text: string }> };
 
 const MANUAL = [
   'Introduction to the Acme toaster. This manual covers setup, browning levels and safety notes.',
@@ -48,17 +51,22 @@ beforeAll(async () => {
   stub = await startOpenAiStub({ deltas: ANSWER_DELTAS });
   search = await startSearchStub({ apiKey: SEARCH_KEY });
   const sink = new Writable({ write(chunk, _enc, cb) { logText += chunk.toString(); cb(); } });
-  A = await createTestApp({ env: { SEARCH_API_URL: search.url, SEARCH_API_KEY: SEARCH_KEY }, logger: createLogger('info', sink) });
+  A = await createTestApp({ env: { SEARCH_API_URL: search.url, SEARCH_API_KEY: SEARCH_KEY }, logger: createLogger('info', sink), workers: true });
   f = factories(A.orm, A.services);
   c = chatFactories(A.orm, A.services);
-  TEMP_SHIM(A);
   owner = await f.makeUser({ platformRole: 'admin' });
   member = await f.makeUser();
   outsider = await f.makeUser();
   staff = await f.superadmin();
   project = await f.makeProject({ owner, instructions: 'Answer in one sentence. Mention the manual.' });
   await f.makeGrant({ project, user: member, tier: 'use' });
-  manual = await c.makeDocumentChunks({ project, name: 'acme-manual.pdf', chunks: MANUAL });
+  // a real upload: a three-page PDF through the documents endpoint and the ingestion worker
+  const up = await uploadFiles(A.baseUrl, owner.token, project.id, [{ name: 'acme-manual.pdf', type: 'application/pdf', content: makePdf(MANUAL.map((p) => ({ paragraphs: [p] }))) }]);
+  expect(up.status).toBe(202);
+  const doc = await waitForDocument(A.baseUrl, owner.token, up.body.documents[0].id);
+  expect(doc).toEqual(expect.objectContaining({ status: 'ready', pageCount: 3 }));
+  const rows = await f.em().getConnection().execute('select id, page_number, text from chunks where document_id = ? order by ordinal', [doc.id]);
+  manual = { documentId: doc.id, chunks: rows.map((r: any) => ({ id: r.id, pageNumber: r.page_number, text: r.text })) };
   await c.makeProvider({ baseUrl: stub.url, slug: 'stub', apiKey: 'sk-main-key', models: ['stub-model', 'stub-large'] });
 });
 afterAll(async () => {
@@ -114,7 +122,8 @@ describe('a question answered from the documents', () => {
 
   it('sources: the chunk on the right page first, in the documented shape', () => {
     const chunks = eventOf(r, 'sources').chunks;
-    expect(chunks[0]).toEqual({ id: manual.chunks[1].id, documentId: manual.documentId, documentName: 'acme-manual.pdf', pageNumber: 2, snippet: MANUAL[1] });
+    const page2 = manual.chunks.find((x) => x.pageNumber === 2)!;
+    expect(chunks[0]).toEqual({ id: page2.id, documentId: manual.documentId, documentName: 'acme-manual.pdf', pageNumber: 2, snippet: expect.stringContaining('warranty lasts five years') });
   });
 
   it('text: the deltas concatenate to exactly the upstream answer', () => {
@@ -137,7 +146,7 @@ describe('a question answered from the documents', () => {
     const [system, ...rest] = req.body.messages;
     expect(system.role).toBe('system');
     expect(system.content).toContain('Answer in one sentence. Mention the manual.');
-    expect(system.content).toContain(`[1] acme-manual.pdf, page 2\n${MANUAL[1]}`);
+    expect(system.content).toContain(`[1] acme-manual.pdf, page 2\n${manual.chunks.find((x) => x.pageNumber === 2)!.text.trim()}`);
     expect(rest).toEqual([{ role: 'user', content: question }]);
   });
 
@@ -171,12 +180,16 @@ describe('a question answered from the documents', () => {
     expect(user).toEqual({ id: expect.stringMatching(UUID), role: 'user', content: question, createdAt: expect.any(String), citations: [], incomplete: false });
     expect(assistant).toEqual({
       id: meta.messageId, role: 'assistant', content: ANSWER_DELTAS.join(''), createdAt: expect.any(String), incomplete: false,
-      citations: [{ index: 1, chunkId: manual.chunks[1].id, documentName: 'acme-manual.pdf', pageNumber: 2 }],
+      citations: [{ index: 1, chunkId: manual.chunks.find((x) => x.pageNumber === 2)!.id, documentName: 'acme-manual.pdf', pageNumber: 2 }],
     });
 
     const recent = await client(A.baseUrl, member.token).get('/api/chat/recent');
     expect(recent.body.conversations[0]).toEqual(expect.objectContaining({ projectId: project.id, project: { id: project.id, name: project.name, color: project.color }, updatedAt: expect.any(String) }));
     expect(recent.body.conversations.map((x: any) => x.id)).toContain(meta.conversationId);
+
+    // the citation resolves to its source on page 2
+    const source = await client(A.baseUrl, member.token).get(`/api/chat/chunks/${assistant.citations[0].chunkId}/source`);
+    expect(source.body).toEqual(expect.objectContaining({ documentId: manual.documentId, documentName: 'acme-manual.pdf', pageNumber: 2 }));
   });
 
   it('the request log line carries the stage timings', async () => {
@@ -446,6 +459,19 @@ describe('upstream failures (spec: chat failure causes)', () => {
     expect((await storedAnswer(member.token, r)).incomplete).toBe(true);
   });
 
+  it('a consumer that stops iterating (e.g. a GraphQL unsubscribe) aborts the upstream at once and keeps the partial answer', async () => {
+    stub.once({ deltas: Array.from({ length: 30 }, (_, i) => `g${i} `), deltaDelayMs: 200 });
+    const actor = await A.services.auth.authenticateHeader(`Bearer ${member.token}`);
+    let meta: any;
+    for await (const e of await A.services.chat.ask(actor, project.id, { message: 'warranty?' })) {
+      if (e.event === 'meta') meta = e.data;
+      if (e.event === 'text') break;
+    }
+    await stub.waitFor(() => stub.last().aborted, 1000);
+    const conv = await client(A.baseUrl, member.token).get(`/api/chat/conversations/${meta.conversationId}`);
+    expect(conv.body.conversation.messages[1]).toEqual(expect.objectContaining({ id: meta.messageId, incomplete: true, content: 'g0 ' }));
+  });
+
   it('a client that disconnects aborts the upstream request and the partial answer is stored incomplete', async () => {
     stub.once({ deltas: Array.from({ length: 30 }, (_, i) => `w${i} `), deltaDelayMs: 100 });
     const r = await ask(A, member.token, project.id, { message: 'warranty?' }, (e) => e.event === 'text');
@@ -512,7 +538,6 @@ describe('environment fallback, time-outs and shutdown (no providers stored)', (
   let pb: Awaited<ReturnType<typeof fb.makeProject>>;
   beforeAll(async () => {
     B = await createTestApp({ env: { LLM_BASE_URL: stub.url, LLM_MODEL: 'env-model', UPSTREAM_TIMEOUT_MS: '600' } });
-    TEMP_SHIM(B);
     fb = factories(B.orm, B.services);
     u = await fb.makeUser({ platformRole: 'admin' });
     pb = await fb.makeProject({ owner: u });
@@ -580,7 +605,6 @@ describe('environment fallback, time-outs and shutdown (no providers stored)', (
 describe('no provider and no environment', () => {
   it('→ meta, sources, then error LLM_API_ERROR; nothing is sent upstream', async () => {
     const C = await createTestApp();
-    TEMP_SHIM(C);
     try {
       const fc = factories(C.orm, C.services);
       const u = await fc.makeUser({ platformRole: 'admin' });
@@ -618,16 +642,3 @@ describe('SSE writer', () => {
   });
 });
 
-// TEMP (until retrieval lands): a plain full-text search standing in for services.retrieval.search
-function TEMP_SHIM(app: TestApp): void {
-  const r = app.services.retrieval as any;
-  if (typeof r.search === 'function') return;
-  r.search = async (_a: null, projectId: string, q: string, o: { topK: number }) => {
-    const rows = await app.orm.em.fork().getConnection().execute(
-      `select c.id, c.document_id, d.name, c.page_number, c.text, c.context, ts_rank(c.tsv, query) as score
-         from chunks c join documents d on d.id = c.document_id, websearch_to_tsquery('english', docqa_unaccent(?)) q0,
-              lateral (select to_tsquery('english', replace(q0::text, '&', '|')) as query) qq
-        where c.project_id = ? and c.tsv @@ query order by score desc limit ?`, [q, projectId, o.topK]);
-    return rows.map((x: any) => ({ chunkId: x.id, documentId: x.document_id, documentName: x.name, pageNumber: x.page_number, text: x.text, context: x.context, score: x.score }));
-  };
-}
