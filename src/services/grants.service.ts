@@ -82,7 +82,7 @@ export class GrantsService extends BaseService {
       if (!exists.length) throw new NotFoundError('target_not_found', `The ${input.targetType} does not exist`);
       // The upsert alone keeps one row per target. This lock only makes concurrent posts of the same
       // target take turns, so each one reads the tier it replaces (metadata.previousTier) exactly.
-      await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`grant:${projectId}:${input.targetId}`]);
+      await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`grant:${projectId}:${input.targetType}:${input.targetId}`]);
       const [row]: Array<{ id: string; inserted: boolean; previous_tier: Tier | null }> = await tx.execute(
         `with previous as (select tier from project_grants where project_id = ? and ${column} = ?)
          insert into project_grants (project_id, user_id, group_id, department_id, tier, granted_by_id)
