@@ -31,6 +31,7 @@ afterAll(async () => t?.close());
 const refused = () => [
   ['member', cast.member],
   ['manager', cast.manager],
+  ['manager of another department', cast.otherManager],
   ['engineer', cast.engineer],
   ['CEO', cast.ceo],
 ] as const;
