@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchAuth, ratio } from './auth';
 import { ROOT, startBenchEnv } from './lib/env';
+import { benchProjects, seedOrg } from './org';
 
 interface Row {
   metric: string;
@@ -28,11 +29,24 @@ async function main(): Promise<void> {
 
   const env = await startBenchEnv();
   try {
+    process.stdout.write('seeding the organisation through the services…\n');
+    const seed = await seedOrg(env);
+    results.seed = { counts: seed.counts, visibleToReader: seed.visibleToReader, seedSeconds: seed.seedSeconds };
+    process.stdout.write(`  ${JSON.stringify(results.seed)}\n`);
+    process.stdout.write('projects list vs raw SQL floor…\n');
+    const projects = await benchProjects(env, seed);
+    results.projects = projects;
+    await seed.orm.close(true);
+
     process.stdout.write('auth: healthz, me, login, login storm…\n');
     const auth = await benchAuth(env);
     results.auth = auth;
     const fmt = (l: { medianMs: number; p95Ms: number; p99Ms: number; rps: number }) => `median ${l.medianMs} ms, p95 ${l.p95Ms}, p99 ${l.p99Ms}, ${l.rps} req/s`;
     rows.push({ metric: 'GET /healthz (floor)', value: fmt(auth.healthz), target: '—', met: null });
+    const pr = ratio(projects.api.medianMs, projects.raw.medianMs);
+    rows.push({ metric: `GET /api/projects (${seed.visibleToReader} visible of ${seed.counts.projects})`, value: fmt(projects.api), target: '—', met: null });
+    rows.push({ metric: 'raw SQL + Express floor, same rows', value: fmt(projects.raw), target: '—', met: null });
+    rows.push({ metric: '/api/projects vs raw floor (median)', value: `${pr}×`, target: '≤ 2×', met: pr <= 2 });
     const meRatio = ratio(auth.me.medianMs, auth.healthz.medianMs);
     rows.push({ metric: 'GET /api/auth/me', value: `${fmt(auth.me)} (${meRatio}× healthz median)`, target: '≤ 2.5× /healthz median', met: meRatio <= 2.5 });
     const loginShare = ratio(auth.login.rps, auth.bcryptPerSecond);
