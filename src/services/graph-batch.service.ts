@@ -1,9 +1,10 @@
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
-import { accessToProjects } from '../access/project-access.sql';
+import { accessibleProjectsCte, accessToProjects, AccessibleProjectRow } from '../access/project-access.sql';
 import type { Access } from '../access/resolver';
-import { Project, ProjectGrant, ProjectMember, User } from '../entities';
+import { Department, Group, GroupMember, Project, ProjectGrant, ProjectMember, User } from '../entities';
 import { ForbiddenError, NotFoundError } from '../errors';
+import type { DepartmentCounts } from '../presenters/department.presenter';
 import type { ProjectCounts } from '../presenters/project.presenter';
 import { BaseService } from './context';
 
@@ -98,5 +99,138 @@ export class GraphBatchService extends BaseService {
     }
     for (const id of allowed) if (!out.has(id)) out.set(id, new NotFoundError('user_not_found', 'User not found'));
     return out;
+  }
+
+  /**
+   * For each user, the projects they are a visible member of, among the projects the caller can
+   * access (with the caller's tier and source): what the caller could piece together from REST's
+   * project lists and their members, in one query.
+   */
+  async memberProjects(actor: Actor, userIds: readonly string[]): Promise<Batch<Array<Pick<AccessibleProjectRow, 'access_tier' | 'access_source'> & { project: Project }>>> {
+    const out: Batch<Array<Pick<AccessibleProjectRow, 'access_tier' | 'access_source'> & { project: Project }>> = new Map();
+    for (const id of userIds) out.set(id, []);
+    const em = this.em();
+    const cte = accessibleProjectsCte(actor);
+    const rows: Array<{ user_id: string; project_id: string; tier: AccessibleProjectRow['access_tier']; source: AccessibleProjectRow['access_source'] }> = await em.execute(
+      `with accessible as (${cte.sql})
+       select pm.user_id, a.project_id, a.tier, a.source
+         from project_members pm
+         join accessible a on a.project_id = pm.project_id
+         join projects p on p.id = pm.project_id
+        where pm.user_id = any(array[?]::uuid[])
+        order by p.created_at desc, p.id`,
+      [...cte.params, userIds.length ? [...userIds] : null],
+    );
+    if (!rows.length) return out;
+    const projects = new Map((await em.find(Project, { id: { $in: [...new Set(rows.map((r) => r.project_id))] } })).map((p) => [p.id, p]));
+    for (const r of rows) (out.get(r.user_id) as unknown[]).push({ project: projects.get(r.project_id)!, access_tier: r.tier, access_source: r.source });
+    return out;
+  }
+
+  /** Departments with their `_count`, for readers of each (GET /departments/:id). */
+  async departments(actor: Actor, ids: readonly string[]): Promise<Batch<{ department: Department; counts: DepartmentCounts }>> {
+    const out: Batch<{ department: Department; counts: DepartmentCounts }> = new Map();
+    const allowed = this.gated(ids, out, (id) => gates.requireDepartmentReader(actor, id));
+    if (allowed.length) {
+      const em = this.em();
+      const rows: Array<DepartmentCounts & { id: string }> = await em.execute(
+        `select d.id,
+                (select count(*) from users u where u.department_id = d.id)::int as members,
+                (select count(*) from groups g where g.department_id = d.id)::int as groups,
+                (select count(*) from project_grants pg where pg.department_id = d.id)::int as grants
+           from departments d where d.id = any(array[?]::uuid[])`,
+        [allowed],
+      );
+      const entities = new Map((await em.find(Department, { id: { $in: allowed } })).map((d) => [d.id, d]));
+      for (const r of rows) out.set(r.id, { department: entities.get(r.id)!, counts: { members: r.members, groups: r.groups, grants: r.grants } });
+    }
+    for (const id of allowed) if (!out.has(id)) out.set(id, new NotFoundError('department_not_found', 'Department not found'));
+    return out;
+  }
+
+  /** Each department's members (GET /departments/:id/members: the department's readers). */
+  async departmentMembers(actor: Actor, departmentIds: readonly string[]): Promise<Batch<User[]>> {
+    const out: Batch<User[]> = new Map();
+    const allowed = this.gated(departmentIds, out, (id) => gates.requireDepartmentReader(actor, id));
+    for (const id of allowed) out.set(id, []);
+    if (allowed.length) {
+      for (const u of await this.em().find(User, { department: { $in: allowed } }, { orderBy: { name: 'asc', id: 'asc' } })) (out.get(u.department!.id) as User[]).push(u);
+    }
+    return out;
+  }
+
+  /** Each department's groups with member counts (GET /groups?departmentId: the groups' readers). */
+  async departmentGroups(actor: Actor, departmentIds: readonly string[]): Promise<Batch<Array<{ group: Group; memberCount: number }>>> {
+    const out: Batch<Array<{ group: Group; memberCount: number }>> = new Map();
+    const allowed = this.gated(departmentIds, out, (id) => gates.requireGroupReader(actor, id));
+    for (const id of allowed) out.set(id, []);
+    if (allowed.length) {
+      const groups = await this.em().find(Group, { department: { $in: allowed } }, { populate: ['department'], orderBy: { name: 'asc', id: 'asc' } });
+      const counts = await this.memberCounts(groups.map((g) => g.id));
+      for (const g of groups) (out.get(g.department.id) as unknown[]).push({ group: g, memberCount: counts.get(g.id) ?? 0 });
+    }
+    return out;
+  }
+
+  /** Groups with member counts, for readers of each (GET /groups/:id). */
+  async groups(actor: Actor, ids: readonly string[]): Promise<Batch<{ group: Group; memberCount: number }>> {
+    const out: Batch<{ group: Group; memberCount: number }> = new Map();
+    const groups = await this.readableGroups(actor, ids, out);
+    const counts = await this.memberCounts(groups.map((g) => g.id));
+    for (const g of groups) out.set(g.id, { group: g, memberCount: counts.get(g.id) ?? 0 });
+    return out;
+  }
+
+  /** Each group's members, ordered by name (GET /groups/:id's `members`). */
+  async groupMembers(actor: Actor, groupIds: readonly string[]): Promise<Batch<User[]>> {
+    const out: Batch<User[]> = new Map();
+    const groups = await this.readableGroups(actor, groupIds, out);
+    for (const g of groups) out.set(g.id, []);
+    if (groups.length) {
+      const rows = await this.em().find(GroupMember, { group: { $in: groups.map((g) => g.id) } }, { populate: ['user'], orderBy: { user: { name: 'asc' } } });
+      for (const r of rows) (out.get(r.group.id) as User[]).push(r.user);
+    }
+    return out;
+  }
+
+  /** Loads groups and applies the group-read gate of each one's department; others get their error. */
+  private async readableGroups(actor: Actor, ids: readonly string[], out: Batch<unknown>): Promise<Group[]> {
+    // as GroupsService.get: callers who could read no group learn nothing about which ids exist
+    try {
+      gates.requireGroupReader(actor);
+    } catch (e) {
+      for (const id of ids) out.set(id, e as Error);
+      return [];
+    }
+    const found = ids.length ? await this.em().find(Group, { id: { $in: [...ids] } }, { populate: ['department'] }) : [];
+    const readable: Group[] = [];
+    for (const g of found) {
+      if (this.gated([g.id], out, () => gates.requireGroupReader(actor, g.department.id)).length) readable.push(g);
+    }
+    for (const id of ids) if (!out.has(id) && !readable.some((g) => g.id === id)) out.set(id, new NotFoundError('group_not_found', 'Group not found'));
+    return readable;
+  }
+
+  private async memberCounts(groupIds: string[]): Promise<Map<string, number>> {
+    if (!groupIds.length) return new Map();
+    const rows: Array<{ group_id: string; n: number }> = await this.em().execute(
+      `select group_id, count(*)::int as n from group_members where group_id = any(array[?]::uuid[]) group by group_id`,
+      [groupIds],
+    );
+    return new Map(rows.map((r) => [r.group_id, r.n]));
+  }
+
+  /** Runs a role gate per id; ids that fail get the gate's error in `out`. Returns the ids that pass. */
+  private gated(ids: readonly string[], out: Batch<unknown>, gate: (id: string) => void): string[] {
+    const allowed: string[] = [];
+    for (const id of ids) {
+      try {
+        gate(id);
+        allowed.push(id);
+      } catch (e) {
+        out.set(id, e as Error);
+      }
+    }
+    return allowed;
   }
 }

@@ -4,8 +4,12 @@ import {
   ValidationRule, ValueNode,
 } from 'graphql';
 
-/** Assumed length of a list the query does not bound with `limit` (members, grants, citations...). */
-export const DEFAULT_LIST_SIZE = 10;
+/**
+ * Assumed length of a list the query cannot bound (members, grants, citations...): a typical size,
+ * not a maximum, so that ordinary nested queries (`users { projects { grants { user } } } }`) fit the
+ * default budget while each extra level of nesting still multiplies the cost.
+ */
+export const DEFAULT_LIST_SIZE = 5;
 /** Assumed size of a page whose `limit` is not given (the services' default page size). */
 export const DEFAULT_PAGE_SIZE = 50;
 /** Page types (`{ items, total }`) are counted by their field's `limit`; their `items` list adds nothing. */

@@ -1,9 +1,12 @@
 import DataLoader from 'dataloader';
 import type { Actor } from '../../access/actor';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors';
+import { presentDepartment } from '../../presenters/department.presenter';
 import { presentGrant } from '../../presenters/grant.presenter';
+import { presentGroup } from '../../presenters/group.presenter';
+import { presentAdminProvider } from '../../presenters/provider.presenter';
 import { presentProjectBase, presentProjectMember, projectFields } from '../../presenters/project.presenter';
-import { presentUser } from '../../presenters/user.presenter';
+import { presentUser, presentUserSummary } from '../../presenters/user.presenter';
 import type { Services } from '../../services';
 import type { Batch, GraphBatchService } from '../../services/graph-batch.service';
 
@@ -44,9 +47,23 @@ export function createLoaders(services: Services, batch: GraphBatchService, acto
   const grants = batched((ids) => batch.grants(caller(), ids), (gs) => gs.map(presentGrant));
   const counts = batched((ids) => batch.counts(caller(), ids), (c) => c);
   const users = batched((ids) => batch.users(caller(), ids), presentUser);
+  const memberProjects = batched((ids) => batch.memberProjects(caller(), ids), (rows) =>
+    rows.map((r) => ({ ...presentProjectBase(projectFields(r.project)), accessTier: r.access_tier, accessSource: r.access_source })));
+  const departments = batched((ids) => batch.departments(caller(), ids), (v) => presentDepartment(v.department, v.counts));
+  const departmentMembers = batched((ids) => batch.departmentMembers(caller(), ids), (us) => us.map(presentUserSummary));
+  const departmentGroups = batched((ids) => batch.departmentGroups(caller(), ids), (gs) => gs.map((v) => presentGroup(v.group, v)));
+  const groups = batched((ids) => batch.groups(caller(), ids), (v) => presentGroup(v.group, v));
+  const groupMembers = batched((ids) => batch.groupMembers(caller(), ids), (us) => us.map(presentUserSummary));
+  /** The admin view of providers: one GET /providers/admin read answers every key (engineer, superadmin). */
+  const providers = new DataLoader<string, Row>(async (ids) => {
+    const all = new Map((await services.providers.listAll(caller())).map((p) => [p.id, presentAdminProvider(p)]));
+    return ids.map((id) => all.get(id) ?? new NotFoundError('provider_not_found', 'Provider not found'));
+  });
 
   /** Full views, for fields a partial view lacks (FromView): the same reach as REST's GET /x/:id. */
-  const fullByType: Record<string, DataLoader<string, Row>> = { User: users, Project: projects };
+  const fullByType: Record<string, DataLoader<string, Row>> = {
+    User: users, Project: projects, Department: departments, Group: groups, Provider: providers,
+  };
 
   return {
     access,
@@ -55,6 +72,13 @@ export function createLoaders(services: Services, batch: GraphBatchService, acto
     grants,
     counts,
     users,
+    memberProjects,
+    departments,
+    departmentMembers,
+    departmentGroups,
+    groups,
+    groupMembers,
+    providers,
     /** The full view of a `typeName` object, read with the caller's rights. */
     full(typeName: string, id: string): Promise<Row> {
       const loader = fullByType[typeName];

@@ -4,11 +4,17 @@ import { buildSchema, NonEmptyArray } from 'type-graphql';
 import { authChecker } from './auth-checker';
 import { AuditResolver } from './resolvers/audit.resolver';
 import { AuthResolver } from './resolvers/auth.resolver';
+import { DepartmentResolver } from './resolvers/department.resolver';
 import { GrantResolver } from './resolvers/grant.resolver';
+import { GroupResolver } from './resolvers/group.resolver';
 import { ProjectResolver } from './resolvers/project.resolver';
+import { ProviderResolver } from './resolvers/provider.resolver';
+import { UserResolver } from './resolvers/user.resolver';
 
 /** Every resolver class; the schema (and the committed schema.graphql) is built from these. */
-export const RESOLVERS: NonEmptyArray<Function> = [AuthResolver, ProjectResolver, GrantResolver, AuditResolver];
+export const RESOLVERS: NonEmptyArray<Function> = [
+  AuthResolver, UserResolver, DepartmentResolver, GroupResolver, ProjectResolver, GrantResolver, AuditResolver, ProviderResolver,
+];
 
 let built: Promise<GraphQLSchema> | null = null;
 

@@ -1,5 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { FromView } from '../view';
+import { Page } from './common.type';
 
 /** REST's department `_count`. */
 @ObjectType('DepartmentCounts')
@@ -21,3 +22,5 @@ export class DepartmentType {
   @Field(() => String, { nullable: true }) @FromView() description?: string;
   @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string;
 }
+
+export const DepartmentPage = Page(DepartmentType, 'Department');

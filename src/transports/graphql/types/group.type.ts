@@ -1,5 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { FromView } from '../view';
+import { Page } from './common.type';
 import { DepartmentType } from './department.type';
 
 /** A group of one department's users (DESIGN §4). */
@@ -13,3 +14,5 @@ export class GroupType {
   @Field(() => Int, { nullable: true }) @FromView() memberCount?: number;
   @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string;
 }
+
+export const GroupPage = Page(GroupType, 'Group');

@@ -1,14 +1,8 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { FromView } from '../view';
+import { DepartmentType } from './department.type';
 import { OrgPositionEnum, PlatformRoleEnum, UserStatusEnum } from './enums';
-
-/** A short department reference as users carry it (`{id, name, color}`). */
-@ObjectType('DepartmentRef')
-export class DepartmentRefType {
-  @Field(() => ID) id!: string;
-  @Field() name!: string;
-  @Field() color!: string;
-}
+import { Page } from './common.type';
 
 /**
  * A user. Which fields are filled depends on how the caller reached the user (see FromView):
@@ -22,10 +16,12 @@ export class UserType {
   @Field(() => PlatformRoleEnum, { nullable: true }) @FromView() platformRole?: string;
   @Field(() => OrgPositionEnum, { nullable: true }) @FromView() orgPosition?: string;
   @Field(() => String, { nullable: true }) @FromView() departmentId?: string | null;
-  @Field(() => DepartmentRefType, { nullable: true }) @FromView() department?: DepartmentRefType | null;
+  @Field(() => DepartmentType, { nullable: true }) @FromView() department?: DepartmentType | null;
   @Field(() => String, { nullable: true }) @FromView() avatarColor?: string;
   @Field(() => String, { nullable: true }) @FromView() avatarUrl?: string | null;
   @Field(() => UserStatusEnum, { nullable: true }) @FromView() status?: string;
   @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() lastLoginAt?: string | null;
   @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string | null;
 }
+
+export const UserPage = Page(UserType, 'User');

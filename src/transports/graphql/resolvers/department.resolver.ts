@@ -1,0 +1,69 @@
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { presentDepartment } from '../../../presenters/department.presenter';
+import { presentUserSummary } from '../../../presenters/user.presenter';
+import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from '../../../services/departments.inputs';
+import type { DepartmentView } from '../../../services/departments.service';
+import { parse } from '../../../validation';
+import { actorOf, GraphqlContext } from '../context';
+import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
+import { DepartmentCountsType, DepartmentPage, DepartmentType } from '../types/department.type';
+import { GroupType } from '../types/group.type';
+import { UserType } from '../types/user.type';
+
+const present = (v: DepartmentView) => presentDepartment(v.department, v.counts);
+type DepartmentRoot = DepartmentType & { _count?: DepartmentCountsType };
+
+@Authorized()
+@Resolver(() => DepartmentType)
+export class DepartmentResolver {
+  @Query(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
+  async departments(@Args(() => PageArgs) page: PageArgs, @Ctx() ctx: GraphqlContext) {
+    const p = await parse(PageArgs, page);
+    return pageOf((await ctx.services.departments.list(actorOf(ctx))).map(present), p);
+  }
+
+  @Query(() => DepartmentType, { description: 'GET /departments/:id' })
+  async department(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
+    return present(await ctx.services.departments.get(actorOf(ctx), id));
+  }
+
+  @Mutation(() => DepartmentType, { description: 'POST /departments (admin, superadmin)' })
+  async createDepartment(@Arg('input', () => CreateDepartmentInput) input: CreateDepartmentInput, @Ctx() ctx: GraphqlContext) {
+    return present(await ctx.services.departments.create(actorOf(ctx), await parse(CreateDepartmentInput, input)));
+  }
+
+  @Mutation(() => DepartmentType, { description: "PATCH /departments/:id (admin, superadmin, the department's manager)" })
+  async updateDepartment(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateDepartmentInput) input: UpdateDepartmentInput, @Ctx() ctx: GraphqlContext) {
+    return present(await ctx.services.departments.update(actorOf(ctx), id, await parse(UpdateDepartmentInput, input)));
+  }
+
+  @Mutation(() => DeleteResultType, { description: 'DELETE /departments/:id (admin, superadmin; 409 while referenced)' })
+  async deleteDepartment(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.departments.delete(actorOf(ctx), id)) };
+  }
+
+  @Mutation(() => [UserType], { description: 'POST /departments/:id/members (admin, superadmin): the members afterwards' })
+  async addDepartmentMembers(@Arg('id', () => ID) id: string, @Arg('input', () => AddDepartmentMembersInput) input: AddDepartmentMembersInput, @Ctx() ctx: GraphqlContext) {
+    return (await ctx.services.departments.addMembers(actorOf(ctx), id, await parse(AddDepartmentMembersInput, input))).map(presentUserSummary);
+  }
+
+  @Mutation(() => DeleteResultType, { description: "DELETE /departments/:id/members/:userId (admin, superadmin, the CEO, the department's manager)" })
+  async removeDepartmentMember(@Arg('id', () => ID) id: string, @Arg('userId', () => ID) userId: string, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.departments.removeMember(actorOf(ctx), id, userId)) };
+  }
+
+  @FieldResolver(() => DepartmentCountsType, { nullable: true, description: 'REST `_count` {members, groups, grants} (department readers)' })
+  async counts(@Root() d: DepartmentRoot, @Ctx() ctx: GraphqlContext) {
+    return d._count ?? (await ctx.loaders.full('Department', d.id))._count;
+  }
+
+  @FieldResolver(() => [UserType], { nullable: true, description: 'GET /departments/:id/members (department readers)' })
+  async members(@Root() d: DepartmentType, @Ctx() ctx: GraphqlContext) {
+    return ctx.loaders.departmentMembers.load(d.id);
+  }
+
+  @FieldResolver(() => [GroupType], { nullable: true, description: "The department's groups (group readers)" })
+  async groups(@Root() d: DepartmentType, @Ctx() ctx: GraphqlContext) {
+    return ctx.loaders.departmentGroups.load(d.id);
+  }
+}
