@@ -28,7 +28,13 @@ export async function parse<T extends object>(cls: Ctor<T>, body: unknown): Prom
     throw ValidationError.field('body', 'body must be a JSON object');
   }
   // no implicit conversion: "5" is not a number and 5 is not a string
-  const instance = plainToInstance(cls, body, { enableImplicitConversion: false, exposeDefaultValues: true });
+  let instance: T;
+  try {
+    instance = plainToInstance(cls, body, { enableImplicitConversion: false, exposeDefaultValues: true });
+  } catch {
+    // class-transformer throws on hostile shapes, e.g. {"email": {"constructor": "x"}}: bad input, not a 500
+    throw ValidationError.field('body', 'body contains a malformed value');
+  }
   const errors = await validate(instance as object, {
     whitelist: true,
     forbidNonWhitelisted: true,

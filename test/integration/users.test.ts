@@ -264,6 +264,7 @@ describe('POST /users', () => {
     ['an unknown platformRole', newUserBody({ platformRole: 'root' })],
     ['an unknown orgPosition', newUserBody({ orgPosition: 'boss' })],
     ['a malformed departmentId', newUserBody({ departmentId: 'dept-1' })],
+    ['an object whose constructor key is a string', newUserBody({ email: { constructor: 'x' } })],
   ];
   it.each(invalid)('400 validation_failed for %s', async (_label, body) => {
     const res = await as(cast.admin).post('/api/users', body);
