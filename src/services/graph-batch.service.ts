@@ -2,9 +2,10 @@ import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { accessibleProjectsCte, accessToProjects, AccessibleProjectRow } from '../access/project-access.sql';
 import type { Access } from '../access/resolver';
-import { Department, Group, GroupMember, Project, ProjectGrant, ProjectMember, User } from '../entities';
+import { Conversation, Department, Document, Group, GroupMember, Message, Project, ProjectGrant, ProjectMember, User } from '../entities';
 import { ForbiddenError, NotFoundError } from '../errors';
 import type { DepartmentCounts } from '../presenters/department.presenter';
+import type { ConversationRow } from '../presenters/conversation.presenter';
 import type { ProjectCounts } from '../presenters/project.presenter';
 import { BaseService } from './context';
 
@@ -232,5 +233,58 @@ export class GraphBatchService extends BaseService {
       }
     }
     return allowed;
+  }
+
+  /** Each project's documents, newest first (GET /projects/:projectId/documents needs `use`). */
+  async documents(actor: Actor, projectIds: readonly string[]): Promise<Batch<Document[]>> {
+    const { allowed, out } = await this.readable<Document[]>(actor, projectIds);
+    for (const id of allowed) out.set(id, []);
+    if (allowed.length) {
+      const rows = await this.em().find(Document, { project: { $in: allowed } }, { orderBy: { createdAt: 'desc', id: 'asc' } });
+      for (const d of rows) (out.get(d.project.id) as Document[]).push(d);
+    }
+    return out;
+  }
+
+  /** The caller's own conversations in each project, newest first (GET /chat/projects/:id/conversations needs `use`). */
+  async projectConversations(actor: Actor, projectIds: readonly string[]): Promise<Batch<ConversationRow[]>> {
+    const { allowed, out } = await this.readable<ConversationRow[]>(actor, projectIds);
+    for (const id of allowed) out.set(id, []);
+    if (allowed.length) {
+      const rows: Array<{ id: string; title: string; project_id: string; created_at: Date; updated_at: Date; message_count: number }> = await this.em().execute(
+        `select c.id, c.title, c.project_id, c.created_at, c.updated_at,
+                (select count(*) from messages m where m.conversation_id = c.id)::int as message_count
+           from conversations c
+          where c.project_id = any(array[?]::uuid[]) and c.user_id = ?
+          order by c.updated_at desc, c.id desc`,
+        [allowed, actor.id],
+      );
+      for (const r of rows) {
+        (out.get(r.project_id) as ConversationRow[]).push({ id: r.id, title: r.title, projectId: r.project_id, createdAt: r.created_at, updatedAt: r.updated_at, messageCount: r.message_count });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Each conversation's messages, oldest first, under GET /chat/conversations/:id's rule: its author
+   * while they hold `use` on the project, or platform staff; anyone else gets not_found.
+   */
+  async conversationMessages(actor: Actor, conversationIds: readonly string[]): Promise<Batch<Message[]>> {
+    const out: Batch<Message[]> = new Map();
+    const em = this.em();
+    const conversations = conversationIds.length ? await em.find(Conversation, { id: { $in: [...conversationIds] } }) : [];
+    let readable = conversations;
+    if (!gates.isPlatformAdmin(actor)) {
+      const access = await this.access(actor, [...new Set(conversations.map((c) => c.project.id))]);
+      readable = conversations.filter((c) => c.user?.id === actor.id && access.has(c.project.id));
+    }
+    for (const id of conversationIds) out.set(id, new NotFoundError('not_found', 'Conversation not found'));
+    for (const c of readable) out.set(c.id, []);
+    if (readable.length) {
+      const rows = await em.find(Message, { conversation: { $in: readable.map((c) => c.id) } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      for (const m of rows) (out.get(m.conversation.id) as Message[]).push(m);
+    }
+    return out;
   }
 }

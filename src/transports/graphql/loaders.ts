@@ -1,7 +1,9 @@
 import DataLoader from 'dataloader';
 import type { Actor } from '../../access/actor';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors';
+import { presentConversationSummary } from '../../presenters/conversation.presenter';
 import { presentDepartment } from '../../presenters/department.presenter';
+import { presentDocument } from '../../presenters/document.presenter';
 import { presentGrant } from '../../presenters/grant.presenter';
 import { presentGroup } from '../../presenters/group.presenter';
 import { presentAdminProvider } from '../../presenters/provider.presenter';
@@ -54,6 +56,10 @@ export function createLoaders(services: Services, batch: GraphBatchService, acto
   const departmentGroups = batched((ids) => batch.departmentGroups(caller(), ids), (gs) => gs.map((v) => presentGroup(v.group, v)));
   const groups = batched((ids) => batch.groups(caller(), ids), (v) => presentGroup(v.group, v));
   const groupMembers = batched((ids) => batch.groupMembers(caller(), ids), (us) => us.map(presentUserSummary));
+  const documents = batched((ids) => batch.documents(caller(), ids), (ds) => ds.map(presentDocument));
+  const projectConversations = batched((ids) => batch.projectConversations(caller(), ids), (rows) =>
+    rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId })));
+  const conversationMessages = batched((ids) => batch.conversationMessages(caller(), ids), (ms) => ms);
   /** The admin view of providers: one GET /providers/admin read answers every key (engineer, superadmin). */
   const providers = new DataLoader<string, Row>(async (ids) => {
     const all = new Map((await services.providers.listAll(caller())).map((p) => [p.id, presentAdminProvider(p)]));
@@ -79,6 +85,9 @@ export function createLoaders(services: Services, batch: GraphBatchService, acto
     groups,
     groupMembers,
     providers,
+    documents,
+    projectConversations,
+    conversationMessages,
     /** The full view of a `typeName` object, read with the caller's rights. */
     full(typeName: string, id: string): Promise<Row> {
       const loader = fullByType[typeName];

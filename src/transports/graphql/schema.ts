@@ -4,7 +4,9 @@ import { buildSchema, NonEmptyArray } from 'type-graphql';
 import { authChecker } from './auth-checker';
 import { AuditResolver } from './resolvers/audit.resolver';
 import { AuthResolver } from './resolvers/auth.resolver';
+import { ChatResolver } from './resolvers/chat.resolver';
 import { DepartmentResolver } from './resolvers/department.resolver';
+import { DocumentResolver } from './resolvers/document.resolver';
 import { GrantResolver } from './resolvers/grant.resolver';
 import { GroupResolver } from './resolvers/group.resolver';
 import { ProjectResolver } from './resolvers/project.resolver';
@@ -14,6 +16,7 @@ import { UserResolver } from './resolvers/user.resolver';
 /** Every resolver class; the schema (and the committed schema.graphql) is built from these. */
 export const RESOLVERS: NonEmptyArray<Function> = [
   AuthResolver, UserResolver, DepartmentResolver, GroupResolver, ProjectResolver, GrantResolver, AuditResolver, ProviderResolver,
+  DocumentResolver, ChatResolver,
 ];
 
 let built: Promise<GraphQLSchema> | null = null;

@@ -3,7 +3,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
-import type { Express, RequestHandler } from 'express';
+import express, { Express, RequestHandler } from 'express';
 import {
   execute, ExecutionArgs, GraphQLError, GraphQLSchema, NoSchemaIntrospectionCustomRule, parse, specifiedRules, subscribe, validate,
 } from 'graphql';
@@ -45,6 +45,20 @@ function wsRules(config: Config, variables: Record<string, unknown>) {
   ];
 }
 
+/**
+ * uploadDocuments carries files base64-encoded, so a GraphQL body may be as large as one maximal
+ * file. Only an authenticated caller may send more than the usual JSON limit: anyone else is
+ * refused before the body is read, as REST checks access before reading an upload.
+ */
+function bodyParser(config: Config, services: AppDeps['services'], json: RequestHandler): RequestHandler {
+  const large = express.json({ limit: `${Math.ceil((config.maxUploadMb * 1024 * 4) / 3) + config.maxBodyKb}kb`, strict: true });
+  return (req, res, next) => {
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (!(length > config.maxBodyKb * 1024)) return json(req, res, next);
+    services.auth.authenticateHeader(req.headers.authorization).then(() => large(req, res, next), next);
+  };
+}
+
 interface WsExtra {
   request: http.IncomingMessage;
 }
@@ -72,7 +86,7 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
   await apollo.start();
   app.use(
     GRAPHQL_PATH,
-    json,
+    bodyParser(config, services, json),
     expressMiddleware(apollo, { context: async ({ req }) => createContext(services, batch, req.headers.authorization, req.ip ?? 'unknown') }),
   );
 

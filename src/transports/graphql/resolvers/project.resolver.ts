@@ -5,6 +5,8 @@ import { parse } from '../../../validation';
 import { actorOf, GraphqlContext } from '../context';
 import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
 import { AccessSourceEnum, TierEnum } from '../types/enums';
+import { ConversationType } from '../types/chat.type';
+import { DocumentType } from '../types/document.type';
 import { ProjectGrantType } from '../types/grant.type';
 import { ProjectCountsType, ProjectMemberType, ProjectPage, ProjectType, RemoveMemberResultType } from '../types/project.type';
 
@@ -73,5 +75,15 @@ export class ProjectResolver {
   @FieldResolver(() => AccessSourceEnum, { description: "Why the caller holds that tier" })
   async accessSource(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
     return p.accessSource ?? (await ctx.loaders.access.load(p.id)).source;
+  }
+
+  @FieldResolver(() => [DocumentType], { description: 'GET /projects/:projectId/documents (use tier), newest first' })
+  async documents(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return ctx.loaders.documents.load(p.id);
+  }
+
+  @FieldResolver(() => [ConversationType], { description: "The caller's own conversations in the project, newest first" })
+  async conversations(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return ctx.loaders.projectConversations.load(p.id);
   }
 }

@@ -1,0 +1,75 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { SubscribeResolverData } from 'type-graphql';
+import {
+  presentConversationDetail, presentConversationSummary, presentMessage, presentRecentConversation,
+} from '../../../presenters/conversation.presenter';
+import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
+import type { ChatEvent } from '../../../services/chat.service';
+import { parse } from '../../../validation';
+import { actorOf, GraphqlContext } from '../context';
+import { abortableStream } from '../subscriptions';
+import {
+  ChatConfigType, ChatEventUnion, ConversationCountsType, ConversationType, MessageType,
+} from '../types/chat.type';
+import { ProjectType } from '../types/project.type';
+
+type ConversationRoot = ConversationType & { messages?: MessageType[] };
+
+@Authorized()
+@Resolver(() => ConversationType)
+export class ChatResolver {
+  @Query(() => ChatConfigType, { description: 'GET /chat/config: which modes this server offers' })
+  chatConfig(@Ctx() ctx: GraphqlContext) {
+    return ctx.services.chat.modes(actorOf(ctx));
+  }
+
+  @Query(() => [ConversationType], { description: "GET /chat/projects/:projectId/conversations: the caller's own (use tier), newest first" })
+  async conversations(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('page', () => ConversationListQuery, { nullable: true }) page: ConversationListQuery | undefined,
+    @Ctx() ctx: GraphqlContext,
+  ) {
+    const rows = await ctx.services.chat.listConversations(actorOf(ctx), projectId, await parse(ConversationListQuery, page ?? {}));
+    return rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId }));
+  }
+
+  @Query(() => ConversationType, { description: 'GET /chat/conversations/:id: its author (with use tier) or platform staff' })
+  async conversation(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
+    const { conversation, messages } = await ctx.services.chat.getConversation(actorOf(ctx), id);
+    return presentConversationDetail(conversation, messages);
+  }
+
+  @Query(() => [ConversationType], { description: "GET /chat/recent: the caller's conversations across projects, newest first" })
+  async recentConversations(@Arg('page', () => ConversationListQuery, { nullable: true }) page: ConversationListQuery | undefined, @Ctx() ctx: GraphqlContext) {
+    return (await ctx.services.chat.recent(actorOf(ctx), await parse(ConversationListQuery, page ?? {}))).map(presentRecentConversation);
+  }
+
+  @Authorized()
+  @Subscription(() => ChatEventUnion, {
+    description: 'POST /chat/projects/:projectId as a subscription: meta, sources, text..., then done or error. Unsubscribing aborts the upstream call.',
+    subscribe: async ({ args, context }: SubscribeResolverData<unknown, { projectId: string; input: unknown }, GraphqlContext>) => {
+      const input = await parse(AskInput, args.input);
+      // access, mode and conversation are checked before the stream starts: a denied caller gets an error, no events
+      return abortableStream((signal) => context.services.chat.ask(actorOf(context), args.projectId, input, signal));
+    },
+  })
+  chat(@Root() event: ChatEvent, @Arg('projectId', () => ID) _projectId: string, @Arg('input', () => AskInput) _input: AskInput) {
+    return { event: event.event, ...event.data };
+  }
+
+  @FieldResolver(() => [MessageType], { description: 'Oldest first, with citations' })
+  async messages(@Root() c: ConversationRoot, @Ctx() ctx: GraphqlContext) {
+    return c.messages ?? (await ctx.loaders.conversationMessages.load(c.id)).map(presentMessage);
+  }
+
+  @FieldResolver(() => ConversationCountsType, { description: 'REST `_count`' })
+  async counts(@Root() c: ConversationRoot, @Ctx() ctx: GraphqlContext) {
+    if (c.messageCount !== undefined) return { messages: c.messageCount };
+    return { messages: (c.messages ?? (await ctx.loaders.conversationMessages.load(c.id))).length };
+  }
+
+  @FieldResolver(() => ProjectType, { description: "The conversation's project" })
+  async project(@Root() c: ConversationRoot, @Ctx() ctx: GraphqlContext) {
+    return ctx.loaders.projects.load(c.projectId);
+  }
+}

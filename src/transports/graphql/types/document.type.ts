@@ -1,0 +1,94 @@
+import { IsBase64, IsOptional, IsString, MaxLength, MinLength, ArrayMinSize, ArrayMaxSize, ValidateNested, IsArray } from 'class-validator';
+import { Type } from 'class-transformer';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
+import { Page } from './common.type';
+import { DocumentStatusEnum } from './enums';
+
+@ObjectType('DocumentProgressCounts')
+export class ProgressCountsType {
+  @Field(() => Int) pagesDone!: number;
+  @Field(() => Int) pagesTotal!: number;
+}
+
+/** A document of a project (the stored file never goes on the wire). */
+@ObjectType('Document')
+export class DocumentType {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) projectId!: string;
+  @Field() name!: string;
+  @Field() mimeType!: string;
+  @Field(() => Int) size!: number;
+  @Field() sha256!: string;
+  @Field(() => DocumentStatusEnum) status!: string;
+  @Field(() => ProgressCountsType) progress!: ProgressCountsType;
+  @Field(() => Int) pageCount!: number;
+  @Field(() => Int) chunkCount!: number;
+  @Field(() => String, { nullable: true }) error!: string | null;
+  @Field(() => ID, { nullable: true }) uploadedBy!: string | null;
+  @Field({ description: 'ISO timestamp' }) createdAt!: string;
+  @Field({ description: 'ISO timestamp' }) updatedAt!: string;
+  @Field(() => Boolean, { nullable: true, description: 'In upload answers: the same content was already in the project' }) duplicate?: boolean;
+}
+
+export const DocumentPage = Page(DocumentType, 'Document');
+
+/** One ingestion progress event (documentProgress subscription). */
+@ObjectType('DocumentProgress')
+export class DocumentProgressType {
+  @Field(() => ID) documentId!: string;
+  @Field(() => ID) projectId!: string;
+  @Field(() => DocumentStatusEnum) status!: string;
+  @Field(() => Int) pagesDone!: number;
+  @Field(() => Int) pagesTotal!: number;
+  @Field(() => ProgressCountsType) progress!: ProgressCountsType;
+  @Field(() => Int) pageCount!: number;
+  @Field(() => Int) chunkCount!: number;
+  @Field(() => String, { nullable: true }) error!: string | null;
+}
+
+/** GET /chat/chunks/:chunkId/source: a citation's chunk with its surrounding paragraph. */
+@ObjectType('ChunkSource')
+export class ChunkSourceType {
+  @Field(() => ID) documentId!: string;
+  @Field() documentName!: string;
+  @Field(() => Int) pageNumber!: number;
+  @Field(() => ID) chunkId!: string;
+  @Field() snippet!: string;
+  @Field() context!: string;
+}
+
+/**
+ * A file for uploadDocuments: JSON cannot carry bytes, so the content travels base64-encoded
+ * (REST's multipart upload is the better fit for many or large files).
+ */
+@InputType()
+export class UploadFileGraphqlInput {
+  @Field()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  mimeType?: string;
+
+  @Field({ description: 'The file content, base64-encoded' })
+  @IsString()
+  @IsBase64()
+  contentBase64!: string;
+}
+
+@InputType()
+export class UploadDocumentsInput {
+  @Field(() => [UploadFileGraphqlInput])
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_FILES_PER_UPLOAD)
+  @ValidateNested({ each: true })
+  @Type(() => UploadFileGraphqlInput)
+  files!: UploadFileGraphqlInput[];
+}
