@@ -105,8 +105,7 @@ export class AuthService extends BaseService {
     return jwt.sign({ typ: 'access' }, this.config.jwtSecret, { algorithm: 'HS256', subject: userId, expiresIn: ACCESS_TTL_SECONDS });
   }
 
-  private async issueTokens(em: ReturnType<BaseService['em']>, userId: string, familyId: string): Promise<TokenPair & { jti: string }> {
-    const jti = randomUUID();
+  private async issueTokens(em: ReturnType<BaseService['em']>, userId: string, familyId: string, jti = randomUUID()): Promise<TokenPair & { jti: string }> {
     const refreshToken = jwt.sign({ typ: 'refresh', fam: familyId }, this.config.jwtSecret, {
       algorithm: 'HS256',
       subject: userId,
@@ -140,33 +139,36 @@ export class AuthService extends BaseService {
   /** Rotates a refresh token: the used one stops working; reusing a rotated one revokes its family. */
   async refresh(refreshToken: string): Promise<TokenPair> {
     const claims = this.verify<RefreshClaims>(refreshToken, 'refresh');
-    if (typeof claims.jti !== 'string' || typeof claims.fam !== 'string') throw new UnauthorizedError();
-    return this.em().transactional(async (em) => {
-      const conn = em.getConnection();
+    if (!isUuid(claims.jti) || !isUuid(claims.fam)) throw new UnauthorizedError();
+    const invalid = () => new UnauthorizedError('unauthorized', 'Refresh token expired or invalid');
+    const nextJti = randomUUID();
+    const outcome = await this.em().transactional(async (em) => {
       // conditional update: of two concurrent refreshes with the same token exactly one wins
-      const rows: Array<{ user_id: string }> = await conn.execute(
+      const rows: Array<{ user_id: string }> = await em.execute(
         `update refresh_tokens set revoked_at = now(), replaced_by = ?
           where id = ? and revoked_at is null and expires_at > now() returning user_id`,
-        [randomUUID(), claims.jti],
+        [nextJti, claims.jti],
       );
-      if (rows.length === 0) {
-        const rec = await em.findOne(RefreshToken, { id: claims.jti });
-        if (rec?.replacedBy) {
-          // reuse of a rotated token: assume it leaked and revoke the whole family
-          await conn.execute(`update refresh_tokens set revoked_at = now() where family_id = ? and revoked_at is null`, [rec.familyId]);
-        }
-        throw new UnauthorizedError('unauthorized', 'Refresh token expired or invalid');
-      }
+      if (rows.length === 0) return { reused: true as const };
       const user = await em.findOne(User, { id: rows[0].user_id });
-      if (!user || user.status !== 'active') throw new UnauthorizedError('unauthorized', 'Refresh token expired or invalid');
-      const { accessToken, refreshToken: next } = await this.issueTokens(em, user.id, claims.fam);
-      return { accessToken, refreshToken: next };
+      if (!user || user.status !== 'active') throw invalid();
+      const { accessToken, refreshToken: next } = await this.issueTokens(em, user.id, claims.fam, nextJti);
+      return { reused: false as const, tokens: { accessToken, refreshToken: next } };
     });
+    if (!outcome.reused) return outcome.tokens;
+    // not rotatable: if it was already rotated, assume it leaked and revoke the whole family
+    // (outside the failed transaction, so the revocation sticks)
+    const em = this.em();
+    const rec = await em.findOne(RefreshToken, { id: claims.jti });
+    if (rec?.replacedBy) {
+      await em.execute(`update refresh_tokens set revoked_at = now() where family_id = ? and revoked_at is null`, [rec.familyId]);
+    }
+    throw invalid();
   }
 
   /** With a token: revokes that token (if it is the caller's). Without: all of the caller's tokens. */
   async logout(actor: Actor, refreshToken?: string): Promise<void> {
-    const conn = this.em().getConnection();
+    const conn = this.em();
     if (refreshToken) {
       let claims: RefreshClaims;
       try {
