@@ -75,6 +75,17 @@ function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
   return out;
 }
 
+/**
+ * True when no paragraph can run from this page onto the next (its last paragraph ends a
+ * sentence, or it has none). Chunking a document in runs of pages that end on such pages gives
+ * exactly the chunks of chunking it whole, because chunks only span pages inside such a paragraph;
+ * ingestion uses this to index early pages while later ones are still being read.
+ */
+export function closesParagraphs(page: ParsedPage): boolean {
+  const paras = splitParagraphs(page.text);
+  return paras.length === 0 || ENDS_SENTENCE.test(paras[paras.length - 1].replace(/\s+/g, ' ').trim());
+}
+
 /** Splits text longer than `max` at whitespace into pieces of at most `max` characters. */
 function splitLong(text: string, max: number): string[] {
   if (text.length <= max) return [text];
@@ -161,7 +172,7 @@ function contextFor(units: Unit[], text: string, paras: Paragraph[], max: number
  * spans a page break, except inside a paragraph that itself runs across the break; then it
  * records both pages (pageNumber .. pageEnd), so a citation is never silently off by a page.
  */
-export function chunkPages(pages: ParsedPage[], options: Partial<ChunkOptions> = {}): ChunkDraft[] {
+export function chunkPages(pages: ParsedPage[], options: Partial<ChunkOptions> = {}, firstOrdinal = 0): ChunkDraft[] {
   const o = { ...DEFAULT_CHUNK_OPTIONS, ...options };
   const paras = paragraphsOf(pages);
   const chunks: ChunkDraft[] = [];
@@ -171,7 +182,7 @@ export function chunkPages(pages: ParsedPage[], options: Partial<ChunkOptions> =
   const emit = (): void => {
     const text = joinUnits(cur);
     chunks.push({
-      ordinal: chunks.length,
+      ordinal: firstOrdinal + chunks.length,
       pageNumber: Math.min(...cur.map((u) => u.page)),
       pageEnd: Math.max(...cur.map((u) => u.pageEnd)),
       text,

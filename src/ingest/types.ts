@@ -12,6 +12,14 @@ export interface ParsedPage {
 /** Called as pages are read: `pagesTotal` is known up front for PDFs, at the end for the rest. */
 export type ProgressFn = (pagesDone: number, pagesTotal: number) => void | Promise<void>;
 
+export interface ParseOptions {
+  onProgress?: ProgressFn;
+  /** Receives each page as soon as it is read, in page order (so indexing can overlap parsing). */
+  onPage?: (page: ParsedPage) => void;
+  /** Stops parsing (the PDF reader thread is terminated). */
+  signal?: AbortSignal;
+}
+
 /**
  * A problem with the file itself (corrupt, unsupported, no text): retrying cannot help, so the
  * document fails at once with this readable message instead of going through the job's retries.

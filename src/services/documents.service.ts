@@ -6,13 +6,13 @@ import { requireTier } from '../access/resolver';
 import { Document, Project, User } from '../entities';
 import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
-import { chunkPages } from '../ingest/chunker';
 import { detectKind, kindOfMime, mimeTypeFor } from '../ingest/detect';
-import { insertDocumentChunks, lockProjectIndex, query, removeDocumentChunks } from '../ingest/index-writer';
+import { commitStagedChunks, lockProjectIndex, query, removeDocumentChunks } from '../ingest/index-writer';
 import { parseDocument } from '../ingest/parsers';
 import { DocumentProgress, ProgressHub } from '../ingest/progress';
 import { IngestJob, IngestQueue } from '../ingest/queue';
-import { IngestError } from '../ingest/types';
+import { PageStager } from '../ingest/stager';
+import { IngestError, ParsedPage } from '../ingest/types';
 import { isUuid } from '../validation';
 import { BaseService } from './context';
 import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
@@ -354,32 +354,38 @@ export class DocumentsService extends BaseService {
     const kind = kindOfMime(mimeType);
     if (!kind) throw new IngestError(`unsupported file type; upload ${SUPPORTED}`);
     let lastWrite = 0;
-    const pages = await parseDocument(
-      kind,
-      content,
-      async (pagesDone, pagesTotal) => {
-        const now = Date.now();
-        if (pagesDone < pagesTotal && now - lastWrite < PROGRESS_EVERY_MS) return;
-        lastWrite = now;
-        await query(em, 'update documents set pages_done = ?, pages_total = ?, updated_at = now() where id = ?', [pagesDone, pagesTotal, documentId]);
-        await this.announce(em, documentId);
-      },
-      signal,
-    );
-    const chunks = chunkPages(pages);
-    if (!chunks.length) throw new IngestError(kind === 'pdf' ? 'no extractable text (scanned document?)' : 'no extractable text');
-    signal.throwIfAborted();
+    // progress goes through `em` (its own pooled connection, committed at once), not the
+    // transaction below, so watchers see it while the document is being read
+    const onProgress = async (pagesDone: number, pagesTotal: number) => {
+      const now = Date.now();
+      if (pagesDone < pagesTotal && now - lastWrite < PROGRESS_EVERY_MS) return;
+      lastWrite = now;
+      await query(em, 'update documents set pages_done = ?, pages_total = ?, updated_at = now() where id = ?', [pagesDone, pagesTotal, documentId]);
+      await this.announce(em, documentId);
+    };
     await em.transactional(async (tx) => {
+      // pages are chunked and their vectors built (staged) while later pages are still read
+      const stager = new PageStager(tx, this.config.searchLanguage);
+      let pages: ParsedPage[];
+      try {
+        pages = await parseDocument(kind, content, { onProgress, onPage: (page) => stager.push(page), signal });
+      } finally {
+        await stager.settle(); // nothing of ours may still run on the connection when the transaction ends
+      }
+      await stager.finish();
+      if (!stager.chunkCount) throw new IngestError(kind === 'pdf' ? 'no extractable text (scanned document?)' : 'no extractable text');
+      signal.throwIfAborted();
+      // the swap: under the project's index lock, old chunks and statistics out, staged ones in
       await lockProjectIndex(tx, projectId);
       // the row lock orders us after a concurrent delete; a deleted document gets no chunks
       const [alive] = await query(tx, 'select id from documents where id = ? for update', [documentId]);
       if (!alive) return;
       await removeDocumentChunks(tx, projectId, documentId);
-      await insertDocumentChunks(tx, projectId, documentId, this.config.searchLanguage, chunks);
+      const chunkCount = await commitStagedChunks(tx, projectId, documentId);
       await query(
         tx,
         `update documents set status = 'ready', page_count = ?, pages_done = ?, pages_total = ?, chunk_count = ?, error = null, updated_at = now() where id = ?`,
-        [pages.length, pages.length, pages.length, chunks.length, documentId],
+        [pages.length, pages.length, pages.length, chunkCount, documentId],
       );
     });
     await this.announce(em, documentId);

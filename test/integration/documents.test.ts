@@ -291,9 +291,9 @@ describe('formats and failures', () => {
   });
 
   it('retries a failed attempt with backoff and then succeeds', async () => {
-    const real = indexWriter.insertDocumentChunks;
+    const real = indexWriter.commitStagedChunks;
     let calls = 0;
-    jest.spyOn(indexWriter, 'insertDocumentChunks').mockImplementation(async (...args) => {
+    jest.spyOn(indexWriter, 'commitStagedChunks').mockImplementation(async (...args) => {
       if (++calls === 1) throw new Error('connection reset by peer');
       return real(...args);
     });
@@ -304,7 +304,7 @@ describe('formats and failures', () => {
   });
 
   it('marks the document failed once the retries are used up', async () => {
-    jest.spyOn(indexWriter, 'insertDocumentChunks').mockRejectedValue(new Error('disk full'));
+    jest.spyOn(indexWriter, 'commitStagedChunks').mockRejectedValue(new Error('disk full'));
     const [doc] = await ingest(project.id, [text('Never indexed: the roof terrace opens in May.')]);
     expect(doc).toMatchObject({ status: 'failed', chunkCount: 0 });
     expect(doc.error).toBe('ingestion failed after 2 attempts: disk full');

@@ -184,8 +184,9 @@ it('a document whose workers keep dying ends failed (dead letter) instead of pro
 it('a worker stopped gracefully mid-job hands the job back; the next worker finishes it', async () => {
   let blocking = true;
   const real = parsers.parseDocument;
-  jest.spyOn(parsers, 'parseDocument').mockImplementation(async (kind, buf, onProgress, signal) => {
-    if (!blocking) return real(kind, buf, onProgress, signal);
+  jest.spyOn(parsers, 'parseDocument').mockImplementation(async (kind, buf, opts = {}) => {
+    const { onProgress, signal } = opts;
+    if (!blocking) return real(kind, buf, opts);
     await onProgress?.(1, 3);
     // a long parse that only ends when the worker is told to stop
     await new Promise<void>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));

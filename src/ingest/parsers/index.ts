@@ -1,4 +1,4 @@
-import { DocumentKind, IngestError, ParsedPage, ProgressFn } from '../types';
+import { DocumentKind, IngestError, ParsedPage, ParseOptions } from '../types';
 import { parseDocx } from './docx';
 import { parseHtml } from './html';
 import { parseMarkdown } from './markdown';
@@ -6,15 +6,15 @@ import { parsePdf } from './pdf';
 import { parseText } from './text';
 
 /**
- * Extracts the pages of a file. PDFs report progress page by page; the other formats are read in
- * one step and report once at the end. Throws IngestError for files that cannot be read.
+ * Extracts the pages of a file. PDFs report pages and progress one page at a time; the other
+ * formats are read in one step and report at the end. Throws IngestError for unreadable files.
  */
-export async function parseDocument(kind: DocumentKind, buf: Buffer, onProgress?: ProgressFn, signal?: AbortSignal): Promise<ParsedPage[]> {
+export async function parseDocument(kind: DocumentKind, buf: Buffer, opts: ParseOptions = {}): Promise<ParsedPage[]> {
   if (buf.length === 0) throw new IngestError('the file is empty');
   let pages: ParsedPage[];
   switch (kind) {
     case 'pdf':
-      return parsePdf(buf, onProgress, signal);
+      return parsePdf(buf, opts);
     case 'docx':
       pages = await parseDocx(buf);
       break;
@@ -28,6 +28,8 @@ export async function parseDocument(kind: DocumentKind, buf: Buffer, onProgress?
       pages = parseText(buf);
       break;
   }
-  await onProgress?.(pages.length, pages.length);
+  opts.signal?.throwIfAborted();
+  for (const page of pages) opts.onPage?.(page);
+  await opts.onProgress?.(pages.length, pages.length);
   return pages;
 }

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { IngestError, ParsedPage, ProgressFn } from '../types';
+import { IngestError, ParsedPage, ParseOptions } from '../types';
 
 /** One positioned piece of text as pdf.js reports it (transform[4], transform[5] = x, y). */
 export interface PdfTextItem {
@@ -40,16 +40,30 @@ const post = (m) => parentPort.postMessage(m);
     stopAtErrors: false,
   }).promise;
   post({ type: 'meta', numPages: doc.numPages });
-  for (let n = 1; n <= doc.numPages; n++) {
+  // pages are requested a few ahead (pdf.js overlaps their work) and posted strictly in order
+  const AHEAD = 4;
+  const inflight = new Map();
+  const read = async (n) => {
     const page = await doc.getPage(n);
     const content = await page.getTextContent();
+    page.cleanup();
     const items = [];
     for (const it of content.items) {
       if (typeof it.str !== 'string') continue;
       items.push({ str: it.str, x: it.transform[4], y: it.transform[5], width: it.width, height: it.height || Math.abs(it.transform[3]) || 0, hasEOL: !!it.hasEOL });
     }
+    return items;
+  };
+  let next = 1;
+  for (let n = 1; n <= doc.numPages; n++) {
+    for (; next <= doc.numPages && next < n + AHEAD; next++) {
+      const p = read(next);
+      p.catch(() => {}); // awaited below in order; this only keeps an early failure from being "unhandled"
+      inflight.set(next, p);
+    }
+    const items = await inflight.get(n);
+    inflight.delete(n);
     post({ type: 'page', pageNumber: n, items });
-    page.cleanup();
   }
   await doc.destroy();
   post({ type: 'done' });
@@ -113,10 +127,12 @@ function describePdfError(name: string, message: string): string {
 }
 
 /**
- * Reads a PDF one page at a time in a worker thread; `onProgress` is called after each page with
- * the exact page count known from the start. Rejects with IngestError for unreadable files.
+ * Reads a PDF one page at a time in a worker thread; `onPage` gets each page in order and
+ * `onProgress` is called after each page with the exact page count known from the start.
+ * Rejects with IngestError for unreadable files.
  */
-export async function parsePdf(buf: Buffer, onProgress?: ProgressFn, signal?: AbortSignal): Promise<ParsedPage[]> {
+export async function parsePdf(buf: Buffer, opts: ParseOptions = {}): Promise<ParsedPage[]> {
+  const { onProgress, onPage, signal } = opts;
   const data = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
@@ -140,7 +156,9 @@ export async function parsePdf(buf: Buffer, onProgress?: ProgressFn, signal?: Ab
       worker.on('message', (m: WorkerMessage) => {
         if (m.type === 'meta') total = m.numPages;
         else if (m.type === 'page') {
-          pages.push({ pageNumber: m.pageNumber, text: layoutPage(m.items) });
+          const page = { pageNumber: m.pageNumber, text: layoutPage(m.items) };
+          pages.push(page);
+          onPage?.(page);
           const done = pages.length;
           // progress writes are chained so they land in order and their errors surface below
           if (onProgress) progress = progress.then(() => onProgress(done, total));

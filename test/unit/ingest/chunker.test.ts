@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { chunkPages, DEFAULT_CHUNK_OPTIONS } from '../../../src/ingest/chunker';
+import { chunkPages, closesParagraphs, DEFAULT_CHUNK_OPTIONS } from '../../../src/ingest/chunker';
 import type { ParsedPage } from '../../../src/ingest/types';
 
 const sentence = (i: number) => `Sentence ${i} explains rule ${i} of the handbook in some detail.`;
@@ -111,6 +111,37 @@ describe('chunker', () => {
         });
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it('property: chunking runs of pages that end on closesParagraphs() pages equals chunking the whole document', () => {
+    const pageArb = fc.array(
+      fc.record({ paras: fc.array(fc.integer({ min: 1, max: 20 }), { maxLength: 4 }), openEnd: fc.boolean(), lowerStart: fc.boolean() }),
+      { minLength: 1, maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(pageArb, fc.integer({ min: 1, max: 5 }), (specs, batch) => {
+        let n = 0;
+        const pages: ParsedPage[] = specs.map((s, i) => {
+          const paras = s.paras.map((count) => { const p = paragraph(n, count); n += count; return p; });
+          if (paras.length && s.lowerStart) paras[0] = `and ${paras[0]}`;
+          if (paras.length && s.openEnd) paras[paras.length - 1] = paras[paras.length - 1].replace(/\.$/, ' which continues');
+          return { pageNumber: i + 1, text: paras.join('\n\n') };
+        });
+        const whole = chunkPages(pages);
+        const pieces = [];
+        let run: ParsedPage[] = [];
+        for (const p of pages) {
+          run.push(p);
+          if (run.length >= batch && closesParagraphs(p)) {
+            pieces.push(...chunkPages(run, {}, pieces.length));
+            run = [];
+          }
+        }
+        pieces.push(...chunkPages(run, {}, pieces.length));
+        expect(pieces).toEqual(whole);
+      }),
+      { numRuns: 100 },
     );
   });
 });

@@ -18,13 +18,26 @@ describe('PDF (pdf.js in a worker thread)', () => {
       { paragraphs: ['The warranty lasts thirty-six months from delivery.'] },
     ]);
     const progress: Array<[number, number]> = [];
-    const pages = await parsePdf(pdf, (done, total) => {
-      progress.push([done, total]);
+    const seen: number[] = [];
+    const pages = await parsePdf(pdf, {
+      onProgress: (done, total) => {
+        progress.push([done, total]);
+      },
+      onPage: (p) => seen.push(p.pageNumber),
     });
+    expect(seen).toEqual([1, 2]);
     expect(pages.map((p) => p.pageNumber)).toEqual([1, 2]);
     expect(pages[0].text).toBe('The cafeteria opens at eight.\n\nParking is free for staff.');
     expect(pages[1].text).toBe('The warranty lasts thirty-six months from delivery.');
     expect(progress).toEqual([[1, 2], [2, 2]]);
+  });
+
+  it('reads many pages in order with their own text (pages are fetched a few ahead)', async () => {
+    const pdf = makePdf(Array.from({ length: 30 }, (_, i) => ({ paragraphs: [`This is page ${i + 1}.`] })));
+    const order: number[] = [];
+    const pages = await parsePdf(pdf, { onPage: (p) => order.push(p.pageNumber) });
+    expect(order).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(pages.map((p) => p.text)).toEqual(Array.from({ length: 30 }, (_, i) => `This is page ${i + 1}.`));
   });
 
   it('keeps wrapped lines in one paragraph and separates paragraphs with a blank line', async () => {
@@ -54,7 +67,7 @@ describe('PDF (pdf.js in a worker thread)', () => {
   it('stops when aborted', async () => {
     const ctl = new AbortController();
     ctl.abort(new Error('shutting down'));
-    await expect(parsePdf(makePdf([{ paragraphs: ['x'] }]), undefined, ctl.signal)).rejects.toThrow('shutting down');
+    await expect(parsePdf(makePdf([{ paragraphs: ['x'] }]), { signal: ctl.signal })).rejects.toThrow('shutting down');
   });
 });
 
