@@ -93,11 +93,12 @@ export class AuthService extends BaseService {
     if (!user || !ok || user.status !== 'active') throw new UnauthorizedError(INVALID_LOGIN, INVALID_LOGIN);
     this.accountLimiter.reset(email);
     user.lastLoginAt = new Date();
-    const tokens = await em.transactional(async (tx) => {
+    const { accessToken, refreshToken } = await em.transactional(async (tx) => {
       tx.persist(tx.merge(user));
       return this.issueTokens(tx, user.id, randomUUID());
     });
-    return { user: presentLoginUser(user), ...tokens };
+    // spec: exactly {user, accessToken, refreshToken} (the token's jti stays server-side)
+    return { user: presentLoginUser(user), accessToken, refreshToken };
   }
 
   /** Signs a 15-minute access token for a user (also used by tests and benchmarks). */
