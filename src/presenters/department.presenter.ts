@@ -7,14 +7,18 @@ export interface DepartmentCounts {
   grants: number;
 }
 
-/** A department; `_count` is included whenever the service computed it. */
-export function presentDepartment(d: Department, counts?: DepartmentCounts) {
+/** A department as REST answers it: the spec's fields, with `_count` whenever the service computed it. */
+export function presentDepartmentRecord(d: Department, counts?: DepartmentCounts) {
   return {
     id: d.id,
     name: d.name,
     color: d.color,
     description: d.description,
-    createdAt: iso(d.createdAt),
     ...(counts ? { _count: { members: counts.members, groups: counts.groups, grants: counts.grants } } : {}),
   };
+}
+
+/** The graph's department (GraphQL selects fields): the REST fields plus createdAt. */
+export function presentDepartment(d: Department, counts?: DepartmentCounts) {
+  return { ...presentDepartmentRecord(d, counts), createdAt: iso(d.createdAt) };
 }

@@ -25,14 +25,25 @@ function project(r: UserGrantRow) {
   return presentProjectRef({ id: r.project_id, name: r.project_name, color: r.project_color, isPrivate: r.project_is_private, ownerId: r.project_owner_id });
 }
 
-/** GET /grants/by-user/:userId. */
-export function presentGrantsByUser(g: GrantsByUser) {
+/** GET /grants/by-user/:userId: exactly the spec's entries (`{projectId, tier, project}`, plus `group` / `department`). */
+export function presentGrantsReachingUser(g: GrantsByUser) {
   return {
-    direct: g.direct.map((r) => ({ grantId: r.grant_id, projectId: r.project_id, tier: r.tier, project: project(r) })),
-    viaGroup: g.viaGroup.map((r) => ({ grantId: r.grant_id, projectId: r.project_id, tier: r.tier, group: { id: r.group_id!, name: r.group_name! }, project: project(r) })),
+    direct: g.direct.map((r) => ({ projectId: r.project_id, tier: r.tier, project: project(r) })),
+    viaGroup: g.viaGroup.map((r) => ({ projectId: r.project_id, tier: r.tier, group: { id: r.group_id!, name: r.group_name! }, project: project(r) })),
     viaDepartment: g.viaDepartment.map((r) => ({
-      grantId: r.grant_id, projectId: r.project_id, tier: r.tier,
+      projectId: r.project_id, tier: r.tier,
       department: { id: r.department_id!, name: r.department_name!, color: r.department_color! }, project: project(r),
     })),
+  };
+}
+
+/** The graph's view of the same lists: each entry also names its grant (`grantId`). */
+export function presentGrantsByUser(g: GrantsByUser) {
+  const withId = <T>(rows: UserGrantRow[], entries: T[]) => entries.map((e, i) => ({ grantId: rows[i].grant_id, ...e }));
+  const rest = presentGrantsReachingUser(g);
+  return {
+    direct: withId(g.direct, rest.direct),
+    viaGroup: withId(g.viaGroup, rest.viaGroup),
+    viaDepartment: withId(g.viaDepartment, rest.viaDepartment),
   };
 }

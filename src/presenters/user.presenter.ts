@@ -36,8 +36,12 @@ export function presentDepartmentRef(d: Department | null | undefined) {
   return d ? { id: d.id, name: d.name, color: d.color } : null;
 }
 
-/** A full user (users endpoints). The department must be populated when set. */
-export function presentUser(u: User) {
+/**
+ * A user in the single-user answers (GET/POST/PATCH /users/:id, GET /users/me): the spec's User
+ * fields without `department` (spec: "only in the user list") and `avatarUrl` (spec: it appears in
+ * project member entries).
+ */
+export function presentUserRecord(u: User) {
   return {
     id: u.id,
     email: u.email,
@@ -45,13 +49,21 @@ export function presentUser(u: User) {
     platformRole: u.platformRole,
     orgPosition: u.orgPosition,
     departmentId: deptId(u),
-    department: presentDepartmentRef(u.department ?? null),
     avatarColor: u.avatarColor,
-    avatarUrl: u.avatarUrl ?? null,
     status: u.status,
     lastLoginAt: iso(u.lastLoginAt),
     createdAt: iso(u.createdAt),
   };
+}
+
+/** A GET /users entry: the user plus `department {id, name, color}` (populated when set). */
+export function presentUserListEntry(u: User) {
+  return { ...presentUserRecord(u), department: presentDepartmentRef(u.department ?? null) };
+}
+
+/** The graph's user (GraphQL selects the fields it wants): every field, department and avatarUrl included. */
+export function presentUser(u: User) {
+  return { ...presentUserListEntry(u), avatarUrl: u.avatarUrl ?? null };
 }
 
 /** The user object nested in project member entries. */

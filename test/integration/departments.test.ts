@@ -130,7 +130,7 @@ describe('GET /departments', () => {
     expect(res.status).toBe(200);
     const entry = res.body.departments.find((x: any) => x.id === d.id);
     expect(entry).toEqual({
-      id: d.id, name: d.name, color: '#ff0000', description: 'Counted', createdAt: expect.any(String),
+      id: d.id, name: d.name, color: '#ff0000', description: 'Counted',
       _count: { members: 2, groups: 1, grants: 2 },
     });
     const empty = await f.makeDepartment();
@@ -175,7 +175,7 @@ describe('POST /departments', () => {
     expect(res.status).toBe(201);
     expect(res.body.department).toEqual({
       id: expect.any(String), name: name.trim(), color: expect.stringMatching(/^#[0-9a-f]{6}$/i), description: '',
-      createdAt: expect.any(String), _count: { members: 0, groups: 0, grants: 0 },
+      _count: { members: 0, groups: 0, grants: 0 },
     });
     const full = await as(cast.superadmin).post('/api/departments', { name: `Sales ${tag()}`, color: '#00AAFF', description: 'Sells' });
     expect(full.body.department).toEqual(expect.objectContaining({ color: '#00AAFF', description: 'Sells' }));

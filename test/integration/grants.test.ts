@@ -275,13 +275,13 @@ describe('GET /api/grants/by-user/:userId', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['direct', 'viaDepartment', 'viaGroup']);
     expect(res.body.direct).toEqual([
-      { grantId: expect.any(String), projectId: p1.id, tier: 'edit', project: { id: p1.id, name: 'A direct', color: p1.color, isPrivate: true, ownerId: expect.any(String) } },
+      { projectId: p1.id, tier: 'edit', project: { id: p1.id, name: 'A direct', color: p1.color, isPrivate: true, ownerId: expect.any(String) } },
     ]);
     expect(res.body.viaGroup).toEqual([
-      { grantId: expect.any(String), projectId: p2.id, tier: 'full', group: { id: group.id, name: group.name }, project: expect.objectContaining({ id: p2.id, name: 'B group' }) },
+      { projectId: p2.id, tier: 'full', group: { id: group.id, name: group.name }, project: expect.objectContaining({ id: p2.id, name: 'B group' }) },
     ]);
     expect(res.body.viaDepartment).toEqual([
-      { grantId: expect.any(String), projectId: p3.id, tier: 'use', department: { id: dept.id, name: dept.name, color: dept.color }, project: expect.objectContaining({ id: p3.id }) },
+      { projectId: p3.id, tier: 'use', department: { id: dept.id, name: dept.name, color: dept.color }, project: expect.objectContaining({ id: p3.id }) },
     ]);
   });
 

@@ -387,7 +387,7 @@ describe('DELETE /api/projects/:id/members/:userId', () => {
     expect((await as(user).delete(`/api/projects/${p.id}/members/${member.id}`)).status).toBe(403);
     const res = await as(editor).delete(`/api/projects/${p.id}/members/${member.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, projectId: p.id, userId: member.id });
+    expect(res.body).toEqual({ success: true, id: member.id });
     const detail = (await as(editor).get(`/api/projects/${p.id}`)).body.project;
     expect(detail.members.map((m: any) => m.userId)).not.toContain(member.id);
     // spec: grants are not revoked

@@ -85,7 +85,8 @@ describe('authentication and the admin gate', () => {
       expect(res.body.user.id).toBe(caller.id);
     }
     const me = (await as(cast.member).get('/api/users/me')).body.user;
-    expect(me.department).toEqual({ id: cast.dept.id, name: cast.dept.name, color: cast.dept.color });
+    expect(me.departmentId).toBe(cast.dept.id);
+    expect(me).not.toHaveProperty('department'); // spec: `department` only in the user list
   });
 });
 
@@ -104,7 +105,6 @@ describe('GET /users', () => {
       departmentId: cast.dept.id,
       department: { id: cast.dept.id, name: cast.dept.name, color: cast.dept.color },
       avatarColor: expect.stringMatching(/^#[0-9a-f]{6}$/i),
-      avatarUrl: null,
       status: 'active',
       lastLoginAt: null,
       createdAt: expect.any(String),
@@ -198,9 +198,9 @@ describe('POST /users', () => {
       platformRole: 'none',
       orgPosition: 'member',
       departmentId: cast.dept.id,
-      department: { id: cast.dept.id, name: cast.dept.name, color: cast.dept.color },
       status: 'active',
     }));
+    expect(res.body.user).not.toHaveProperty('department');
     expect(res.text).not.toMatch(/password|\$2[aby]\$/i);
     const [row] = await sql(`select password_hash from users where id = ?`, [res.body.user.id]);
     expect(row.password_hash).toMatch(/^\$2[aby]\$10\$/);
@@ -210,7 +210,7 @@ describe('POST /users', () => {
   it('lets the superadmin create platform staff without a department', async () => {
     const res = await as(cast.superadmin).post('/api/users', newUserBody({ platformRole: 'engineer' }));
     expect(res.status).toBe(201);
-    expect(res.body.user).toEqual(expect.objectContaining({ platformRole: 'engineer', departmentId: null, department: null }));
+    expect(res.body.user).toEqual(expect.objectContaining({ platformRole: 'engineer', departmentId: null }));
   });
 
   it('spec rule 1: never creates a superadmin (403 forbidden_role), whoever asks', async () => {
@@ -289,7 +289,7 @@ describe('GET /users/:id', () => {
     const res = await as(cast.admin).get(`/api/users/${cast.manager.id}`);
     expect(res.status).toBe(200);
     expect(res.body.user).toEqual(expect.objectContaining({ id: cast.manager.id, orgPosition: 'manager', departmentId: cast.dept.id }));
-    expect(res.body.user.department).toEqual({ id: cast.dept.id, name: cast.dept.name, color: cast.dept.color });
+    expect(res.body.user).not.toHaveProperty('department'); // spec: only in the user list
     expect(res.text).not.toMatch(/password/i);
   });
 
@@ -461,10 +461,8 @@ describe('PATCH /users/:id', () => {
       const set = await as(cast.admin).patch(`/api/users/${u.id}`, { departmentId: cast.dept.id });
       expect(set.status).toBe(200);
       expect(set.body.user.departmentId).toBe(cast.dept.id);
-      expect(set.body.user.department).toEqual({ id: cast.dept.id, name: cast.dept.name, color: cast.dept.color });
       const cleared = await as(cast.admin).patch(`/api/users/${u.id}`, { departmentId: null });
       expect(cleared.body.user.departmentId).toBeNull();
-      expect(cleared.body.user.department).toBeNull();
     });
 
     it('400 department_not_found for an unknown department', async () => {

@@ -1,12 +1,12 @@
 import { Router } from 'express';
-import { presentDepartment } from '../../../presenters/department.presenter';
+import { presentDepartmentRecord } from '../../../presenters/department.presenter';
 import { presentUserSummary } from '../../../presenters/user.presenter';
 import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from '../../../services/departments.inputs';
 import type { DepartmentView } from '../../../services/departments.service';
 import { parse } from '../../../validation';
 import { route, services } from '../route';
 
-const present = (v: DepartmentView) => presentDepartment(v.department, v.counts);
+const present = (v: DepartmentView) => presentDepartmentRecord(v.department, v.counts);
 
 export function departmentsRoutes(): Router {
   const r = Router();

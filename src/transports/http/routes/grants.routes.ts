@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { presentGrant, presentGrantsByUser } from '../../../presenters/grant.presenter';
+import { presentGrant, presentGrantsReachingUser } from '../../../presenters/grant.presenter';
 import { UpsertGrantInput } from '../../../services/grants.inputs';
 import { parse } from '../../../validation';
 import { Reply, route, services } from '../route';
@@ -16,6 +16,6 @@ export function grantsRoutes(): Router {
   r.delete('/projects/:projectId/grants/:grantId', route({ auth: 'required' }, async (req) => ({
     success: true, ...(await services(req).grants.delete(req.actor, String(req.params.projectId), String(req.params.grantId))),
   })));
-  r.get('/grants/by-user/:userId', route({ auth: 'required' }, async (req) => presentGrantsByUser(await services(req).grants.byUser(req.actor, String(req.params.userId)))));
+  r.get('/grants/by-user/:userId', route({ auth: 'required' }, async (req) => presentGrantsReachingUser(await services(req).grants.byUser(req.actor, String(req.params.userId)))));
   return r;
 }

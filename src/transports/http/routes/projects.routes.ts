@@ -21,8 +21,9 @@ export function projectsRoutes(): Router {
   r.delete('/projects/:id', route({ auth: 'required' }, async (req) => ({
     success: true, ...(await services(req).projects.delete(req.actor, String(req.params.id))),
   })));
+  // DESIGN: deletes answer {success: true, id}; the id is the removed member's user id
   r.delete('/projects/:id/members/:userId', route({ auth: 'required' }, async (req) => ({
-    success: true, ...(await services(req).projects.removeMember(req.actor, String(req.params.id), String(req.params.userId))),
+    success: true, id: (await services(req).projects.removeMember(req.actor, String(req.params.id), String(req.params.userId))).userId,
   })));
   return r;
 }
