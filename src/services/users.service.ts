@@ -118,9 +118,11 @@ export class UsersService extends BaseService {
           user.orgPosition = input.orgPosition;
         }
 
+        let deactivated = false;
         if (input.status !== undefined && input.status !== user.status) {
           if (isSuperadmin && input.status === 'inactive') throw new ForbiddenError('superadmin_protected', 'The superadmin cannot be deactivated');
           user.status = input.status;
+          deactivated = input.status === 'inactive';
         }
 
         const previousDepartmentId = user.department?.id ?? null;
@@ -145,6 +147,12 @@ export class UsersService extends BaseService {
         await em.flush();
         const departmentId = user.department?.id ?? null;
         if (departmentId !== previousDepartmentId) await dropGroupsOutsideDepartment(em, [user.id], departmentId);
+        // security: a new password or a deactivation ends the user's sessions. Their refresh tokens are
+        // revoked with the change (same transaction), so a session started with the old password, or
+        // one from before a deactivation, cannot be refreshed, not even after a reactivation.
+        if (passwordHash !== undefined || deactivated) {
+          await em.execute(`update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [user.id]);
+        }
         return user;
       });
     } catch (e) {
