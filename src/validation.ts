@@ -18,6 +18,27 @@ function flatten(errors: CvError[], prefix = ''): FieldError[] {
   return out;
 }
 
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The path of the first `__proto__`, `constructor` or `prototype` key anywhere in a value, or null.
+ * class-transformer drops such keys silently (so the unknown-field rule never saw them); they are
+ * refused like any other unknown field instead. Iterative, so deep nesting cannot overflow the stack.
+ */
+function prototypeKey(value: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    for (const k of Object.keys(v)) {
+      const at = path ? `${path}.${k}` : k;
+      if (PROTOTYPE_KEYS.has(k)) return at;
+      stack.push([(v as Record<string, unknown>)[k], at]);
+    }
+  }
+  return null;
+}
+
 /**
  * Validates a request body (REST JSON or GraphQL input) against an input class: wrong types,
  * missing required fields and unknown fields all become 400 validation_failed.
@@ -27,6 +48,8 @@ export async function parse<T extends object>(cls: Ctor<T>, body: unknown): Prom
   if (typeof body !== 'object' || Array.isArray(body)) {
     throw ValidationError.field('body', 'body must be a JSON object');
   }
+  const hostile = prototypeKey(body);
+  if (hostile) throw ValidationError.field(hostile, `${hostile} is not an allowed field`);
   // no implicit conversion: "5" is not a number and 5 is not a string
   let instance: T;
   try {
@@ -52,6 +75,7 @@ export async function parse<T extends object>(cls: Ctor<T>, body: unknown): Prom
 export async function parseQuery<T extends object>(cls: Ctor<T>, query: unknown, numeric: string[] = [], booleans: string[] = []): Promise<T> {
   const q: Record<string, unknown> = {};
   for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    if (PROTOTYPE_KEYS.has(k)) throw ValidationError.field(k, `${k} is not an allowed field`);
     if (Array.isArray(v)) throw ValidationError.field(k, `${k} must be given once`);
     if (typeof v !== 'string') throw ValidationError.field(k, `${k} is malformed`);
     if (numeric.includes(k)) {
