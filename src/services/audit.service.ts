@@ -30,16 +30,26 @@ export class AuditService extends BaseService {
   }
 
   /** A grant_deleted entry for every grant of a project about to be deleted (same transaction). */
-  async recordProjectGrantsDeleted(tx: EntityManager, actor: Actor, projectId: string): Promise<void> {
+  recordProjectGrantsDeleted(tx: EntityManager, actor: Actor, projectId: string): Promise<void> {
+    return this.recordCascadedDeletes(tx, actor, 'g.project_id = ?', projectId, 'project_deleted');
+  }
+
+  /** A grant_deleted entry for every grant to a user about to be deleted (same transaction). */
+  recordUserGrantsDeleted(tx: EntityManager, actor: Actor, userId: string): Promise<void> {
+    return this.recordCascadedDeletes(tx, actor, 'g.user_id = ?', userId, 'user_deleted');
+  }
+
+  /** Grants removed by a foreign-key cascade leave an entry too, so no grant vanishes unaudited (spec Grants rule 4). */
+  private async recordCascadedDeletes(tx: EntityManager, actor: Actor, where: string, id: string, reason: string): Promise<void> {
     await tx.execute(
       `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
        select 'grant_deleted', ?, g.project_id,
               case when g.user_id is not null then 'user' when g.group_id is not null then 'group' else 'department' end,
               coalesce(g.user_id, g.group_id, g.department_id),
-              jsonb_build_object('tier', g.tier, 'reason', 'project_deleted'), clock_timestamp()
+              jsonb_build_object('tier', g.tier, 'reason', ?::text), clock_timestamp()
          from project_grants g
-        where g.project_id = ?`,
-      [actor.system ? null : actor.id, projectId],
+        where ${where}`,
+      [actor.system ? null : actor.id, reason, id],
     );
   }
 

@@ -162,7 +162,8 @@ export class UsersService extends BaseService {
 
   /**
    * DELETE /users/:id (spec rule 5). Grants, group and project memberships and refresh tokens go with
-   * the user (ON DELETE CASCADE); conversations, messages and projects keep a null reference.
+   * the user (ON DELETE CASCADE), each removed grant recorded as grant_deleted in the audit log;
+   * conversations, messages and projects keep a null reference.
    */
   async delete(actor: Actor, id: string): Promise<{ id: string }> {
     gates.requirePlatformAdmin(actor);
@@ -170,6 +171,8 @@ export class UsersService extends BaseService {
       const user = await this.load(em, id);
       if (user.platformRole === 'superadmin') throw new ForbiddenError('superadmin_protected', 'The superadmin cannot be deleted');
       if (user.id === actor.id) throw new ForbiddenError('cannot_delete_self', 'You cannot delete your own account');
+      // audit rows first, while the grants still exist (same transaction as the delete)
+      await this.services.audit.recordUserGrantsDeleted(em, actor, user.id);
       await em.nativeDelete(User, { id: user.id });
       return { id: user.id };
     });

@@ -638,6 +638,18 @@ describe('users: delete and the security rules', () => {
     expectError(await admin.delete(`/api/users/${adminId}`), 403);
   });
 
+  it('deleting a user removes their grants and records each one as grant_deleted', async () => {
+    const p = (await admin.post('/api/projects', { name: 'Ephemeral' })).body.project;
+    const u = (await admin.post('/api/users', { email: 'leaver@example.com', name: 'Leaver', password: 'leaver-password', platformRole: 'none', orgPosition: 'member' })).body.user;
+    expect((await admin.post(`/api/projects/${p.id}/grants`, { targetType: 'user', targetId: u.id, tier: 'edit' })).status).toBe(201);
+    expect((await admin.delete(`/api/users/${u.id}`)).status).toBe(200);
+    expect((await admin.get(`/api/projects/${p.id}/grants`)).body.grants).toEqual([]);
+    const log = await admin.get(`/api/audit-log?projectId=${p.id}&action=grant_deleted`);
+    expect(log.body.total).toBe(1);
+    expect(log.body.entries[0]).toEqual(expect.objectContaining({ actorId: adminId, targetType: 'user', targetId: u.id }));
+    expect(log.body.entries[0].metadata.tier).toBe('edit');
+  });
+
   it('changing a password revokes the user\'s refresh tokens; other changes do not', async () => {
     const session = (await login('mgr@example.com', 'manager-password')).body;
     const refresh = (token: string) => api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: token } });
