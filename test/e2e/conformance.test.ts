@@ -692,6 +692,17 @@ describe('transport edges', () => {
     }
   });
 
+  it('malformed path parameters answer JSON 4xx, never 500', async () => {
+    const token = (await login(ROOT.email, ROOT.password)).body.accessToken;
+    for (const path of ['/api/users/%E0%A4%A', `/api/users/${'f'.repeat(5000)}`, '/api/projects/%00', `/api/departments/${randomUUID()}x/members`, '/api/grants/by-user/..%2F..%2Fetc']) {
+      const res = await api(t.baseUrl, 'GET', path, { token });
+      expect({ path, status: res.status }).toEqual({ path, status: expect.any(Number) });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expectError(res, res.status);
+    }
+  });
+
   it('malformed JSON and a non-object body are 400 validation_failed', async () => {
     expectValidation(await api(t.baseUrl, 'POST', '/api/auth/login', { rawBody: '{"email":', headers: { 'content-type': 'application/json' } }));
     expectValidation(await api(t.baseUrl, 'POST', '/api/auth/login', { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } }));
