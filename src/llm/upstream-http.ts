@@ -95,8 +95,20 @@ export function describeHttpError(status: number, body: string, ctx: { model?: s
 }
 
 /**
+ * Keep-alive pools, so a chat does not pay a new TCP/TLS handshake to its provider each time. Calls
+ * under the SSRF guard get pools of their own: a socket opened without the guard (an operator's
+ * LLM_BASE_URL on a private host) must never be reused by a guarded call to that host.
+ */
+const agentOptions = { keepAlive: true, keepAliveMsecs: 15_000, maxSockets: 256, maxFreeSockets: 32, timeout: 60_000 };
+const agents = {
+  plain: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
+  guarded: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
+};
+
+/**
  * Sends one request with node:http(s) and resolves with the response once headers arrive. The
- * SSRF guard (when a policy is given) runs in the socket's DNS lookup; abort via `signal`.
+ * SSRF guard (when a policy is given) runs in the socket's DNS lookup; abort via `signal`
+ * (an aborted request's socket is destroyed, never returned to the pool).
  */
 export function sendRequest(req: OutgoingRequest): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
@@ -112,7 +124,9 @@ export function sendRequest(req: OutgoingRequest): Promise<http.IncomingMessage>
         return;
       }
     }
-    const mod = req.url.protocol === 'https:' ? https : http;
+    const secure = req.url.protocol === 'https:';
+    const mod = secure ? https : http;
+    const pool = req.policy ? agents.guarded : agents.plain;
     const headers: Record<string, string> = { ...req.headers };
     if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
     const r = mod.request(req.url, {
@@ -120,8 +134,7 @@ export function sendRequest(req: OutgoingRequest): Promise<http.IncomingMessage>
       headers,
       signal: req.signal,
       lookup: req.policy ? (guardedLookup(req.policy) as never) : undefined,
-      // a pooled keep-alive socket could outlive an abort; each call gets its own connection
-      agent: false,
+      agent: secure ? pool.https : pool.http,
     });
     r.once('response', resolve);
     r.once('error', reject);

@@ -165,11 +165,20 @@ export class ChatService extends BaseService {
       await this.storeAssistant(conversationId, assistantId, { content: answer, citations, incomplete, model, totalTokens, mode });
     };
 
+    // retrieval depends on nothing stored, so it starts at once and runs beside the writes below
+    const retrievalStarted = performance.now();
+    const retrieval = (mode === 'docs' ? this.retrieveDocs(project.id, message) : this.retrieveWeb(message, mode, stop)).finally(() => {
+      timings.retrievalMs = Math.round(performance.now() - retrievalStarted);
+    });
+    retrieval.catch(() => undefined); // handled where it is awaited; never an unhandled rejection
     try {
       // 1. provider, conversation, user message (stored before anything streams)
-      const target = await this.services.providers.resolveForChat({ modelId: input.modelId, projectModel: project.model });
+      const [target, question] = await Promise.all([
+        this.services.providers.resolveForChat({ modelId: input.modelId, projectModel: project.model }),
+        this.storeQuestion(actor, project.id, input.conversationId, message, mode),
+      ]);
+      const { id, history } = question;
       model = target.label;
-      const { id, history } = await this.storeQuestion(actor, project.id, input.conversationId, message, mode);
       conversationId = id;
       yield { event: 'meta', data: { conversationId: id, messageId: assistantId, model } };
       if (stop.aborted) {
@@ -179,12 +188,10 @@ export class ChatService extends BaseService {
       }
 
       // 2. retrieval
-      const retrievalStarted = performance.now();
       let context: ContextItem[];
       try {
-        context = mode === 'docs' ? await this.retrieveDocs(project.id, message) : await this.retrieveWeb(message, mode, stop);
+        context = await retrieval;
       } catch (e) {
-        timings.retrievalMs = Math.round(performance.now() - retrievalStarted);
         await storeAnswer(true);
         if (stop.aborted) {
           yield* stopped();
@@ -194,7 +201,6 @@ export class ChatService extends BaseService {
         yield error('SEARCH_API_ERROR', e.message);
         return;
       }
-      timings.retrievalMs = Math.round(performance.now() - retrievalStarted);
       yield { event: 'sources', data: { chunks: context.map(presentSource) } };
 
       // 3. the model
