@@ -24,14 +24,15 @@ const MAX_TOP_K = 50;
 const K1 = 1.2;
 const B = 0.75;
 /**
- * Candidate budget: the OR query is built from the rarest terms whose document frequencies add up
- * to at most this many chunks, so a question containing a very common word never makes us read
- * every chunk that contains it. Chunks matching only the skipped common terms could score at most
- * Σ idf·(k1+1) of those terms, which is small by construction (their idf is low).
+ * Candidates scored per question. They are taken in tiers from the GIN index, most promising
+ * first, until this many are found (see rank()); a question of common words therefore never makes
+ * us read every chunk that contains them.
  */
-const CANDIDATE_BUDGET = 3000;
-/** Chunks matching all the terms are always candidates (up to this many). */
-const ALL_TERMS_BUDGET = 1000;
+const CANDIDATES = 400;
+/** The rarest terms used to form tiers (the rest still count in the score). */
+const TIER_TERMS = 8;
+/** The "other rare terms" tier takes terms whose document frequencies add up to at most this. */
+const RARE_TERMS_BUDGET = 3000;
 /** How many BM25 leaders get the phrase/proximity bonus before the final cut. */
 const RERANK_POOL = 50;
 /** Weight of the proximity bonus relative to a term's idf. */
@@ -92,25 +93,30 @@ export class RetrievalService extends BaseService {
    * authorized the caller itself.
    */
   async search(actor: Actor | null, projectId: string, question: string, opts: { topK?: number } = {}): Promise<RetrievalHit[]> {
-    const em = this.em();
-    if (actor) await requireTier(em, actor, projectId, 'use');
+    if (actor) await requireTier(this.em(), actor, projectId, 'use');
     else if (!isUuid(projectId)) throw new NotFoundError('not_found', 'Project not found');
-
-    const { terms, topK } = await this.analyze(em, projectId, question.slice(0, MAX_QUERY_CHARS), opts.topK);
-    if (!terms.length) return [];
-    const ranked = await this.rank(em, projectId, terms, topK);
-    if (!ranked.length) return [];
-    const rows = await query<{ id: string; document_id: string; name: string; page_number: number; text: string; context: string }>(
-      em,
-      `select c.id, c.document_id, d.name, c.page_number, c.text, c.context
-         from chunks c join documents d on d.id = c.document_id
-        where c.id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
-      [JSON.stringify(ranked.map((r) => r.id))],
-    );
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return ranked.flatMap((r) => {
-      const row = byId.get(r.id);
-      return row ? [{ chunkId: r.id, documentId: row.document_id, documentName: row.name, pageNumber: row.page_number, text: row.text, context: row.context, score: Math.round(r.score * 1e4) / 1e4 }] : [];
+    // a short read-only transaction of its own, so the planner setting below stays inside it
+    return this.freshEm().transactional(async (em) => {
+      // Testing `tsv @@ query` row by row detoasts every vector, which the planner does not price:
+      // for a common term under LIMIT it would rather scan the table (hundreds of milliseconds at
+      // 100k chunks) than read the GIN index's matches. See rank() for the index path it gets.
+      await query(em, 'set local enable_seqscan = off');
+      const { terms, topK, projectChunks, tableChunks } = await this.analyze(em, projectId, question.slice(0, MAX_QUERY_CHARS), opts.topK);
+      if (!terms.length) return [];
+      const ranked = await this.rank(em, projectId, terms, topK, projectChunks * projectChunks > CANDIDATES * tableChunks);
+      if (!ranked.length) return [];
+      const rows = await query<{ id: string; document_id: string; name: string; page_number: number; text: string; context: string }>(
+        em,
+        `select c.id, c.document_id, d.name, c.page_number, c.text, c.context
+           from chunks c join documents d on d.id = c.document_id
+          where c.id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
+        [JSON.stringify(ranked.map((r) => r.id))],
+      );
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return ranked.flatMap((r) => {
+        const row = byId.get(r.id);
+        return row ? [{ chunkId: r.id, documentId: row.document_id, documentName: row.name, pageNumber: row.page_number, text: row.text, context: row.context, score: Math.round(r.score * 1e4) / 1e4 }] : [];
+      });
     });
   }
 
@@ -118,10 +124,11 @@ export class RetrievalService extends BaseService {
    * The question's index terms (same configuration and unaccenting as the index) with their
    * document frequency and BM25 idf in this project, and the number of chunks to return.
    */
-  private async analyze(em: EntityManager, projectId: string, question: string, topK?: number): Promise<{ terms: QueryTerm[]; topK: number }> {
-    const rows = await query<{ lexeme: string | null; positions: number[] | null; df: number | null; chunk_count: number | null; top_k: string | null }>(
+  private async analyze(em: EntityManager, projectId: string, question: string, topK?: number): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number }> {
+    const rows = await query<{ lexeme: string | null; positions: number[] | null; df: number | null; chunk_count: number | null; top_k: string | null; table_chunks: number }>(
       em,
-      `select q.lexeme, q.positions, ts.df, s.chunk_count, p.settings->>'topK' as top_k
+      `select q.lexeme, q.positions, ts.df, s.chunk_count, p.settings->>'topK' as top_k,
+              (select reltuples from pg_class where oid = 'chunks'::regclass) as table_chunks
          from projects p
          left join project_index_stats s on s.project_id = p.id
          left join lateral unnest(to_tsvector(?::regconfig, docqa_unaccent(?))) q on true
@@ -138,45 +145,72 @@ export class RetrievalService extends BaseService {
       .map((r) => ({ term: r.lexeme!, positions: r.positions ?? [], df: r.df!, idf: Math.log(1 + (n - r.df! + 0.5) / (r.df! + 0.5)) }))
       .sort((a, b) => a.df - b.df)
       .slice(0, MAX_TERMS);
-    return { terms, topK: Math.min(MAX_TOP_K, Math.max(1, Math.floor(k))) };
+    return { terms, topK: Math.min(MAX_TOP_K, Math.max(1, Math.floor(k))), projectChunks: n, tableChunks: Math.max(n, Number(rows[0].table_chunks) || 0) };
   }
 
-  /** Candidates (rarest terms first, OR; plus all-terms AND), BM25 in SQL, proximity bonus here. */
-  private async rank(em: EntityManager, projectId: string, terms: QueryTerm[], topK: number): Promise<Array<{ id: string; score: number }>> {
-    const orTerms: QueryTerm[] = [];
+  /**
+   * Candidates, BM25 in SQL, proximity bonus here.
+   *
+   * Candidates come in tiers from the GIN index, terms sorted rarest first (t1 rarest): chunks
+   * with all of t1..tn, then those with t1..tn-1 but not tn, …, then those with t1 but not t2, then
+   * those with another rare term but not t1. The tiers are disjoint and ordered by how much of the
+   * question (weighted towards rare, high-idf terms) a chunk can match; PostgreSQL runs them in
+   * order and stops as soon as CANDIDATES are found, so a later, broader tier is not even read.
+   *
+   * Where they are read from: when the project holds a large share of all chunks
+   * (P² > budget·T, P the project's chunks, T the table's), the GIN index alone — the project is a
+   * filter on its matches, so the LIMIT stops the heap scan early. Otherwise the planner may use
+   * the project index and test the (few) project rows.
+   */
+  private async rank(em: EntityManager, projectId: string, terms: QueryTerm[], topK: number, ginOnly: boolean): Promise<Array<{ id: string; score: number }>> {
+    const tierTerms = terms.slice(0, TIER_TERMS).map((t) => lexemeLiteral(t.term));
+    const tiers: string[] = [];
+    for (let k = tierTerms.length; k >= 1; k--) {
+      const all = tierTerms.slice(0, k).join(' & ');
+      tiers.push(k === tierTerms.length ? all : `${all} & !${tierTerms[k]}`);
+    }
+    const rare: string[] = [];
     let budget = 0;
-    for (const t of terms) {
-      if (orTerms.length && budget + t.df > CANDIDATE_BUDGET) break;
-      orTerms.push(t);
+    for (const t of terms.slice(1)) {
+      if (budget + t.df > RARE_TERMS_BUDGET) break;
+      rare.push(lexemeLiteral(t.term));
       budget += t.df;
     }
-    const orQuery = orTerms.map((t) => lexemeLiteral(t.term)).join(' | ');
-    const andQuery = terms.length > orTerms.length ? terms.map((t) => lexemeLiteral(t.term)).join(' & ') : orQuery;
+    if (rare.length) tiers.push(`(${rare.join(' | ')}) & !${tierTerms[0]}`);
+    // "offset 0" keeps the planner from merging the project condition into the index choice
+    const source = ginOnly
+      ? `(select id, project_id, term_count, tsv from chunks where tsv @@ ?::tsquery offset 0) c where c.project_id = ?`
+      : `chunks c where c.tsv @@ ?::tsquery and c.project_id = ?`;
+    // the vector travels as a TOAST pointer and is only read for the candidates kept
+    const tierSql = tiers.map(() => `(select c.id, c.term_count, c.tsv from ${source} limit ${CANDIDATES})`).join('\n union all ');
+    const tierParams = tiers.flatMap((q) => [q, projectId]);
+    // each candidate's vector is cut down to the question's terms once (setweight marks them,
+    // ts_filter keeps them); BM25 comes from that, and the positions of the leaders feed the
+    // proximity bonus
     const rows = await query<{ id: string; bm25: number; positions: Record<string, number[]> }>(
       em,
-      `with cand as (
-         (select id from chunks where project_id = ? and tsv @@ ?::tsquery limit ?)
-         union
-         (select id from chunks where project_id = ? and tsv @@ ?::tsquery limit ?)
-       ),
-       terms as (select * from jsonb_to_recordset(?::jsonb) as t(term text, idf float8)),
-       stats as (select chunk_count, total_terms::float8 / greatest(chunk_count, 1) as avgdl from project_index_stats where project_id = ?),
-       hits as (
-         select c.id, c.term_count, u.lexeme, u.positions
-           from cand join chunks c on c.id = cand.id
-          cross join lateral unnest(ts_filter(setweight(c.tsv, 'A', array(select term from terms)), '{a}')) u
+      `with terms as (select * from jsonb_to_recordset(?::jsonb) as t(term text, idf float8)),
+       stats as (select total_terms::float8 / greatest(chunk_count, 1) as avgdl from project_index_stats where project_id = ?),
+       cand as (select * from (${tierSql}) tiers limit ${CANDIDATES}),
+       uniq as (select id, term_count, ts_filter(setweight(tsv, 'A', array(select term from terms)), '{a}') as qv from cand),
+       scored as (
+         select uniq.id, sum(t.idf * (tf.n * ${K1 + 1}) / (tf.n + ${K1} * (1 - ${B} + ${B} * uniq.term_count / greatest(s.avgdl, 1)))) as bm25
+           from uniq
+          cross join lateral unnest(uniq.qv) u
+           join terms t on t.term = u.lexeme
+          cross join stats s
+          cross join lateral (select coalesce(array_length(u.positions, 1), 1)::float8 as n) tf
+          group by uniq.id
+          order by bm25 desc, uniq.id
+          limit ?
        )
-       select h.id,
-              sum(t.idf * (tf.n * ${K1 + 1}) / (tf.n + ${K1} * (1 - ${B} + ${B} * h.term_count / greatest(s.avgdl, 1)))) as bm25,
-              jsonb_object_agg(h.lexeme, h.positions) as positions
-         from hits h
-         join terms t on t.term = h.lexeme
-         cross join stats s
-         cross join lateral (select coalesce(array_length(h.positions, 1), 1)::float8 as n) tf
-        group by h.id
-        order by bm25 desc, h.id
-        limit ?`,
-      [projectId, orQuery, CANDIDATE_BUDGET, projectId, andQuery, ALL_TERMS_BUDGET, JSON.stringify(terms.map((t) => ({ term: t.term, idf: t.idf }))), projectId, RERANK_POOL],
+       select s.id, s.bm25, jsonb_object_agg(u.lexeme, u.positions) as positions
+         from scored s
+         join uniq on uniq.id = s.id
+        cross join lateral unnest(uniq.qv) u
+        group by s.id, s.bm25
+        order by s.bm25 desc, s.id`,
+      [JSON.stringify(terms.map((t) => ({ term: t.term, idf: t.idf }))), projectId, ...tierParams, RERANK_POOL],
     );
     return rows
       .map((r) => ({ id: r.id, score: Number(r.bm25) + proximityBonus(terms, r.positions) }))

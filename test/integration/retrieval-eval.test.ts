@@ -106,6 +106,18 @@ describe('search', () => {
     await expect(t.services.retrieval.search(null, 'not-a-uuid', 'password')).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it('ranks the question words as a phrase above the same words scattered (proximity bonus)', async () => {
+    const p = await f.makeProject({ owner });
+    // same words, same lengths: BM25 alone cannot tell them apart
+    const [scattered, phrase] = await ingest(p.id, [
+      { name: 'scattered.txt', content: 'Reset your badge at the desk. The office password is printed on the card.', type: 'text/plain' },
+      { name: 'phrase.txt', content: 'The office password reset is done at the desk. Your badge is on the card.', type: 'text/plain' },
+    ]);
+    const hits = await t.services.retrieval.search(ownerActor, p.id, 'password reset');
+    expect(hits.map((h) => h.documentId)).toEqual([phrase.id, scattered.id]);
+    expect(hits[0].score).toBeGreaterThan(hits[1].score);
+  });
+
   it('keeps results within one project', async () => {
     const other = await f.makeProject({ owner });
     expect(await t.services.retrieval.search(ownerActor, other.id, 'minimum password length')).toEqual([]);
