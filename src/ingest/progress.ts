@@ -61,8 +61,10 @@ export class ProgressHub {
     client.on('notification', (n) => {
       if (n.channel !== CHANNEL || !n.payload) return;
       try {
-        const { origin, event } = JSON.parse(n.payload) as { origin: string; event: DocumentProgress };
-        if (origin !== this.origin) this.emitter.emit(event.documentId, event);
+        const { origin, event, gone } = JSON.parse(n.payload) as { origin: string; event?: DocumentProgress; gone?: string };
+        if (origin === this.origin) return;
+        if (event) this.emitter.emit(event.documentId, event);
+        else if (gone) this.emitter.emit(gone, null);
       } catch (err) {
         this.logger.warn({ err }, 'malformed progress notification');
       }
@@ -98,8 +100,14 @@ export class ProgressHub {
     await em.getConnection().execute('select pg_notify(?, ?)', [CHANNEL, payload], 'all', em.getTransactionContext());
   }
 
-  /** Subscribes to one document's events; returns the unsubscribe function. */
-  on(documentId: string, listener: (event: DocumentProgress) => void): () => void {
+  /** Tells listeners the document was deleted (they receive null). */
+  async publishGone(em: EntityManager, documentId: string): Promise<void> {
+    this.emitter.emit(documentId, null);
+    await em.getConnection().execute('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ origin: this.origin, gone: documentId })], 'all', em.getTransactionContext());
+  }
+
+  /** Subscribes to one document's events (null: it was deleted); returns the unsubscribe function. */
+  on(documentId: string, listener: (event: DocumentProgress | null) => void): () => void {
     this.emitter.on(documentId, listener);
     return () => this.emitter.off(documentId, listener);
   }

@@ -39,6 +39,8 @@ export interface ChunkSource {
 export const MAX_FILES_PER_UPLOAD = 20;
 /** Progress is written to the row (and announced) at most this often while pages are read. */
 const PROGRESS_EVERY_MS = 200;
+/** A watcher re-reads the row this often when no event arrives. */
+const WATCH_RECHECK_MS = 5000;
 const SUPPORTED = 'PDF, DOCX, Markdown, plain text or HTML';
 
 /** A file name safe to store and show: no directories, no control characters, bounded length. */
@@ -217,6 +219,7 @@ export class DocumentsService extends BaseService {
       await query(tx, 'delete from documents where id = ?', [id]);
     });
     em.getUnitOfWork().unsetIdentity(doc);
+    await this.hub?.publishGone(em, id).catch((err) => this.logger.warn({ err, documentId: id }, 'announcing a deletion failed'));
     return { id };
   }
 
@@ -242,13 +245,15 @@ export class DocumentsService extends BaseService {
   /** Listens to one document's progress events (any process's); returns the unsubscribe function. */
   onProgress(documentId: string, listener: (event: DocumentProgress) => void): () => void {
     if (!this.hub) throw new Error('documents service not started');
-    return this.hub.on(documentId, listener);
+    return this.hub.on(documentId, (e) => e && listener(e));
   }
 
   /**
    * A document's progress as a stream (`use` on its project, checked before the stream is
-   * returned): the current state first, then every change, ending after `ready` or `failed`
-   * (or when the process shuts down or the consumer stops reading).
+   * returned): the current state first, then every change, ending after `ready` or `failed`, when
+   * the document is deleted, or when the process shuts down (or the consumer stops reading).
+   * Events are pushed (see ProgressHub); the row is also re-read every WATCH_RECHECK_MS, so a
+   * notification lost to a reconnect or a deletion never leaves a watcher waiting forever.
    */
   async watch(actor: Actor, documentId: string): Promise<AsyncIterable<DocumentProgress>> {
     const doc = await this.load(this.em(), actor, documentId, 'use');
@@ -256,9 +261,11 @@ export class DocumentsService extends BaseService {
     if (!hub) throw new Error('documents service not started');
     const shutdown = this.ctx.shutdown;
     const read = () => this.snapshot(this.freshEm(), doc.id);
+    const done = (e: DocumentProgress) => e.status === 'ready' || e.status === 'failed';
+    const same = (a: DocumentProgress, b: DocumentProgress) => JSON.stringify(a) === JSON.stringify(b);
     return {
       [Symbol.asyncIterator]: async function* () {
-        const pending: DocumentProgress[] = [];
+        const pending: Array<DocumentProgress | null> = [];
         let wake: (() => void) | null = null;
         const off = hub.on(doc.id, (e) => {
           pending.push(e);
@@ -268,17 +275,24 @@ export class DocumentsService extends BaseService {
         shutdown.addEventListener('abort', onShutdown);
         try {
           // subscribed before reading, so nothing between the read and the first event is missed
-          const first = await read();
-          if (!first) return;
-          yield first;
-          if (first.status === 'ready' || first.status === 'failed') return;
-          while (!shutdown.aborted) {
-            if (!pending.length) await new Promise<void>((resolve) => (wake = resolve));
-            wake = null;
-            const e = pending.shift();
-            if (!e) continue;
-            yield e;
-            if (e.status === 'ready' || e.status === 'failed') return;
+          let last = await read();
+          if (!last) return;
+          yield last;
+          while (!done(last) && !shutdown.aborted) {
+            if (!pending.length) {
+              let timer: NodeJS.Timeout | undefined;
+              await new Promise<void>((resolve) => {
+                wake = resolve;
+                timer = setTimeout(resolve, WATCH_RECHECK_MS);
+              });
+              clearTimeout(timer);
+              wake = null;
+            }
+            const next = pending.length ? pending.shift() : shutdown.aborted ? null : await read();
+            if (!next) return; // deleted (or shutting down)
+            if (same(next, last)) continue;
+            last = next;
+            yield next;
           }
         } finally {
           off();

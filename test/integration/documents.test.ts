@@ -378,10 +378,26 @@ describe('progress', () => {
     expect(done).toEqual([...done].sort((a, b) => a - b));
   });
 
+  it('ends a watch when the document is deleted', async () => {
+    const p = await f.makeProject({ owner });
+    const pages = Array.from({ length: 60 }, (_, i) => ({ paragraphs: [`Page ${i + 1} lists shelf ${i + 1} of the archive.`] }));
+    const res = await uploadFiles(t.baseUrl, owner.token, p.id, [{ name: 'archive.pdf', content: makePdf(pages) }]);
+    const id = res.body.documents[0].id;
+    const actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);
+    const stream = (await t.services.documents.watch(actor, id))[Symbol.asyncIterator]();
+    expect((await stream.next()).value).toMatchObject({ documentId: id });
+    expect((await client(t.baseUrl, owner.token).delete(`/api/documents/${id}`)).status).toBe(200);
+    const started = Date.now();
+    let result = await stream.next();
+    while (!result.done) result = await stream.next(); // any progress events seen before the deletion
+    expect(Date.now() - started).toBeLessThan(3000); // ended by the deletion notice, not a re-check
+  });
+
   it('refuses a watcher without access before streaming anything', async () => {
     const stranger = await t.services.auth.authenticateHeader(`Bearer ${(await f.makeUser()).token}`);
-    const [doc] = (await sql<{ id: string }>(`select id from documents where project_id = ? limit 1`, [project.id]));
+    const [doc] = (await uploadFiles(t.baseUrl, owner.token, project.id, [text('Watched by nobody.')])).body.documents;
     await expect(t.services.documents.watch(stranger, doc.id)).rejects.toMatchObject({ code: 'forbidden' });
+    await waitForDocument(t.baseUrl, owner.token, doc.id);
     await expect(t.services.documents.watch(stranger, MISSING)).rejects.toMatchObject({ code: 'not_found' });
   });
 });
