@@ -228,6 +228,19 @@ describe('upload', () => {
     expect(wrongField.status).toBe(400);
   });
 
+  it('answers 400 (never 500) to a malformed multipart body', async () => {
+    const url = `${t.baseUrl}/api/projects/${project.id}/documents`;
+    for (const [type, body] of [
+      ['multipart/form-data', 'no boundary'],
+      ['multipart/form-data; boundary=xyz', 'not a multipart body'],
+      ['multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\ntruncated'],
+    ]) {
+      const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': type }, body });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe('validation_failed');
+    }
+  });
+
   it('keeps only the base name of a path and non-ASCII names intact', async () => {
     const res = await uploadFiles(t.baseUrl, owner.token, project.id, [text('Ünïcode name test.', '../../etc/Überblick 2024.txt')]);
     expect(res.body.documents[0].name).toBe('Überblick 2024.txt');

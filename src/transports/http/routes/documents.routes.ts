@@ -1,6 +1,7 @@
 import { Request, Response, Router } from 'express';
 import multer from 'multer';
 import type { Config } from '../../../config';
+import { ValidationError } from '../../../errors';
 import { presentChunkSource, presentDocument, presentUploadResult } from '../../../presenters/document.presenter';
 import { ListDocumentsInput, UploadFileInput } from '../../../services/documents.inputs';
 import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
@@ -9,7 +10,8 @@ import { route, services } from '../route';
 
 /**
  * Reads the multipart body (field `file`, repeatable) into memory. Over-size files stop the read
- * with multer's LIMIT_FILE_SIZE, which the error mapper answers 413 payload_too_large.
+ * with multer's LIMIT_FILE_SIZE, which the error mapper answers 413 payload_too_large; a body
+ * that is not valid multipart (busboy's errors carry no code) is the client's mistake: 400.
  */
 function receiveFiles(req: Request, res: Response): Promise<UploadFileInput[]> {
   const config = req.app.locals.config as Config;
@@ -20,7 +22,8 @@ function receiveFiles(req: Request, res: Response): Promise<UploadFileInput[]> {
   }).array('file', MAX_FILES_PER_UPLOAD);
   return new Promise((resolve, reject) => {
     upload(req, res, (err: unknown) => {
-      if (err) return reject(err);
+      if (err instanceof multer.MulterError) return reject(err);
+      if (err) return reject(ValidationError.field('file', `malformed multipart body: ${err instanceof Error ? err.message : String(err)}`));
       const files = (req.files as Express.Multer.File[] | undefined) ?? [];
       resolve(files.map((f) => ({ name: f.originalname, mimeType: f.mimetype, content: f.buffer })));
     });
