@@ -118,6 +118,16 @@ describe('search', () => {
     expect(hits[0].score).toBeGreaterThan(hits[1].score);
   });
 
+  it('takes any question text: URLs, addresses, quotes, backslashes, operators, emoji', async () => {
+    const odd = [
+      'http://192.168.8.1 setup wizard?', 'mail security@northwind.example now', "what's the \\ 'quoted' \"thing\"",
+      "a:* & b | !c <-> d ('x')", 'C++ and C# vs. F#', '🙂 café naïve', '', '   ', 'x'.repeat(5000),
+    ];
+    for (const q of odd) await expect(t.services.retrieval.search(null, project.id, q)).resolves.toEqual(expect.any(Array));
+    const [hit] = await t.services.retrieval.search(null, project.id, 'http://192.168.8.1');
+    expect(hit.text).toContain('192.168.8.1');
+  });
+
   it('keeps results within one project', async () => {
     const other = await f.makeProject({ owner });
     expect(await t.services.retrieval.search(ownerActor, other.id, 'minimum password length')).toEqual([]);
