@@ -63,11 +63,14 @@ export async function startRuntime(config: Config, opts: { logger?: Logger; list
       const closed = new Promise<void>((resolve) => app.server.close(() => resolve()));
       shutdownCtl.abort(); // open chat streams end with an error event
       await app.close();
+      logger.debug('graphql closed');
       app.server.closeIdleConnections();
       const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
       await Promise.race([closed, grace]);
       app.server.closeAllConnections();
+      logger.debug('http closed');
       await services.stop();
+      logger.debug('services stopped');
       await db.close();
       logger.info('stopped');
     })());

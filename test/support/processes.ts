@@ -70,7 +70,8 @@ export async function startPgProcess(dataDir: string, port: number): Promise<Pro
 export async function startServerProcess(env: Record<string, string>): Promise<Proc & { baseUrl: string }> {
   const port = await freePort();
   const p = await startProcess('dist/src/main.js', [], {
-    NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: 'process-secret-process-secret',
+    // production mode, as operators run it (Apollo's signal handling, no introspection, etc.)
+    NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: 'process-secret-process-secret',
     LOGIN_RATE_LIMIT_PER_IP: '0', LOGIN_RATE_LIMIT_PER_ACCOUNT: '0', ...env,
   }, /DocQA listening/);
   return Object.assign(p, { baseUrl: `http://127.0.0.1:${port}` });

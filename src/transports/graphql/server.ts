@@ -76,6 +76,9 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
     schema,
     introspection: config.graphqlIntrospection,
     includeStacktraceInErrorResponses: false,
+    // our process owns SIGTERM (graceful shutdown in runtime.ts); Apollo's own handler would stop
+    // the server behind our back and re-raise the signal, leaving shutdown hanging in production
+    stopOnTerminationSignals: false,
     formatError: (formatted, error) => formatGraphqlError(formatted, error, logger),
     validationRules: [depthLimitRule(config.graphqlMaxDepth)],
     plugins: [
