@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { Department, User } from '../entities';
-import { BadRequestError, ConflictError, fromDbError, NotFoundError } from '../errors';
+import { ConflictError, fromDbError, NotFoundError, ValidationError } from '../errors';
 import type { DepartmentCounts } from '../presenters/department.presenter';
 import { isUuid } from '../validation';
 import { BaseService } from './context';
@@ -28,7 +28,7 @@ interface DepartmentRow {
   grants: number;
 }
 
-const notFound = () => new NotFoundError('department_not_found', 'Department not found');
+const notFound = () => new NotFoundError('not_found', 'Department not found');
 const nameTaken = () => new ConflictError('department_name_exists', 'A department with this name already exists');
 
 /**
@@ -132,10 +132,10 @@ export class DepartmentsService extends BaseService {
         const ids = [...new Set(input.userIds.map((u) => u.toLowerCase()))];
         const users = await em.find(User, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         const missing = ids.filter((uid) => !users.some((u) => u.id === uid));
-        if (missing.length) throw new BadRequestError('user_not_found', `Unknown user id(s): ${missing.join(', ')}`);
+        if (missing.length) throw ValidationError.field('userIds', `Unknown user id(s): ${missing.join(', ')}`);
         const staff = users.filter((u) => isOutsideDepartments(u.platformRole, u.orgPosition));
         if (staff.length) {
-          throw new BadRequestError('department_not_allowed', `Platform staff and the CEO do not belong to a department: ${staff.map((u) => u.id).join(', ')}`);
+          throw ValidationError.field('userIds', `Platform staff and the CEO do not belong to a department: ${staff.map((u) => u.id).join(', ')}`);
         }
         const elsewhere = users.filter((u) => u.department && u.department.id !== id);
         if (elsewhere.length && !input.replace) {
@@ -158,7 +158,7 @@ export class DepartmentsService extends BaseService {
     gates.requireDepartmentMemberRemover(actor, id);
     return this.em().transactional(async (em) => {
       const user = isUuid(userId) ? await em.findOne(User, { id: userId, department: id }) : null;
-      if (!user) throw new NotFoundError('member_not_found', 'The user is not a member of this department');
+      if (!user) throw new NotFoundError('not_found', 'The user is not a member of this department');
       user.department = null;
       await em.flush();
       await dropGroupsOutsideDepartment(em, [user.id], null);

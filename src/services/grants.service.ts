@@ -119,12 +119,12 @@ export class GrantsService extends BaseService {
   async delete(actor: Actor, projectId: string, grantId: string): Promise<{ id: string }> {
     return this.em().transactional(async (tx) => {
       await requireTier(tx, actor, projectId, 'full');
-      if (!isUuid(grantId)) throw new NotFoundError('grant_not_found', 'Grant not found');
+      if (!isUuid(grantId)) throw new NotFoundError('not_found', 'Grant not found');
       const rows: Array<{ user_id: string | null; group_id: string | null; department_id: string | null; tier: Tier }> = await tx.execute(
         `delete from project_grants where id = ? and project_id = ? returning user_id, group_id, department_id, tier`,
         [grantId, projectId],
       );
-      if (!rows.length) throw new NotFoundError('grant_not_found', 'Grant not found');
+      if (!rows.length) throw new NotFoundError('not_found', 'Grant not found');
       const g = rows[0];
       const targetType: TargetType = g.user_id ? 'user' : g.group_id ? 'group' : 'department';
       await this.services.audit.record(tx, actor, {
@@ -141,10 +141,10 @@ export class GrantsService extends BaseService {
   /** Admin or superadmin. The grants that reach a user directly, through groups, and through the department. */
   async byUser(actor: Actor, userId: string): Promise<GrantsByUser> {
     gates.requirePlatformAdmin(actor);
-    if (!isUuid(userId)) throw new NotFoundError('user_not_found', 'User not found');
+    if (!isUuid(userId)) throw new NotFoundError('not_found', 'User not found');
     const em = this.em();
     const users: Array<{ department_id: string | null }> = await em.execute(`select department_id from users where id = ?`, [userId]);
-    if (!users.length) throw new NotFoundError('user_not_found', 'User not found');
+    if (!users.length) throw new NotFoundError('not_found', 'User not found');
     const rows = await this.grantsReaching(em, userId, users[0].department_id);
     return {
       direct: rows.filter((r) => r.via === 'user'),

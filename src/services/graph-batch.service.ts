@@ -98,7 +98,7 @@ export class GraphBatchService extends BaseService {
     if (allowed.length) {
       for (const u of await this.em().find(User, { id: { $in: allowed } }, { populate: ['department'] })) out.set(u.id, u);
     }
-    for (const id of allowed) if (!out.has(id)) out.set(id, new NotFoundError('user_not_found', 'User not found'));
+    for (const id of allowed) if (!out.has(id)) out.set(id, new NotFoundError('not_found', 'User not found'));
     return out;
   }
 
@@ -145,7 +145,7 @@ export class GraphBatchService extends BaseService {
       const entities = new Map((await em.find(Department, { id: { $in: allowed } })).map((d) => [d.id, d]));
       for (const r of rows) out.set(r.id, { department: entities.get(r.id)!, counts: { members: r.members, groups: r.groups, grants: r.grants } });
     }
-    for (const id of allowed) if (!out.has(id)) out.set(id, new NotFoundError('department_not_found', 'Department not found'));
+    for (const id of allowed) if (!out.has(id)) out.set(id, new NotFoundError('not_found', 'Department not found'));
     return out;
   }
 
@@ -208,7 +208,7 @@ export class GraphBatchService extends BaseService {
     for (const g of found) {
       if (this.gated([g.id], out, () => gates.requireGroupReader(actor, g.department.id)).length) readable.push(g);
     }
-    for (const id of ids) if (!out.has(id) && !readable.some((g) => g.id === id)) out.set(id, new NotFoundError('group_not_found', 'Group not found'));
+    for (const id of ids) if (!out.has(id) && !readable.some((g) => g.id === id)) out.set(id, new NotFoundError('not_found', 'Group not found'));
     return readable;
   }
 

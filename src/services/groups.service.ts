@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { Department, Group, GroupMember, ProjectGrant, User } from '../entities';
-import { BadRequestError, ConflictError, fromDbError, NotFoundError } from '../errors';
+import { ConflictError, fromDbError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import { BaseService } from './context';
 import type { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from './groups.inputs';
@@ -15,7 +15,7 @@ export interface GroupView {
   members?: User[];
 }
 
-const notFound = () => new NotFoundError('group_not_found', 'Group not found');
+const notFound = () => new NotFoundError('not_found', 'Group not found');
 
 /**
  * Keeps the group rule "members belong to the group's department" true when users change department:
@@ -66,7 +66,7 @@ export class GroupsService extends BaseService {
     try {
       return await this.em().transactional(async (em) => {
         const department = await em.findOne(Department, { id: input.departmentId });
-        if (!department) throw new BadRequestError('department_not_found', 'Department not found');
+        if (!department) throw ValidationError.field('departmentId', 'Department not found');
         if (await em.count(Group, { department, name: input.name })) throw nameTaken();
         const group = em.create(Group, { name: input.name, description: input.description ?? '', department });
         await em.flush();
@@ -122,7 +122,7 @@ export class GroupsService extends BaseService {
       // and then drops it (dropGroupsOutsideDepartment), so the rule holds either way
       const users = await em.find(User, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_READ });
       const missing = ids.filter((uid) => !users.some((u) => u.id === uid));
-      if (missing.length) throw new BadRequestError('user_not_found', `Unknown user id(s): ${missing.join(', ')}`);
+      if (missing.length) throw ValidationError.field('userIds', `Unknown user id(s): ${missing.join(', ')}`);
       const outside = users.filter((u) => u.department?.id !== group.department.id);
       if (outside.length) {
         throw new ConflictError('user_not_in_department', `Not members of the group's department: ${outside.map((u) => u.id).join(', ')}`);
@@ -143,7 +143,7 @@ export class GroupsService extends BaseService {
       const group = await this.load(em, id);
       gates.requireGroupEditor(actor, group.department.id);
       const removed = isUuid(userId) ? await em.nativeDelete(GroupMember, { group: group.id, user: userId }) : 0;
-      if (!removed) throw new NotFoundError('member_not_found', 'The user is not a member of this group');
+      if (!removed) throw new NotFoundError('not_found', 'The user is not a member of this group');
       return { id: userId };
     });
   }

@@ -4,7 +4,7 @@ import { gates } from '../access/gates';
 import { listAccessibleProjects, AccessibleProjectRow } from '../access/project-access.sql';
 import { requireTier, tierAtLeast } from '../access/resolver';
 import { Project, ProjectMember, ProjectSettings, User } from '../entities';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import type { ProjectCounts } from '../presenters/project.presenter';
 import { isUuid } from '../validation';
 import { BaseService } from './context';
@@ -61,10 +61,10 @@ export class ProjectsService extends BaseService {
         // spec rule 1: transferring ownership is a `full` tier operation
         if (!tierAtLeast(access.tier, 'full')) throw new ForbiddenError('forbidden', 'Changing the owner requires the full tier on the project');
         const owner = await tx.findOne(User, { id: input.ownerId });
-        if (!owner) throw new NotFoundError('owner_not_found', 'The new owner does not exist');
+        if (!owner) throw new NotFoundError('not_found', 'The new owner does not exist');
         // spec rule 2: ownership only goes to platform administrators
-        if (owner.platformRole !== 'admin' && owner.platformRole !== 'superadmin') throw new BadRequestError('invalid_owner', 'The new owner must have platformRole admin or superadmin');
-        if (owner.status !== 'active') throw new BadRequestError('invalid_owner', 'The new owner must be an active user');
+        if (owner.platformRole !== 'admin' && owner.platformRole !== 'superadmin') throw ValidationError.field('ownerId', 'The new owner must have platformRole admin or superadmin');
+        if (owner.status !== 'active') throw ValidationError.field('ownerId', 'The new owner must be an active user');
         project.owner = owner;
       }
       if (input.name !== undefined) project.name = input.name.trim();
@@ -102,9 +102,9 @@ export class ProjectsService extends BaseService {
   async removeMember(actor: Actor, projectId: string, userId: string): Promise<{ projectId: string; userId: string }> {
     const em = this.em();
     await requireTier(em, actor, projectId, 'edit');
-    if (!isUuid(userId)) throw new NotFoundError('member_not_found', 'The user is not a member of this project');
+    if (!isUuid(userId)) throw new NotFoundError('not_found', 'The user is not a member of this project');
     const rows: unknown[] = await em.execute(`delete from project_members where project_id = ? and user_id = ? returning user_id`, [projectId, userId]);
-    if (!rows.length) throw new NotFoundError('member_not_found', 'The user is not a member of this project');
+    if (!rows.length) throw new NotFoundError('not_found', 'The user is not a member of this project');
     return { projectId, userId };
   }
 

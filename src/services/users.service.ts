@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { Department, OrgPosition, PlatformRole, User } from '../entities';
-import { BadRequestError, ConflictError, ForbiddenError, fromDbError, NotFoundError } from '../errors';
+import { BadRequestError, ConflictError, ForbiddenError, fromDbError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import { hashPassword, normalizeEmail } from './auth.service';
 import { avatarColorFor } from './avatar';
@@ -21,13 +21,13 @@ export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\
 
 /**
  * Platform staff and the CEO sit outside departments (spec: their departmentId is null).
- * An explicit departmentId for them is refused with 400 department_not_allowed rather than ignored.
+ * An explicit departmentId for them is refused with 400 validation_failed (field departmentId) rather than ignored.
  */
 export const isOutsideDepartments = (role: PlatformRole, position: OrgPosition): boolean => role !== 'none' || position === 'ceo';
 
-const notFound = () => new NotFoundError('user_not_found', 'User not found');
+const notFound = () => new NotFoundError('not_found', 'User not found');
 const departmentNotAllowed = () =>
-  new BadRequestError('department_not_allowed', 'Platform staff and the CEO do not belong to a department; omit departmentId');
+  ValidationError.field('departmentId', 'Platform staff and the CEO do not belong to a department; omit departmentId');
 
 export class UsersService extends BaseService {
   /** GET /users: filters, literal case-insensitive search on name or email, and the unpaged total. */
@@ -99,7 +99,7 @@ export class UsersService extends BaseService {
         const user = await this.load(em, id);
         const isSuperadmin = user.platformRole === 'superadmin';
         // the superadmin's account is theirs alone: an admin could otherwise take it over by password or email
-        if (isSuperadmin && actor.platformRole !== 'superadmin') throw new ForbiddenError('superadmin_protected', 'Only the superadmin can change the superadmin account');
+        if (isSuperadmin && actor.platformRole !== 'superadmin') throw new ForbiddenError('forbidden', 'Only the superadmin can change the superadmin account');
 
         if (input.platformRole !== undefined && input.platformRole !== user.platformRole) {
           // spec rule 3: nobody sets superadmin through PATCH
@@ -120,7 +120,7 @@ export class UsersService extends BaseService {
 
         let deactivated = false;
         if (input.status !== undefined && input.status !== user.status) {
-          if (isSuperadmin && input.status === 'inactive') throw new ForbiddenError('superadmin_protected', 'The superadmin cannot be deactivated');
+          if (isSuperadmin && input.status === 'inactive') throw new ForbiddenError('forbidden', 'The superadmin cannot be deactivated');
           user.status = input.status;
           deactivated = input.status === 'inactive';
         }
@@ -169,8 +169,8 @@ export class UsersService extends BaseService {
     gates.requirePlatformAdmin(actor);
     return this.em().transactional(async (em) => {
       const user = await this.load(em, id);
-      if (user.platformRole === 'superadmin') throw new ForbiddenError('superadmin_protected', 'The superadmin cannot be deleted');
-      if (user.id === actor.id) throw new ForbiddenError('cannot_delete_self', 'You cannot delete your own account');
+      if (user.platformRole === 'superadmin') throw new ForbiddenError('forbidden', 'The superadmin cannot be deleted');
+      if (user.id === actor.id) throw new ForbiddenError('forbidden', 'You cannot delete your own account');
       // audit rows first, while the grants still exist (same transaction as the delete)
       await this.services.audit.recordUserGrantsDeleted(em, actor, user.id);
       await em.nativeDelete(User, { id: user.id });

@@ -160,10 +160,10 @@ describe('GET /departments/:id', () => {
     expect(res.body.department).toEqual(expect.objectContaining({ id: cast.dept.id, name: cast.dept.name, _count: expect.objectContaining({ members: expect.any(Number) }) }));
   });
 
-  it('404 department_not_found for an unknown id; 404 for a malformed one', async () => {
+  it('404 not_found for an unknown id; 404 for a malformed one', async () => {
     const unknown = await as(cast.admin).get(`/api/departments/${randomUUID()}`);
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error).toBe('department_not_found');
+    expect(unknown.body).toEqual({ error: 'not_found', message: 'Department not found' });
     for (const bad of ['nope', '123', 'a'.repeat(300)]) expect((await as(cast.admin).get(`/api/departments/${bad}`)).status).toBe(404);
   });
 });
@@ -334,7 +334,7 @@ describe('department members', () => {
   it('GET /:id/members: 404 for an unknown department (admin)', async () => {
     const res = await as(cast.admin).get(`/api/departments/${randomUUID()}/members`);
     expect(res.status).toBe(404);
-    expect(res.body.error).toBe('department_not_found');
+    expect(res.body).toEqual({ error: 'not_found', message: 'Department not found' });
   });
 
   it('POST /:id/members adds users and answers {members}; re-adding is harmless', async () => {
@@ -374,21 +374,23 @@ describe('department members', () => {
     expect((await as(cast.admin).get(`/api/departments/${old.id}/members`)).body.members).toEqual([]);
   });
 
-  it('400 user_not_found for unknown user ids, and nothing is added', async () => {
+  it('400 validation_failed (field userIds) for unknown user ids, and nothing is added', async () => {
     const real = await f.makeUser();
     const ghost = randomUUID();
     const res = await as(cast.admin).post(`/api/departments/${d.id}/members`, { userIds: [real.id, ghost] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toBe('user_not_found');
-    expect(res.body.message).toContain(ghost);
+    expect(res.body.error).toBe('validation_failed');
+    expect(res.body.details).toEqual([{ field: 'userIds', message: `Unknown user id(s): ${ghost}` }]);
     expect(await deptOf(real.id)).toBeNull();
   });
 
-  it('400 department_not_allowed for platform staff and the CEO', async () => {
+  it('400 validation_failed (field userIds) for platform staff and the CEO', async () => {
     for (const u of [cast.engineer, cast.admin, cast.ceo]) {
       const res = await as(cast.superadmin).post(`/api/departments/${d.id}/members`, { userIds: [u.id] });
       expect(res.status).toBe(400);
-      expect(res.body.error).toBe('department_not_allowed');
+      expect(res.body.error).toBe('validation_failed');
+      expect(res.body.details).toEqual([{ field: 'userIds', message: expect.stringMatching(/do not belong to a department: .*/) }]);
+      expect(res.body.details[0].message).toContain(u.id);
       expect(await deptOf(u.id)).toBeNull();
     }
   });
@@ -438,15 +440,16 @@ describe('department members', () => {
     const victim = await f.makeUser({ department: cast.otherDept });
     const res = await as(boss).delete(`/api/departments/${d.id}/members/${victim.id}`);
     expect(res.status).toBe(404);
-    expect(res.body.error).toBe('member_not_found');
+    expect(res.body).toEqual({ error: 'not_found', message: 'The user is not a member of this department' });
     expect(await deptOf(victim.id)).toBe(cast.otherDept.id);
   });
 
-  it('404 member_not_found for a non-member, an unknown and a malformed user id', async () => {
+  it('404 not_found for a non-member, an unknown and a malformed user id', async () => {
     const outsider = await f.makeUser();
     for (const id of [outsider.id, randomUUID(), 'nope']) {
       const res = await as(cast.admin).delete(`/api/departments/${d.id}/members/${id}`);
       expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'not_found', message: 'The user is not a member of this department' });
     }
     expect((await as(cast.admin).delete(`/api/departments/nope/members/${outsider.id}`)).status).toBe(404);
   });

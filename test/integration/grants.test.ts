@@ -226,13 +226,13 @@ describe('DELETE /api/projects/:projectId/grants/:grantId', () => {
     expect((await as(target).get(`/api/projects/${project.id}`)).status).toBe(403);
   });
 
-  it('404 grant_not_found for an unknown id, a malformed id, or a grant of another project', async () => {
+  it('404 not_found for an unknown id, a malformed id, or a grant of another project', async () => {
     const { project, manager } = await projectWithManager();
     const elsewhere = await f.makeGrant({ user: await f.makeUser(), tier: 'use' });
     for (const id of [randomUUID(), 'nope', elsewhere.id]) {
       const res = await as(manager).delete(`/api/projects/${project.id}/grants/${id}`);
       expect(res.status).toBe(404);
-      expect(res.body.error).toBe('grant_not_found');
+      expect(res.body).toEqual({ error: 'not_found', message: 'Grant not found' });
     }
     expect(await fx.countRows('project_grants', 'id', elsewhere.id)).toBe(1);
   });
@@ -253,8 +253,11 @@ describe('GET /api/grants/by-user/:userId', () => {
 
   it('404 for an unknown or malformed user id', async () => {
     const admin = await f.makeUser({ platformRole: 'admin' });
-    expect((await as(admin).get(`/api/grants/by-user/${randomUUID()}`)).status).toBe(404);
-    expect((await as(admin).get('/api/grants/by-user/xyz')).status).toBe(404);
+    for (const id of [randomUUID(), 'xyz']) {
+      const res = await as(admin).get(`/api/grants/by-user/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'not_found', message: 'User not found' });
+    }
   });
 
   it('splits the grants reaching a user into direct, viaGroup and viaDepartment', async () => {

@@ -175,10 +175,10 @@ describe('GET /groups/:id', () => {
     expect(res.text).not.toMatch(/password/i);
   });
 
-  it('404 group_not_found for an unknown id; 404 for a malformed one', async () => {
+  it('404 not_found for an unknown id; 404 for a malformed one', async () => {
     const unknown = await as(cast.admin).get(`/api/groups/${randomUUID()}`);
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error).toBe('group_not_found');
+    expect(unknown.body).toEqual({ error: 'not_found', message: 'Group not found' });
     expect((await as(cast.admin).get('/api/groups/not-a-uuid')).status).toBe(404);
     expect((await as(cast.manager).get('/api/groups/not-a-uuid')).status).toBe(404);
   });
@@ -206,10 +206,11 @@ describe('POST /groups', () => {
     expect(await sql(`select 1 from groups where department_id = ? and name like 'Elsewhere%'`, [cast.otherDept.id])).toHaveLength(0);
   });
 
-  it('400 department_not_found for an unknown department', async () => {
+  it('400 validation_failed (field departmentId) for an unknown department', async () => {
     const res = await as(cast.admin).post('/api/groups', { name: 'Orphan', departmentId: randomUUID() });
     expect(res.status).toBe(400);
-    expect(res.body.error).toBe('department_not_found');
+    expect(res.body.error).toBe('validation_failed');
+    expect(res.body.details).toEqual([{ field: 'departmentId', message: 'Department not found' }]);
   });
 
   it('409 group_name_exists for a name taken in the same department; other departments may reuse it', async () => {
@@ -337,13 +338,13 @@ describe('group members', () => {
     expect(await memberIds(g.id)).toEqual([]);
   });
 
-  it('400 user_not_found for unknown user ids, and nothing is added', async () => {
+  it('400 validation_failed (field userIds) for unknown user ids, and nothing is added', async () => {
     const inside = await f.makeUser({ department: cast.dept });
     const ghost = randomUUID();
     const res = await as(cast.admin).post(`/api/groups/${g.id}/members`, { userIds: [inside.id, ghost] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toBe('user_not_found');
-    expect(res.body.message).toContain(ghost);
+    expect(res.body.error).toBe('validation_failed');
+    expect(res.body.details).toEqual([{ field: 'userIds', message: `Unknown user id(s): ${ghost}` }]);
     expect(await memberIds(g.id)).toEqual([]);
   });
 
@@ -382,7 +383,7 @@ describe('group members', () => {
     for (const id of [outsider.id, randomUUID(), 'zzz']) {
       const res = await as(cast.admin).delete(`/api/groups/${g.id}/members/${id}`);
       expect(res.status).toBe(404);
-      expect(res.body.error).toBe('member_not_found');
+      expect(res.body).toEqual({ error: 'not_found', message: 'The user is not a member of this group' });
     }
   });
 

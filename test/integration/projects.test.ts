@@ -270,13 +270,17 @@ describe('PATCH /api/projects/:id', () => {
       const candidate = await f.makeUser({ platformRole: role });
       const res = await as(admin).patch(`/api/projects/${p.id}`, { ownerId: candidate.id });
       expect(res.status).toBe(400);
-      expect(res.body.error).toBe('invalid_owner');
+      expect(res.body.error).toBe('validation_failed');
+      expect(res.body.details).toEqual([{ field: 'ownerId', message: 'The new owner must have platformRole admin or superadmin' }]);
     }
     const inactive = await f.makeUser({ platformRole: 'admin', status: 'inactive' });
-    expect((await as(admin).patch(`/api/projects/${p.id}`, { ownerId: inactive.id })).body.error).toBe('invalid_owner');
+    const inactiveRes = await as(admin).patch(`/api/projects/${p.id}`, { ownerId: inactive.id });
+    expect(inactiveRes.status).toBe(400);
+    expect(inactiveRes.body.error).toBe('validation_failed');
+    expect(inactiveRes.body.details).toEqual([{ field: 'ownerId', message: 'The new owner must be an active user' }]);
     const missing = await as(admin).patch(`/api/projects/${p.id}`, { ownerId: randomUUID() });
     expect(missing.status).toBe(404);
-    expect(missing.body.error).toBe('owner_not_found');
+    expect(missing.body).toEqual({ error: 'not_found', message: 'The new owner does not exist' });
     const root = await f.superadmin();
     expect((await as(admin).patch(`/api/projects/${p.id}`, { ownerId: root.id })).body.project.ownerId).toBe(root.id);
   });
@@ -400,7 +404,7 @@ describe('DELETE /api/projects/:id/members/:userId', () => {
     const admin = await f.makeUser({ platformRole: 'admin' });
     const res = await as(admin).delete(`/api/projects/${p.id}/members/${randomUUID()}`);
     expect(res.status).toBe(404);
-    expect(res.body.error).toBe('member_not_found');
+    expect(res.body).toEqual({ error: 'not_found', message: 'The user is not a member of this project' });
     expect((await as(admin).delete(`/api/projects/${p.id}/members/nope`)).status).toBe(404);
     expect((await as(admin).delete(`/api/projects/${randomUUID()}/members/${admin.id}`)).status).toBe(404);
   });

@@ -234,13 +234,15 @@ describe('POST /users', () => {
     expect(res.body.error).toBe('department_not_found');
   });
 
-  it('400 department_not_allowed when platform staff or the CEO is given a department', async () => {
+  it('400 validation_failed (field departmentId) when platform staff or the CEO is given a department', async () => {
     const admin = await as(cast.superadmin).post('/api/users', newUserBody({ platformRole: 'admin', departmentId: cast.dept.id }));
     expect(admin.status).toBe(400);
-    expect(admin.body.error).toBe('department_not_allowed');
+    expect(admin.body.error).toBe('validation_failed');
+    expect(admin.body.details).toEqual([{ field: 'departmentId', message: expect.stringMatching(/do not belong to a department/) }]);
     const ceo = await as(cast.admin).post('/api/users', newUserBody({ orgPosition: 'ceo', departmentId: cast.dept.id }));
     expect(ceo.status).toBe(400);
-    expect(ceo.body.error).toBe('department_not_allowed');
+    expect(ceo.body.error).toBe('validation_failed');
+    expect(ceo.body.details).toEqual([{ field: 'departmentId', message: expect.stringMatching(/do not belong to a department/) }]);
   });
 
   it('spec rule 4: 409 ceo_exists while a CEO exists', async () => {
@@ -297,6 +299,7 @@ describe('GET /users/:id', () => {
     for (const id of [randomUUID(), 'not-a-uuid', '1', "'; drop table users; --"]) {
       const res = await as(cast.admin).get(`/api/users/${encodeURIComponent(id)}`);
       expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'not_found', message: 'User not found' });
     }
   });
 });
@@ -440,11 +443,11 @@ describe('PATCH /users/:id', () => {
     expect((await as(cast.superadmin).patch(`/api/users/${cast.superadmin.id}`, { name: 'Root' })).body.user.name).toBe('Root');
   });
 
-  it('only the superadmin changes the superadmin account (403 superadmin_protected for an admin)', async () => {
+  it('only the superadmin changes the superadmin account (403 forbidden for an admin)', async () => {
     for (const body of [{ name: 'pwned' }, { password: 'takeover-password' }, { email: `x-${tag()}@example.com` }, { status: 'inactive' }]) {
       const res = await as(cast.admin).patch(`/api/users/${cast.superadmin.id}`, body);
       expect(res.status).toBe(403);
-      expect(res.body.error).toBe('superadmin_protected');
+      expect(res.body).toEqual({ error: 'forbidden', message: 'Only the superadmin can change the superadmin account' });
     }
     expect((await as(cast.superadmin).get('/api/users/me')).status).toBe(200);
   });
@@ -452,7 +455,7 @@ describe('PATCH /users/:id', () => {
   it('the superadmin cannot be deactivated, not even by themselves', async () => {
     const res = await as(cast.superadmin).patch(`/api/users/${cast.superadmin.id}`, { status: 'inactive' });
     expect(res.status).toBe(403);
-    expect(res.body.error).toBe('superadmin_protected');
+    expect(res.body).toEqual({ error: 'forbidden', message: 'The superadmin cannot be deactivated' });
   });
 
   describe('departmentId', () => {
@@ -472,12 +475,13 @@ describe('PATCH /users/:id', () => {
       expect(res.body.error).toBe('department_not_found');
     });
 
-    it('400 department_not_allowed for platform staff and the CEO', async () => {
+    it('400 validation_failed (field departmentId) for platform staff and the CEO', async () => {
       const eng = await f.makeUser({ platformRole: 'engineer' });
       for (const id of [eng.id, cast.ceo.id]) {
         const res = await as(cast.superadmin).patch(`/api/users/${id}`, { departmentId: cast.dept.id });
         expect(res.status).toBe(400);
-        expect(res.body.error).toBe('department_not_allowed');
+        expect(res.body.error).toBe('validation_failed');
+        expect(res.body.details).toEqual([{ field: 'departmentId', message: expect.stringMatching(/do not belong to a department/) }]);
       }
     });
 
@@ -534,20 +538,20 @@ describe('DELETE /users/:id', () => {
     expect((await as(u).get('/api/users/me')).status).toBe(401);
   });
 
-  it('spec rule 5: the superadmin cannot be deleted (403 superadmin_protected)', async () => {
+  it('spec rule 5: the superadmin cannot be deleted (403 forbidden)', async () => {
     for (const caller of [cast.admin, cast.superadmin]) {
       const res = await as(caller).delete(`/api/users/${cast.superadmin.id}`);
       expect(res.status).toBe(403);
-      expect(res.body.error).toBe('superadmin_protected');
+      expect(res.body).toEqual({ error: 'forbidden', message: 'The superadmin cannot be deleted' });
     }
     expect((await as(cast.superadmin).get('/api/users/me')).status).toBe(200);
   });
 
-  it('spec rule 5: nobody deletes themselves (403 cannot_delete_self)', async () => {
+  it('spec rule 5: nobody deletes themselves (403 forbidden)', async () => {
     const admin = await f.makeUser({ platformRole: 'admin' });
     const res = await as(admin).delete(`/api/users/${admin.id}`);
     expect(res.status).toBe(403);
-    expect(res.body.error).toBe('cannot_delete_self');
+    expect(res.body).toEqual({ error: 'forbidden', message: 'You cannot delete your own account' });
     expect((await as(admin).get('/api/users/me')).status).toBe(200);
   });
 

@@ -63,7 +63,7 @@ export function createLoaders(services: Services, batch: GraphBatchService, acto
   /** The admin view of providers: one GET /providers/admin read answers every key (engineer, superadmin). */
   const providers = new DataLoader<string, Row>(async (ids) => {
     const all = new Map((await services.providers.listAll(caller())).map((p) => [p.id, presentAdminProvider(p)]));
-    return ids.map((id) => all.get(id) ?? new NotFoundError('provider_not_found', 'Provider not found'));
+    return ids.map((id) => all.get(id) ?? new NotFoundError('not_found', 'Provider not found'));
   });
 
   /** Full views, for fields a partial view lacks (FromView): the same reach as REST's GET /x/:id. */
