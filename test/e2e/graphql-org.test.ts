@@ -23,7 +23,10 @@ afterAll(async () => {
 
 const as = (u: { token: string }) => client(t.baseUrl, u.token);
 const q = (u: { token: string }, query: string, variables?: Record<string, unknown>) => gql(t.baseUrl, query, { token: u.token, variables });
-const USER = 'id email name platformRole orgPosition departmentId department { id name color } avatarColor avatarUrl status lastLoginAt createdAt';
+/** The REST single-user shape (GET/POST/PATCH /users/:id, GET /users/me). */
+const USER = 'id email name platformRole orgPosition departmentId avatarColor status lastLoginAt createdAt';
+/** A REST GET /users entry: the user plus `department`. */
+const USER_ENTRY = `${USER} department { id name color }`;
 const SUMMARY = 'id name email avatarColor avatarUrl platformRole orgPosition departmentId status';
 
 describe('graphql: users', () => {
@@ -41,9 +44,12 @@ describe('graphql: users', () => {
     const dept = await f.makeDepartment();
     for (let i = 0; i < 3; i++) await f.makeUser({ department: dept, name: `Zed ${i}` });
     const rest = (await as(admin).get(`/api/users?departmentId=${dept.id}&limit=2&offset=1`)).body;
-    const r = await q(admin, `query($f: ListUsersQuery) { users(filter: $f) { total items { ${USER} } } }`, { f: { departmentId: dept.id, limit: 2, offset: 1 } });
+    const r = await q(admin, `query($f: ListUsersQuery) { users(filter: $f) { total items { ${USER_ENTRY} } } }`, { f: { departmentId: dept.id, limit: 2, offset: 1 } });
     expect(r.errors).toBeUndefined();
     expect(r.data.users).toEqual({ total: rest.total, items: rest.users });
+    // the graph also exposes avatarUrl, which REST lists leave out
+    const extra = await q(admin, `{ users(filter: { departmentId: "${dept.id}" }) { items { avatarUrl } } }`);
+    expect(extra.data.users.items).toEqual([{ avatarUrl: null }, { avatarUrl: null }, { avatarUrl: null }]);
     const search = await q(admin, '{ users(filter: { search: "zed 1" }) { items { name } } }');
     expect(search.data.users.items).toEqual([{ name: 'Zed 1' }]);
     expect(codes(await q(admin, '{ users(filter: { platformRole: "king" }) { total } }'))).toEqual(['validation_failed']);
@@ -51,10 +57,18 @@ describe('graphql: users', () => {
 
   it('user(id) equals REST GET /users/:id; me completes to the full user', async () => {
     const admin = await f.makeUser({ platformRole: 'admin' });
-    const u = await f.makeUser({ department: await f.makeDepartment() });
+    const dept = await f.makeDepartment();
+    const u = await f.makeUser({ department: dept });
     expect((await q(admin, `{ user(id: "${u.id}") { ${USER} } }`)).data.user).toEqual((await as(admin).get(`/api/users/${u.id}`)).body.user);
     expect((await q(u, `{ me { ${USER} } }`)).data.me).toEqual((await as(u).get('/api/users/me')).body.user);
-    expect(codes(await q(admin, '{ user(id: "00000000-0000-4000-8000-000000000000") { id } }'))).toEqual(['user_not_found']);
+    // the graph's user also has department and avatarUrl, which the REST single-user shape leaves out
+    expect((await q(admin, `{ user(id: "${u.id}") { department { id name color } avatarUrl } }`)).data.user).toEqual({
+      department: { id: dept.id, name: dept.name, color: dept.color },
+      avatarUrl: null,
+    });
+    const missing = await q(admin, '{ user(id: "00000000-0000-4000-8000-000000000000") { id } }');
+    expect(codes(missing)).toEqual(['not_found']);
+    expect(missing.errors![0].message).toBe('User not found');
   });
 
   it('create, update and delete follow the REST rules and codes', async () => {
@@ -72,7 +86,9 @@ describe('graphql: users', () => {
     expect((await q(admin, UPDATE, { id, i: { name: '  Renamed ', status: 'inactive' } })).data.updateUser).toEqual({ name: 'Renamed', status: 'inactive' });
     expect(codes(await q(admin, UPDATE, { id, i: { platformRole: 'engineer' } }))).toEqual(['forbidden_role']);
     const DELETE = 'mutation($id: ID!) { deleteUser(id: $id) { success id } }';
-    expect(codes(await q(admin, DELETE, { id: admin.id }))).toEqual(['cannot_delete_self']);
+    const self = await q(admin, DELETE, { id: admin.id });
+    expect(codes(self)).toEqual(['forbidden']);
+    expect(self.errors![0].message).toBe('You cannot delete your own account');
     expect((await q(admin, DELETE, { id })).data.deleteUser).toEqual({ success: true, id });
   });
 
@@ -117,7 +133,8 @@ describe('graphql: users', () => {
 });
 
 describe('graphql: departments and groups', () => {
-  const DEPT = 'id name color description createdAt counts { members groups grants }';
+  /** The REST department fields (`_count` spelled `counts`); the graph also has createdAt. */
+  const DEPT = 'id name color description counts { members groups grants }';
 
   it('departments equal REST for admin; a manager sees only their own; plain users are refused', async () => {
     const admin = await f.makeUser({ platformRole: 'admin' });
@@ -129,6 +146,8 @@ describe('graphql: departments and groups', () => {
     const r = await q(admin, `{ departments(limit: 200) { total items { ${DEPT} } } }`);
     expect(r.errors).toBeUndefined();
     expect(r.data.departments.items).toEqual(rest.map(({ _count, ...d }: any) => ({ ...d, counts: _count })));
+    const withCreatedAt = await q(admin, `{ department(id: "${dept.id}") { createdAt } }`);
+    expect(withCreatedAt.data.department.createdAt).toBe(dept.createdAt.toISOString());
     const mine = await q(manager, '{ departments { items { id } } }');
     expect(mine.data.departments.items).toEqual([{ id: dept.id }]);
     expect(codes(await q(manager, `{ department(id: "${other.id}") { id } }`))).toEqual(['forbidden']);

@@ -199,10 +199,16 @@ describe('graphql: projects', () => {
     expect(codes(await q(admin, GRANT_M, { p: p.id, input: { targetType: 'robot', targetId: plain.id, tier: 'use' } }))).toEqual(['validation_failed']);
     expect(codes(await q(plain, GRANT_M, { p: p.id, input: { targetType: 'user', targetId: plain.id, tier: 'full' } }))).toEqual(['forbidden']);
 
-    const BY_USER = `query($u: ID!) { grantsByUser(userId: $u) { direct { grantId projectId tier project { id name color isPrivate ownerId } } viaGroup { grantId } viaDepartment { grantId } } }`;
+    // the REST by-user entries; the graph's entries also carry grantId
+    const REF = 'project { id name color isPrivate ownerId }';
+    const BY_USER = `query($u: ID!) { grantsByUser(userId: $u) { direct { projectId tier ${REF} } viaGroup { projectId tier group { id name } ${REF} } viaDepartment { projectId tier department { id name color } ${REF} } } }`;
     expect(codes(await q(plain, BY_USER, { u: plain.id }))).toEqual(['forbidden']);
     const byUser = await q(admin, BY_USER, { u: plain.id });
+    expect(byUser.errors).toBeUndefined();
+    expect(byUser.data.grantsByUser.direct).toHaveLength(1);
     expect(byUser.data.grantsByUser).toEqual((await as(admin).get(`/api/grants/by-user/${plain.id}`)).body);
+    const grantIds = await q(admin, `query($u: ID!) { grantsByUser(userId: $u) { direct { grantId } } }`, { u: plain.id });
+    expect(grantIds.data.grantsByUser.direct).toEqual([{ grantId: g1.data.upsertGrant.grant.id }]);
 
     const AUDIT = `query($f: AuditLogQuery) { auditLog(filter: $f) { total items { id action actorId projectId targetType targetId metadata { tier previousTier } createdAt } } }`;
     expect(codes(await q(plain, AUDIT, { f: { projectId: p.id } }))).toEqual(['forbidden']);
@@ -213,7 +219,9 @@ describe('graphql: projects', () => {
     expect(audit.data.auditLog.items.map((e: any) => e.action)).toEqual(['grant_updated', 'grant_created']);
 
     const REMOVE = 'mutation($p: ID!, $u: ID!) { removeProjectMember(projectId: $p, userId: $u) { success projectId userId } }';
-    expect(codes(await q(plain, REMOVE, { p: p.id, u: admin.id }))).toEqual(['member_not_found']);
+    const notMember = await q(plain, REMOVE, { p: p.id, u: admin.id });
+    expect(codes(notMember)).toEqual(['not_found']);
+    expect(notMember.errors![0].message).toBe('The user is not a member of this project');
     expect((await q(admin, REMOVE, { p: p.id, u: plain.id })).data.removeProjectMember).toEqual({ success: true, projectId: p.id, userId: plain.id });
 
     const DEL_GRANT = 'mutation($p: ID!, $g: ID!) { deleteGrant(projectId: $p, grantId: $g) { success id } }';
