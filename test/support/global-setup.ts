@@ -35,6 +35,10 @@ export default async function globalSetup(): Promise<void> {
   // MikroORM keeps entity metadata in a process-global store; built here (outside the test
   // realm) it breaks MikroORM.init inside tests (mikro-orm#3783), so drop it
   MetadataStorage.clear();
+  // ...and drop the store itself: with --runInBand the test files run in this process and see this
+  // global, so they would all share one store and the second file would meet the first file's
+  // metadata (Maps from another realm: "Map.prototype.set called on incompatible receiver")
+  delete (globalThis as Record<string, unknown>)['mikro-orm-metadata'];
   // no connections may remain on a template
   const c = new pg.Client({ connectionString: db.adminUrl });
   await c.connect();
