@@ -5,7 +5,7 @@ import { gates } from '../access/gates';
 import { accessibleProjectsCte } from '../access/project-access.sql';
 import { requireTier } from '../access/resolver';
 import { Citation, Conversation, Message, newId, Project, User } from '../entities';
-import { BadRequestError, NotFoundError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
 import { streamChatCompletion } from '../llm/openai-client';
 import { buildPrompt, citedIndexes, ContextItem, estimateTokens, PriorTurn } from '../llm/prompt';
 import { webSearch } from '../llm/search-client';
@@ -81,7 +81,7 @@ export class ChatService extends BaseService {
     const mode = input.mode ?? 'docs';
     if (mode !== 'docs' && !this.config.searchApiKey) {
       // decided: refused before the stream (400), so clients can read /chat/config and never get a half-open stream
-      throw new BadRequestError('web_search_disabled', `Mode "${mode}" needs web search, which is not configured on this server (SEARCH_API_KEY is unset)`);
+      throw ValidationError.field('mode', `Mode "${mode}" needs web search, which is not configured on this server (SEARCH_API_KEY is unset)`);
     }
     if (input.conversationId) {
       const owned = await em.count(Conversation, { id: input.conversationId, project: project.id, user: actor.id });

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { Provider } from '../entities';
-import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { ApiKeyCipher, ApiKeyDecryptError, maskApiKey } from '../llm/api-key-crypto';
 import type { NetworkPolicy } from '../llm/network-guard';
 import { completeOnce, UpstreamTarget } from '../llm/openai-client';
@@ -168,7 +168,7 @@ export class ProvidersService extends BaseService {
       baseUrl = input.baseUrl ?? p.baseUrl;
       if (!apiKey) {
         if (!sameEndpoint(baseUrl, p.baseUrl)) {
-          throw new BadRequestError('api_key_required', 'Testing a different baseUrl needs its own apiKey: the stored key is only sent to the stored baseUrl');
+          throw ValidationError.field('apiKey', 'Testing a different baseUrl needs its own apiKey: the stored key is only sent to the stored baseUrl');
         }
         try {
           apiKey = this.cipher.decrypt(p.apiKeyEnc);

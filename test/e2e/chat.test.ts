@@ -567,7 +567,8 @@ describe('environment fallback, time-outs and shutdown (no providers stored)', (
     for (const mode of ['web', 'deep']) {
       const r = await ask(B, u.token, pb.id, { message: 'q', mode });
       expect(r.status).toBe(400);
-      expect(r.body.error).toBe('web_search_disabled');
+      expect(r.body.error).toBe('validation_failed');
+      expect(r.body.details[0].field).toBe('mode');
       expect(r.body.message).toMatch(/SEARCH_API_KEY/);
     }
     expect((await client(B.baseUrl, u.token).get('/api/chat/config')).body).toEqual({ docs: true, web: false, deep: false });

@@ -449,7 +449,8 @@ describe('POST /providers/:id/test', () => {
       for (const b of [{ baseUrl: other.url, model: 'gpt-stub' }, { baseUrl: other.url, model: 'gpt-stub', apiKey: '' }]) {
         const res = await test(p.id, b);
         expect(res.status).toBe(400);
-        expect(res.body.error).toBe('api_key_required');
+        expect(res.body.error).toBe('validation_failed');
+        expect(res.body.details[0].field).toBe('apiKey');
       }
       expect(other.requests).toHaveLength(0);
       expect(stub.requests).toHaveLength(0);
