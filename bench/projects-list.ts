@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,6 +11,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { createOrm, migrate } from '../src/db/orm';
 import { createLogger } from '../src/logger';
 import { createServices } from '../src/services';
+import { freePort } from '../src/util/net';
 
 /**
  * GET /api/projects for a caller who sees VISIBLE projects through mixed grants (a quarter each by
@@ -34,16 +34,6 @@ const REQUESTS = arg('requests', 50);
 const WARMUP = 5;
 const MEMBERS = 3;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 /** Seeds the caller and the projects in bulk SQL; returns the caller's id. */
 export async function seed(url: string): Promise<string> {

@@ -1,24 +1,14 @@
 import { mkdtempSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { MetadataStorage } from '@mikro-orm/core';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { createOrm, migrate } from '../../src/db/orm';
+import { freePort } from '../../src/util/net';
 
 export const TEMPLATE_DB = 'docqa_template';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 /**
  * Starts one real PostgreSQL for the whole run (own temp dir, own port) and prepares a migrated

@@ -1,21 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../src/util/net';
+export { freePort };
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const DIST_MAIN = path.join(ROOT, 'dist/src/main.js');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 export interface Proc {
   child: ChildProcess;
