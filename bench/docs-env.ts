@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Actor } from '../src/access/actor';
@@ -11,6 +10,7 @@ import { ROOT_DIR } from '../src/db/orm';
 import { Project, User } from '../src/entities';
 import { createLogger } from '../src/logger';
 import { createServices, Services } from '../src/services';
+import { freePort } from '../src/util/net';
 
 /** What the documents benchmarks run on: the real services over a real PostgreSQL. */
 export interface DocsBenchEnv {
@@ -20,17 +20,6 @@ export interface DocsBenchEnv {
   /** A project (and its admin owner) created for this run; removed again by close(). */
   newProject(name: string): Promise<Project>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 /**
