@@ -69,7 +69,9 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
 
   const server = http.createServer(app);
   // the GraphQL playground (Apollo's landing page) loads from a CDN, so CSP is relaxed on /graphql only
-  app.use((req, res, next) => (req.path === '/graphql' ? helmet({ contentSecurityPolicy: false })(req, res, next) : helmet()(req, res, next)));
+  const secureHeaders = helmet();
+  const graphqlHeaders = helmet({ contentSecurityPolicy: false });
+  app.use((req, res, next) => (req.path === '/graphql' ? graphqlHeaders(req, res, next) : secureHeaders(req, res, next)));
   if (config.corsOrigins.length) {
     app.use(cors({ origin: config.corsOrigins.includes('*') ? true : config.corsOrigins, credentials: false, maxAge: 600 }));
   }

@@ -1,5 +1,5 @@
 import bcrypt from 'bcrypt';
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, KeyObject, randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Semaphore } from '../util/semaphore';
 import jwt from 'jsonwebtoken';
@@ -67,12 +67,15 @@ export class AuthService extends BaseService {
   /** Compared against when the email is unknown, so both paths cost one bcrypt compare. */
   private dummyHash: Promise<string>;
   private bootstrapped = false;
+  /** Built once: given a string, jsonwebtoken re-derives a key object on every sign and verify. */
+  private readonly key: KeyObject;
 
   constructor(ctx: ServiceContext) {
     super(ctx);
     this.ipLimiter = new RateLimiter(ctx.config.loginRateLimitPerIp);
     this.accountLimiter = new RateLimiter(ctx.config.loginRateLimitPerAccount);
     this.dummyHash = hashPassword(randomUUID());
+    this.key = createSecretKey(Buffer.from(ctx.config.jwtSecret, 'utf8'));
   }
 
   private async isBootstrapped(): Promise<boolean> {
@@ -103,11 +106,11 @@ export class AuthService extends BaseService {
 
   /** Signs a 15-minute access token for a user (also used by tests and benchmarks). */
   signAccess(userId: string): string {
-    return jwt.sign({ typ: 'access' }, this.config.jwtSecret, { algorithm: 'HS256', subject: userId, expiresIn: ACCESS_TTL_SECONDS });
+    return jwt.sign({ typ: 'access' }, this.key, { algorithm: 'HS256', subject: userId, expiresIn: ACCESS_TTL_SECONDS });
   }
 
   private async issueTokens(em: ReturnType<BaseService['em']>, userId: string, familyId: string, jti = randomUUID()): Promise<TokenPair & { jti: string }> {
-    const refreshToken = jwt.sign({ typ: 'refresh', fam: familyId }, this.config.jwtSecret, {
+    const refreshToken = jwt.sign({ typ: 'refresh', fam: familyId }, this.key, {
       algorithm: 'HS256',
       subject: userId,
       jwtid: jti,
@@ -126,7 +129,7 @@ export class AuthService extends BaseService {
   private verify<T extends AccessClaims | RefreshClaims>(token: string, typ: T['typ']): T {
     let claims: jwt.JwtPayload | string;
     try {
-      claims = jwt.verify(token, this.config.jwtSecret, { algorithms: ['HS256'] });
+      claims = jwt.verify(token, this.key, { algorithms: ['HS256'] });
     } catch {
       throw new UnauthorizedError('unauthorized', typ === 'refresh' ? 'Refresh token expired or invalid' : 'Access token expired or invalid');
     }
