@@ -55,6 +55,7 @@ export function createServices(ctx: ServiceContext): Services {
     },
     async stop() {
       await documents.stop();
+      await s.auth.close();
     },
   };
   ctx.services = s;
