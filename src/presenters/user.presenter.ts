@@ -4,15 +4,26 @@ import type { Department, User } from '../entities';
 const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 const deptId = (u: User): string | null => (u.department ? u.department.id : null);
 
+/** The fields of a user the login answer is built from (an entity or a raw row mapped to these names). */
+export interface LoginUserFields {
+  id: string;
+  email: string;
+  name: string;
+  platformRole: string;
+  orgPosition: string;
+  departmentId: string | null;
+  avatarColor: string;
+}
+
 /** POST /auth/login `user`. */
-export function presentLoginUser(u: User) {
+export function presentLoginUser(u: LoginUserFields) {
   return {
     id: u.id,
     email: u.email,
     name: u.name,
     platformRole: u.platformRole,
     orgPosition: u.orgPosition,
-    departmentId: deptId(u),
+    departmentId: u.departmentId,
     avatarColor: u.avatarColor,
   };
 }
