@@ -112,11 +112,16 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
   const sleep = (ms: number, res: http.ServerResponse) =>
     new Promise<void>((resolve) => {
       if (!ms) return resolve();
-      const t = setTimeout(resolve, ms);
-      res.once('close', () => {
+      const onClose = () => {
         clearTimeout(t);
         resolve();
-      });
+      };
+      // one listener per pause, removed when the pause ends (long answers pause hundreds of times)
+      const t = setTimeout(() => {
+        res.off('close', onClose);
+        resolve();
+      }, ms);
+      res.once('close', onClose);
     });
   const json = (res: http.ServerResponse, rec: RecordedRequest, status: number, body: unknown) => {
     rec.finished = true;
