@@ -1,28 +1,23 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
-import { HEX_COLOR, HEX_COLOR_MESSAGE, Optional, Trim } from './input-rules';
+import { DescriptionRule, HexColorRule, NameRule, Optional, UserIdsRule } from './input-rules';
 
 @InputType()
 export class CreateDepartmentInput {
   @Field()
-  @Trim()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @NameRule()
   name!: string;
 
   /** Defaults to a neutral slate. */
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @Matches(HEX_COLOR, { message: HEX_COLOR_MESSAGE })
+  @HexColorRule()
   color?: string;
 
   /** Defaults to "". */
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(2000)
+  @DescriptionRule()
   description?: string;
 }
 
@@ -30,22 +25,17 @@ export class CreateDepartmentInput {
 export class UpdateDepartmentInput {
   @Field({ nullable: true })
   @Optional()
-  @Trim()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @NameRule()
   name?: string;
 
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @Matches(HEX_COLOR, { message: HEX_COLOR_MESSAGE })
+  @HexColorRule()
   color?: string;
 
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(2000)
+  @DescriptionRule()
   description?: string;
 }
 
@@ -53,10 +43,7 @@ export class UpdateDepartmentInput {
 @InputType()
 export class AddDepartmentMembersInput {
   @Field(() => [String])
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(500)
-  @IsUUID('all', { each: true })
+  @UserIdsRule()
   userIds!: string[];
 
   /** Move users who belong to another department instead of answering 409. */

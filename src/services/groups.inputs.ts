@@ -1,6 +1,6 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsUUID } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
-import { Optional, Trim } from './input-rules';
+import { DescriptionRule, NameRule, Optional, UserIdsRule } from './input-rules';
 
 /** GET /groups query. */
 @InputType()
@@ -14,16 +14,12 @@ export class ListGroupsQuery {
 @InputType()
 export class CreateGroupInput {
   @Field()
-  @Trim()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @NameRule()
   name!: string;
 
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(2000)
+  @DescriptionRule()
   description?: string;
 
   @Field()
@@ -36,25 +32,18 @@ export class CreateGroupInput {
 export class UpdateGroupInput {
   @Field({ nullable: true })
   @Optional()
-  @Trim()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @NameRule()
   name?: string;
 
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(2000)
+  @DescriptionRule()
   description?: string;
 }
 
 @InputType()
 export class GroupMembersInput {
   @Field(() => [String])
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(500)
-  @IsUUID('all', { each: true })
+  @UserIdsRule()
   userIds!: string[];
 }

@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 
 /**
  * Optional, but never null: an absent field skips validation, while an explicit null still runs
@@ -17,3 +17,23 @@ export const HEX_COLOR_MESSAGE = 'color must be a hex colour like #1a2b3c';
 export const MIN_PASSWORD = 8;
 /** A bound against oversized input only; bcrypt itself reads the first 72 bytes. */
 export const MAX_PASSWORD = 1024;
+
+/**
+ * Several rules as one decorator, applied in the order TypeScript applies a written stack
+ * (bottom-up), so validation behaves exactly as if the rules were listed at the field.
+ */
+export const rules = (...decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => {
+  for (const d of [...decorators].reverse()) d(target, key);
+};
+
+/** A display name: trimmed, non-empty, bounded. */
+export const NameRule = (max = 100): PropertyDecorator => rules(Trim(), IsString(), MinLength(1), MaxLength(max));
+
+/** A free-text description. */
+export const DescriptionRule = (): PropertyDecorator => rules(IsString(), MaxLength(2000));
+
+/** A `#rrggbb` colour. */
+export const HexColorRule = (): PropertyDecorator => rules(IsString(), Matches(HEX_COLOR, { message: HEX_COLOR_MESSAGE }));
+
+/** A list of user ids for a membership change (1–500 uuids). */
+export const UserIdsRule = (): PropertyDecorator => rules(IsArray(), ArrayMinSize(1), ArrayMaxSize(500), IsUUID('all', { each: true }));

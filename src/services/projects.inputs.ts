@@ -3,6 +3,7 @@ import {
   IsBoolean, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested,
 } from 'class-validator';
 import { Field, Float, ID, InputType, Int } from 'type-graphql';
+import { DescriptionRule } from './input-rules';
 
 export const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 /** `undefined` means "leave as is"; `null` is validated (and refused) for non-nullable fields. */
@@ -46,8 +47,7 @@ export class CreateProjectInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @IsString()
-  @MaxLength(2000)
+  @DescriptionRule()
   description?: string | null;
 
   @Field(() => String, { nullable: true })
@@ -88,8 +88,7 @@ export class UpdateProjectInput {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @IsString()
-  @MaxLength(2000)
+  @DescriptionRule()
   description?: string | null;
 
   @Field(() => String, { nullable: true })

@@ -2,7 +2,7 @@ import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { PROVIDER_TYPES, ProviderType } from '../entities/base';
-import { Optional, Trim } from './input-rules';
+import { NameRule, Optional } from './input-rules';
 
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const MAX_MODELS = 100;
@@ -29,10 +29,7 @@ const TrimEach = () => Transform(({ value }) => (Array.isArray(value) ? value.ma
 @InputType()
 export class CreateProviderInput {
   @Field()
-  @Trim()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @NameRule()
   name!: string;
 
   @Field()
@@ -86,10 +83,7 @@ export class CreateProviderInput {
 export class UpdateProviderInput {
   @Field({ nullable: true })
   @Optional()
-  @Trim()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @NameRule()
   name?: string;
 
   @Field({ nullable: true })
@@ -156,9 +150,6 @@ export class TestProviderInput {
   apiKey?: string;
 
   @Field()
-  @Trim()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @NameRule(200)
   model!: string;
 }

@@ -1,7 +1,7 @@
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { Field, InputType, Int } from 'type-graphql';
 import { ORG_POSITIONS, OrgPosition, PLATFORM_ROLES, PlatformRole, USER_STATUSES, UserStatus } from '../entities/base';
-import { MAX_PASSWORD, MIN_PASSWORD, Optional, Trim } from './input-rules';
+import { MAX_PASSWORD, MIN_PASSWORD, NameRule, Optional, Trim } from './input-rules';
 
 export const USERS_DEFAULT_LIMIT = 50;
 export const USERS_MAX_LIMIT = 200;
@@ -58,10 +58,7 @@ export class CreateUserInput {
   email!: string;
 
   @Field()
-  @Trim()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @NameRule(200)
   name!: string;
 
   @Field()
@@ -97,10 +94,7 @@ export class UpdateUserInput {
 
   @Field({ nullable: true })
   @Optional()
-  @Trim()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @NameRule(200)
   name?: string;
 
   @Field({ nullable: true })
