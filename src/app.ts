@@ -59,6 +59,8 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
     req.id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', req.id);
     const start = process.hrtime.bigint();
+    // request lines are info: with a quieter level nothing is measured or built for them
+    if (!logger.isLevelEnabled('info')) return next();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       const extra = res.locals.logExtra as Record<string, unknown> | undefined;
