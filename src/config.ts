@@ -17,6 +17,8 @@ export interface Config {
   searchApiKey: string | null;
   searchApiUrl: string;
   logLevel: string;
+  /** `pretty` on a terminal outside production unless LOG_FORMAT=json; JSON lines otherwise. */
+  logFormat: 'json' | 'pretty';
   maxUploadMb: number;
   maxBodyKb: number;
   loginRateLimitPerIp: number;
@@ -134,6 +136,13 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
 
+  const logFormatRaw = str(env, 'LOG_FORMAT') ?? 'auto';
+  if (!['auto', 'json', 'pretty'].includes(logFormatRaw)) {
+    throw new ConfigError(`LOG_FORMAT must be one of auto, json, pretty, got "${logFormatRaw}"`);
+  }
+  // production always logs JSON lines; elsewhere a terminal gets readable lines unless told otherwise
+  const logFormat = production || logFormatRaw === 'json' || (logFormatRaw === 'auto' && !process.stdout.isTTY) ? 'json' : 'pretty';
+
   const searchLanguage = str(env, 'SEARCH_LANGUAGE') ?? 'english';
   if (!/^[a-z_]+$/.test(searchLanguage)) {
     throw new ConfigError(`SEARCH_LANGUAGE must be a PostgreSQL text search configuration name`);
@@ -153,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     searchApiKey: str(env, 'SEARCH_API_KEY') ?? null,
     searchApiUrl: url(env, 'SEARCH_API_URL') ?? 'https://api.tavily.com',
     logLevel,
+    logFormat,
     maxUploadMb: int(env, 'MAX_UPLOAD_MB', 50, 1, 2000),
     maxBodyKb: int(env, 'MAX_BODY_KB', 1024, 1, 102400),
     loginRateLimitPerIp: int(env, 'LOGIN_RATE_LIMIT_PER_IP', 30, 0, 1_000_000),

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, AppHandle } from './app';
 import type { Config } from './config';
 import { Database, openDatabase } from './db/database';
+import { bootstrapOnFirstStart, BootstrapState, describeChatModel, startupBanner } from './first-run';
 import { createLogger, Logger } from './logger';
 import { createServices, Services } from './services';
 
@@ -16,28 +17,17 @@ export interface Runtime {
   shutdown(): Promise<void>;
 }
 
-/** Bootstraps from BOOTSTRAP_* when given (a no-op once bootstrapped). */
-async function bootstrapFromEnv(config: Config, services: Services, logger: Logger): Promise<void> {
-  const b = config.bootstrap;
-  if (!b.superadminEmail && !b.superadminPassword) return;
-  if (!b.superadminEmail || !b.superadminPassword) {
-    throw new Error('BOOTSTRAP_SUPERADMIN_EMAIL and BOOTSTRAP_SUPERADMIN_PASSWORD must be set together');
-  }
-  const ceo = b.ceoEmail && b.ceoPassword ? { email: b.ceoEmail, password: b.ceoPassword, name: b.ceoName ?? 'CEO' } : undefined;
-  const result = await services.bootstrap.bootstrap(
-    { email: b.superadminEmail, password: b.superadminPassword, name: b.superadminName ?? 'Superadmin' },
-    ceo,
-  );
-  logger.info({ result }, 'bootstrap from environment');
-}
-
-export async function startRuntime(config: Config, opts: { logger?: Logger; listen?: boolean } = {}): Promise<Runtime> {
-  const logger = opts.logger ?? createLogger(config.logLevel);
+export async function startRuntime(
+  config: Config,
+  opts: { logger?: Logger; listen?: boolean; console?: { write(s: string): unknown } } = {},
+): Promise<Runtime> {
+  const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const db = await openDatabase(config, logger);
   const shutdownCtl = new AbortController();
   const services = createServices({ orm: db.orm, config, logger, shutdown: shutdownCtl.signal });
+  let bootstrap: BootstrapState;
   try {
-    await bootstrapFromEnv(config, services, logger);
+    bootstrap = await bootstrapOnFirstStart(config, services, logger, opts.console ?? process.stdout);
     await services.start({ workers: config.runWorkers });
   } catch (e) {
     await db.close();
@@ -54,6 +44,8 @@ export async function startRuntime(config: Config, opts: { logger?: Logger; list
     });
     port = (app.server.address() as AddressInfo).port;
     logger.info({ port, host: config.host }, `DocQA listening on http://localhost:${port}`);
+    const chatModel = await describeChatModel(services);
+    logger.info({ chatModel, bootstrap }, startupBanner(config, { baseUrl: `http://localhost:${port}`, chatModel, bootstrap }));
   }
 
   let stopping: Promise<void> | null = null;

@@ -12,7 +12,7 @@ import { createServices } from '../services';
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
   const db = await openDatabase(config, logger);
   const shutdown = new AbortController();
   const services = createServices({ orm: db.orm, config, logger, shutdown: shutdown.signal });

@@ -23,6 +23,11 @@ function check(p: BootstrapPerson, who: string): void {
 
 /** One-time platform initialisation: creates the superadmin and (optionally) the CEO. Idempotent. */
 export class BootstrapService extends BaseService {
+  /** True once a superadmin exists (login answers 503 not_bootstrapped until then). */
+  async isBootstrapped(): Promise<boolean> {
+    return (await this.em().count(User, { platformRole: 'superadmin' })) > 0;
+  }
+
   async bootstrap(superadmin: BootstrapPerson, ceo?: BootstrapPerson): Promise<BootstrapResult> {
     check(superadmin, 'superadmin');
     if (ceo) check(ceo, 'ceo');
@@ -31,21 +36,22 @@ export class BootstrapService extends BaseService {
     if (!(await em.count(User, { platformRole: 'superadmin' }))) {
       const hash = await hashPassword(superadmin.password);
       // the partial unique index makes a concurrent second bootstrap fail instead of creating two
-      await em.getConnection().execute(
+      const rows = await em.getConnection().execute(
         `insert into users (email, name, password_hash, platform_role, org_position, avatar_color)
-         values (?, ?, ?, 'superadmin', 'member', ?) on conflict do nothing`,
+         values (?, ?, ?, 'superadmin', 'member', ?) on conflict do nothing returning id`,
         [normalizeEmail(superadmin.email), superadmin.name.trim(), hash, avatarColorFor(superadmin.email)],
       );
-      result.superadmin = 'created';
+      // another node may have won the race between the count and the insert
+      if (rows.length) result.superadmin = 'created';
     }
     if (ceo && !(await em.count(User, { orgPosition: 'ceo' }))) {
       const hash = await hashPassword(ceo.password);
-      await em.getConnection().execute(
+      const rows = await em.getConnection().execute(
         `insert into users (email, name, password_hash, platform_role, org_position, avatar_color)
-         values (?, ?, ?, 'none', 'ceo', ?) on conflict do nothing`,
+         values (?, ?, ?, 'none', 'ceo', ?) on conflict do nothing returning id`,
         [normalizeEmail(ceo.email), ceo.name.trim(), hash, avatarColorFor(ceo.email)],
       );
-      result.ceo = 'created';
+      if (rows.length) result.ceo = 'created';
     }
     return result;
   }
