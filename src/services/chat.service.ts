@@ -14,7 +14,9 @@ import type { ConversationRow, RecentConversationRow } from '../presenters/conve
 import { presentSource } from '../presenters/conversation.presenter';
 import { isUuid } from '../validation';
 import { AskInput, ChatMode } from './chat.inputs';
-import { BaseService } from './context';
+import { BaseService, ServiceContext } from './context';
+import type { ProvidersService } from './providers.service';
+import type { RetrievalService } from './retrieval.service';
 
 export interface ChatTimings {
   /** Retrieval (documents or web search). */
@@ -68,6 +70,13 @@ interface RunInput {
 type StopReason = 'client' | 'shutdown';
 
 export class ChatService extends BaseService {
+  constructor(
+    ctx: ServiceContext,
+    private readonly deps: { providers: ProvidersService; retrieval: RetrievalService },
+  ) {
+    super(ctx);
+  }
+
   /**
    * The chat pipeline (DESIGN §6) as one async sequence of events. Access (`use`), the mode and
    * the conversation are checked BEFORE the sequence is returned, so a transport can still answer
@@ -174,7 +183,7 @@ export class ChatService extends BaseService {
     try {
       // 1. provider, conversation, user message (stored before anything streams)
       const [target, question] = await Promise.all([
-        this.services.providers.resolveForChat({ modelId: input.modelId, projectModel: project.model }),
+        this.deps.providers.resolveForChat({ modelId: input.modelId, projectModel: project.model }),
         this.storeQuestion(actor, project.id, input.conversationId, message, mode),
       ]);
       const { id, history } = question;
@@ -316,7 +325,7 @@ export class ChatService extends BaseService {
   private async retrieveDocs(projectId: string, question: string): Promise<ContextItem[]> {
     // access was checked in ask(): retrieval runs on the caller's behalf without checking again;
     // the number of chunks is the project's settings.topK (retrieval applies it and its default)
-    const hits = await this.services.retrieval.search(null, projectId, question);
+    const hits = await this.deps.retrieval.search(null, projectId, question);
     return hits.map((h) => ({ id: h.chunkId, documentId: h.documentId, documentName: h.documentName, pageNumber: h.pageNumber, text: h.text }));
   }
 

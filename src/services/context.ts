@@ -2,7 +2,6 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { RequestContext } from '@mikro-orm/core';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import type { Services } from './index';
 
 /** What every service is built from. */
 export interface ServiceContext {
@@ -11,8 +10,6 @@ export interface ServiceContext {
   logger: Logger;
   /** Aborted when the process begins a graceful shutdown; long-lived streams end on it. */
   shutdown: AbortSignal;
-  /** The container this service belongs to (set by createServices), for calls across areas. */
-  services?: Services;
 }
 
 /** Base for services: the request's EntityManager (RequestContext), or a fresh fork outside one. */
@@ -26,12 +23,6 @@ export abstract class BaseService {
   /** A fresh EntityManager, for long-lived work (streams, jobs) that must not share the request's identity map. */
   protected freshEm(): EntityManager {
     return this.ctx.orm.em.fork() as EntityManager;
-  }
-
-  /** Other areas' services (e.g. chat → retrieval). */
-  protected get services(): Services {
-    if (!this.ctx.services) throw new Error('service used outside createServices()');
-    return this.ctx.services;
   }
 
   protected get config(): Config {

@@ -5,7 +5,8 @@ import { requireTier } from '../access/resolver';
 import { ProjectGrant, TargetType, Tier } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
-import { BaseService } from './context';
+import type { AuditService } from './audit.service';
+import { BaseService, ServiceContext } from './context';
 import type { UpsertGrantInput } from './grants.inputs';
 
 /** The three target columns of a grant; exactly one is set (spec invariant). */
@@ -68,6 +69,13 @@ export interface GrantsByUser {
 const POPULATE = ['user', 'group', 'group.department', 'department'] as const;
 
 export class GrantsService extends BaseService {
+  constructor(
+    ctx: ServiceContext,
+    private readonly audit: AuditService,
+  ) {
+    super(ctx);
+  }
+
   /**
    * `full` tier. A database upsert keyed on (project, target): 201 created / 200 updated, never 409,
    * and one row however many callers post the same target at once. The audit entry and the user's
@@ -96,7 +104,7 @@ export class GrantsService extends BaseService {
         await tx.execute(`insert into project_members (project_id, user_id) values (?, ?) on conflict do nothing`, [projectId, target.userId]);
       }
       const changed = !row.inserted && row.previous_tier !== null && row.previous_tier !== input.tier;
-      await this.services.audit.record(tx, actor, {
+      await this.audit.record(tx, actor, {
         action: row.inserted ? 'grant_created' : 'grant_updated',
         projectId,
         targetType: input.targetType,
@@ -127,7 +135,7 @@ export class GrantsService extends BaseService {
       if (!rows.length) throw new NotFoundError('not_found', 'Grant not found');
       const g = rows[0];
       const targetType: TargetType = g.user_id ? 'user' : g.group_id ? 'group' : 'department';
-      await this.services.audit.record(tx, actor, {
+      await this.audit.record(tx, actor, {
         action: 'grant_deleted',
         projectId,
         targetType,

@@ -34,22 +34,25 @@ export interface Services {
 }
 
 export function createServices(ctx: ServiceContext): Services {
+  // dependencies are passed explicitly, in construction order: no service reaches into a container
+  const audit = new AuditService(ctx);
+  const providers = new ProvidersService(ctx);
   const retrieval = new RetrievalService(ctx);
   const documents = new DocumentsService(ctx);
   const s: Services = {
     ctx,
     auth: new AuthService(ctx),
     bootstrap: new BootstrapService(ctx),
-    users: new UsersService(ctx),
+    users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx),
     groups: new GroupsService(ctx),
-    projects: new ProjectsService(ctx),
-    grants: new GrantsService(ctx),
-    audit: new AuditService(ctx),
-    providers: new ProvidersService(ctx),
+    projects: new ProjectsService(ctx, audit),
+    grants: new GrantsService(ctx, audit),
+    audit,
+    providers,
     documents,
     retrieval,
-    chat: new ChatService(ctx),
+    chat: new ChatService(ctx, { providers, retrieval }),
     async start(opts = {}) {
       await documents.start({ workers: opts.workers ?? ctx.config.runWorkers });
     },
@@ -58,6 +61,5 @@ export function createServices(ctx: ServiceContext): Services {
       await s.auth.close();
     },
   };
-  ctx.services = s;
   return s;
 }

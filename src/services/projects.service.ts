@@ -7,7 +7,8 @@ import { Project, ProjectMember, ProjectSettings, User } from '../entities';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import type { ProjectCounts } from '../presenters/project.presenter';
 import { isUuid } from '../validation';
-import { BaseService } from './context';
+import type { AuditService } from './audit.service';
+import { BaseService, ServiceContext } from './context';
 import type { CreateProjectInput, ProjectSettingsInput, UpdateProjectInput } from './projects.inputs';
 
 /** A project with its visible members (users populated) and counts, as the detail endpoints show it. */
@@ -18,6 +19,13 @@ export interface ProjectDetail {
 }
 
 export class ProjectsService extends BaseService {
+  constructor(
+    ctx: ServiceContext,
+    private readonly audit: AuditService,
+  ) {
+    super(ctx);
+  }
+
   /** Every project the caller can access, with tier, source, members and counts, in one query. */
   async list(actor: Actor): Promise<AccessibleProjectRow[]> {
     return listAccessibleProjects(this.em(), actor);
@@ -87,7 +95,7 @@ export class ProjectsService extends BaseService {
     await this.em().transactional(async (tx) => {
       await requireTier(tx, actor, projectId, 'full');
       // audit rows first, while the grants still exist (same transaction as the delete)
-      await this.services.audit.recordProjectGrantsDeleted(tx, actor, projectId);
+      await this.audit.recordProjectGrantsDeleted(tx, actor, projectId);
       // deleting the row locks it, so an ingestion commit touching the project waits and then fails
       // on its foreign key; the statistics go after that, so a concurrent ingest leaves no rows behind
       const deleted: unknown[] = await tx.execute(`delete from projects where id = ? returning id`, [projectId]);

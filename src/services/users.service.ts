@@ -7,7 +7,8 @@ import { BadRequestError, ConflictError, ForbiddenError, fromDbError, NotFoundEr
 import { isUuid } from '../validation';
 import { hashPassword, normalizeEmail } from './auth.service';
 import { avatarColorFor } from './avatar';
-import { BaseService } from './context';
+import type { AuditService } from './audit.service';
+import { BaseService, ServiceContext } from './context';
 import { dropGroupsOutsideDepartment } from './groups.service';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput, USERS_DEFAULT_LIMIT, USERS_MAX_LIMIT } from './users.inputs';
 
@@ -30,6 +31,13 @@ const departmentNotAllowed = () =>
   ValidationError.field('departmentId', 'Platform staff and the CEO do not belong to a department; omit departmentId');
 
 export class UsersService extends BaseService {
+  constructor(
+    ctx: ServiceContext,
+    private readonly audit: AuditService,
+  ) {
+    super(ctx);
+  }
+
   /** GET /users: filters, literal case-insensitive search on name or email, and the unpaged total. */
   async list(actor: Actor, q: ListUsersQuery): Promise<UserPage> {
     gates.requirePlatformAdmin(actor);
@@ -172,7 +180,7 @@ export class UsersService extends BaseService {
       if (user.platformRole === 'superadmin') throw new ForbiddenError('forbidden', 'The superadmin cannot be deleted');
       if (user.id === actor.id) throw new ForbiddenError('forbidden', 'You cannot delete your own account');
       // audit rows first, while the grants still exist (same transaction as the delete)
-      await this.services.audit.recordUserGrantsDeleted(em, actor, user.id);
+      await this.audit.recordUserGrantsDeleted(em, actor, user.id);
       await em.nativeDelete(User, { id: user.id });
       return { id: user.id };
     });
