@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startOpenAiStub } from '../test/support/openai-stub';
 import { corpusDocuments, corpusQuestions, parseCorpus, verifyLabels } from '../test/support/eval/corpus';
-import { askAll, EvalReport, ingestCorpus, report, Score } from '../test/support/eval/run-eval';
+import { askAll, chatAsker, EvalReport, ingestCorpus, report, Score, unreachableQuestions } from '../test/support/eval/run-eval';
 import { ROOT, startBenchEnv } from './lib/env';
 
 /**
@@ -60,8 +60,9 @@ export async function benchEval(config: string, env: Record<string, string>, log
     if (!res.ok) throw new Error(`provider → ${res.status} ${await res.text()}`);
     const ingest = await ingestCorpus(target, docs, `eval: ${config}`, log);
     const kindOf = new Map(docs.map((d) => [d.name, d.kind]));
-    const runs = await askAll(target, ingest.projectId, questions, (name) => kindOf.get(name) ?? '?', log);
-    const rep = report(runs, parsed, 'sourcesMs: client time from sending POST /api/chat/projects/:id to its `sources` SSE event (real server process, sequential, after 5 warm-ups); retrievalMs: the server\'s done.timings.retrievalMs');
+    const runs = await askAll(server.dbUrl, questions, (name) => kindOf.get(name) ?? '?', chatAsker(target, ingest.projectId), log);
+    const unreachable = await unreachableQuestions(server.dbUrl, ingest.projectId, questions);
+    const rep = report(runs, parsed, 'sourcesMs: client time from sending POST /api/chat/projects/:id to its `sources` SSE event (real server process, sequential, after 5 warm-ups); retrievalMs: the server\'s done.timings.retrievalMs', unreachable);
     return {
       config,
       env,
@@ -75,7 +76,7 @@ export async function benchEval(config: string, env: Record<string, string>, log
   }
 }
 
-const pct = (s: Score) => `${s.recallAt1} | ${s.recallAt5} | ${s.mrr} | ${s.pageAccuracy} | ${s.questions}`;
+const pct = (s: Score) => `${s.recallAt1} | ${s.recallAt5} | ${s.mrr} | ${s.pageAccuracy} | ${s.topPageAccuracy} | ${s.questions}`;
 
 /** The markdown table of one configuration: overall, then per style, format and language. */
 export function evalTable(r: EvalConfigResult): string {
@@ -87,11 +88,11 @@ export function evalTable(r: EvalConfigResult): string {
   ];
   const t = r.timing;
   return [
-    '| slice | recall@1 | recall@5 | MRR | page accuracy | questions |',
-    '|---|---|---|---|---|---|',
+    '| slice | recall@1 | recall@5 | MRR | page accuracy | top-hit page | questions |',
+    '|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `time to sources: median ${t.sourcesMs.median} ms, p95 ${t.sourcesMs.p95} ms` + (t.retrievalMs ? ` (server retrieval median ${t.retrievalMs.median} ms, p95 ${t.retrievalMs.p95} ms)` : ''),
+    `answer phrase split across chunks (unreachable): ${r.unreachable.length}; time to sources: median ${t.sourcesMs.median} ms, p95 ${t.sourcesMs.p95} ms` + (t.retrievalMs ? ` (server retrieval median ${t.retrievalMs.median} ms, p95 ${t.retrievalMs.p95} ms)` : ''),
   ].join('\n');
 }
 

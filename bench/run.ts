@@ -14,7 +14,7 @@ import { benchStreams } from './streams';
  * bench/results/summary.json plus one JSON per sub-benchmark.
  *
  *   npm run bench                 # everything (~6–9 minutes on 2 cores)
- *   npm run bench -- --only auth,projects,streams,retrieval,ingest,chat
+ *   npm run bench -- --only auth,projects,streams,retrieval,eval,ingest,chat
  */
 interface Row {
   metric: string;
@@ -126,6 +126,25 @@ async function main(): Promise<void> {
     rows.push({ metric: `retrieval quality (labelled set, ${q.questions} questions)`, value: `recall@1 ${q.recallAt1}, recall@5 ${q.recallAt5}, MRR ${q.mrr}`, target: 'recall@5 ≥ 0.9', met: q.recallAt5 >= 0.9 });
     const q2 = r.quality.among100k;
     rows.push({ metric: 'retrieval quality among 100k distractor chunks', value: `recall@1 ${q2.recallAt1}, recall@5 ${q2.recallAt5}, MRR ${q2.mrr}`, target: '—', met: null });
+  });
+
+  await section('eval', async () => {
+    // the independent evaluation corpus, with the retrieval configuration this environment gives
+    // the server (EMBEDDING_* and friends pass through); one label per configuration in eval.json
+    const label = process.env.EMBEDDING_MODEL ? `embedding:${process.env.EMBEDDING_MODEL}` : 'default';
+    const e = await sub('eval.js', ['--config', label], 'eval.json');
+    const r = e.configs[label];
+    results.eval = { [label]: { overall: r.overall, byStyle: r.byStyle, byFormat: r.byFormat, byLang: r.byLang, timing: r.timing } };
+    const o = r.overall;
+    const [t5, t1] = label === 'default' ? [0.92, 0.75] : [0.95, 0.8];
+    rows.push({ metric: `evaluation corpus (${label}, ${o.questions} questions, ${r.corpus.documents} real documents)`, value: `recall@1 ${o.recallAt1}, recall@5 ${o.recallAt5}, MRR ${o.mrr}, page accuracy ${o.pageAccuracy}`, target: `recall@5 ≥ ${t5}, recall@1 ≥ ${t1}${label === 'default' ? ', page accuracy ≥ 0.95' : ''}`, met: o.recallAt5 >= t5 && o.recallAt1 >= t1 && (label !== 'default' || o.pageAccuracy >= 0.95) });
+    const p = r.byStyle.paraphrase;
+    const v = r.byStyle.verbatim;
+    rows.push({ metric: 'evaluation corpus by style', value: `paraphrase recall@5 ${p?.recallAt5} (${p?.questions}), verbatim recall@5 ${v?.recallAt5} (${v?.questions})`, target: '—', met: null });
+    const en = r.byLang.en?.recallAt5 ?? 0;
+    const langs = Object.entries(r.byLang as Record<string, { recallAt5: number }>).filter(([k]) => k !== 'en');
+    rows.push({ metric: 'evaluation corpus recall@5 by language', value: Object.entries(r.byLang as Record<string, { recallAt5: number }>).map(([k, s]) => `${k} ${s.recallAt5}`).join(', '), target: 'non-English within 0.05 of English', met: langs.every(([, s]) => s.recallAt5 >= en - 0.05) });
+    rows.push({ metric: 'evaluation corpus time to sources (chat SSE)', value: `median ${r.timing.sourcesMs.median} ms, p95 ${r.timing.sourcesMs.p95} ms`, target: '—', met: null });
   });
 
   await section('chat', async () => {

@@ -50,6 +50,8 @@ export interface EvalReport {
   byLang: Record<string, Score>;
   timing: { sourcesMs: Quantiles; retrievalMs: Quantiles | null; method: string };
   misses: Array<{ id: string; question: string; document: string; answer: string; top: string[] }>;
+  /** Questions whose answer phrase is in no chunk of its document (split by chunking): no configuration can hit them. */
+  unreachable: string[];
 }
 
 export interface Quantiles {
@@ -119,7 +121,7 @@ const groupBy = <T>(xs: T[], key: (x: T) => string): Record<string, T[]> => {
   return out;
 };
 
-export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timingMethod: string): EvalReport {
+export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timingMethod: string, unreachable: string[] = []): EvalReport {
   const byName = new Map(parsed.map((d) => [d.name, d]));
   const answerPages = new Map(runs.map(({ q }) => [q.id, byName.get(q.document) ? pagesWith(byName.get(q.document)!, q.answer) : []]));
   const scoreGroups = (key: (r: QuestionRun) => string) => Object.fromEntries(Object.entries(groupBy(runs, key)).sort().map(([k, v]) => [k, score(v, answerPages)]));
@@ -133,6 +135,7 @@ export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timi
     misses: runs
       .filter(({ q, hits }) => !hits.slice(0, 5).some((h) => isRelevantHit(h, q)))
       .map(({ q, hits }) => ({ id: q.id, question: q.question, document: q.document, answer: q.answer, top: hits.slice(0, 5).map((h) => `${h.documentName} p${h.pageNumber}: ${h.text.replace(/\s+/g, ' ').slice(0, 80)}`) })),
+    unreachable,
   };
 }
 
@@ -216,15 +219,21 @@ async function ask(server: EvalServer, projectId: string, message: string): Prom
   return { ids, sourcesMs, retrievalMs };
 }
 
-/** Asks every question (sequentially, after `warmup` unscored ones) and reads the cited chunks back. */
-export async function askAll(server: EvalServer, projectId: string, questions: CorpusQuestion[], formatOf: (doc: string) => string, log: (m: string) => void = () => {}): Promise<QuestionRun[]> {
-  const db = new pg.Client({ connectionString: server.dbUrl });
+/** One question's answer from the system under test: the ordered chunk ids it cites, and timings. */
+export type AskFn = (question: string) => Promise<{ ids: string[]; sourcesMs: number; retrievalMs: number | null }>;
+
+/** The chat endpoint as the question-asker (time to `sources` measured by the client). */
+export const chatAsker = (server: EvalServer, projectId: string): AskFn => (question) => ask(server, projectId, question);
+
+/** Asks every question (sequentially, after 5 unscored warm-ups) and reads the cited chunks back from the database. */
+export async function askAll(dbUrl: string, questions: CorpusQuestion[], formatOf: (doc: string) => string, askFn: AskFn, log: (m: string) => void = () => {}): Promise<QuestionRun[]> {
+  const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    for (const q of questions.slice(0, 5)) await ask(server, projectId, q.question);
+    for (const q of questions.slice(0, 5)) await askFn(q.question);
     const runs: QuestionRun[] = [];
     for (const [i, q] of questions.entries()) {
-      const a = await ask(server, projectId, q.question);
+      const a = await askFn(q.question);
       const rows = a.ids.length
         ? ((await db.query('select c.id, d.name, c.page_number, c.page_end, c.text from chunks c join documents d on d.id = c.document_id where c.id = any($1::uuid[])', [a.ids])).rows as Array<{ id: string; name: string; page_number: number; page_end: number | null; text: string }>)
         : [];
@@ -237,6 +246,18 @@ export async function askAll(server: EvalServer, projectId: string, questions: C
       if ((i + 1) % 50 === 0) log(`asked ${i + 1}/${questions.length}`);
     }
     return runs;
+  } finally {
+    await db.end();
+  }
+}
+
+/** Ids of the questions whose answer phrase lies in no single chunk of the labelled document. */
+export async function unreachableQuestions(dbUrl: string, projectId: string, questions: CorpusQuestion[]): Promise<string[]> {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const rows = (await db.query('select d.name, c.text from chunks c join documents d on d.id = c.document_id where d.project_id = $1', [projectId])).rows as Array<{ name: string; text: string }>;
+    return questions.filter((q) => !rows.some((r) => r.name === q.document && containsAnswer(r.text, q.answer))).map((q) => q.id);
   } finally {
     await db.end();
   }
