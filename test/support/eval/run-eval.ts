@@ -172,12 +172,16 @@ export async function ingestCorpus(server: EvalServer, docs: CorpusDocument[], p
   }
   let pages = 0;
   let chunks = 0;
+  const deadline = Date.now() + 15 * 60_000;
   for (const d of documents) {
     for (;;) {
+      if (Date.now() > deadline) throw new Error(`${d.name} not ingested (and embedded) within 15 minutes`);
       const doc = await api(server, 'GET', `/api/documents/${d.id}`);
       const row = doc.document ?? doc;
       if (row.status === 'failed') throw new Error(`${d.name} failed: ${row.error}`);
-      if (row.status === 'ready') {
+      // with an embedding source, vectors are filled in after the text is indexed: wait for them too
+      const emb = row.embeddings as { chunksEmbedded: number; chunksTotal: number } | null | undefined;
+      if (row.status === 'ready' && (!emb || emb.chunksEmbedded >= emb.chunksTotal)) {
         pages += row.pageCount ?? 0;
         chunks += row.chunkCount ?? 0;
         break;
