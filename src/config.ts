@@ -33,6 +33,12 @@ export interface Config {
   graphqlPlayground: boolean;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
+  graphqlMaxAliases: number;
+  graphqlMaxRootFields: number;
+  /** Largest graphql-ws frame before `connection_init` is accepted (after it: MAX_BODY_KB). */
+  graphqlWsInitMaxKb: number;
+  /** Entries in the automatic persisted query cache (0 turns APQ off). */
+  graphqlApqCacheSize: number;
   runWorkers: boolean;
   workerConcurrency: number;
   /** Ingestion job retries after the first attempt (exponential backoff from ingestRetryDelaySeconds). */
@@ -175,6 +181,10 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlPlayground: bool(env, 'GRAPHQL_PLAYGROUND', !production),
     graphqlMaxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 100),
     graphqlMaxCost: int(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
+    graphqlMaxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 100_000),
+    graphqlMaxRootFields: int(env, 'GRAPHQL_MAX_ROOT_FIELDS', 20, 1, 100_000),
+    graphqlWsInitMaxKb: int(env, 'GRAPHQL_WS_INIT_MAX_KB', 16, 1, 1024),
+    graphqlApqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 1000, 0, 1_000_000),
     runWorkers: bool(env, 'RUN_WORKERS', true),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     ingestRetryLimit: int(env, 'INGEST_RETRY_LIMIT', 3, 0, 100),

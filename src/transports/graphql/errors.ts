@@ -3,7 +3,7 @@ import type { Logger } from '../../logger';
 import { toHttpError } from '../http/errors';
 
 /** Codes our own GraphQL errors carry (limits), passed through unchanged. */
-export const OWN_CODES = new Set(['query_too_deep', 'query_too_costly']);
+export const OWN_CODES = new Set(['query_too_deep', 'query_too_costly', 'query_too_complex']);
 
 function originalOf(error: unknown): unknown {
   let e = error;

@@ -1,7 +1,7 @@
 import {
   ASTVisitor, FieldNode, FragmentDefinitionNode, getNamedType, getNullableType, GraphQLError, GraphQLNamedType, GraphQLObjectType,
-  GraphQLSchema, isAbstractType, isInterfaceType, isListType, isObjectType, Kind, OperationDefinitionNode, SelectionSetNode, ValidationContext,
-  ValidationRule, ValueNode,
+  GraphQLField, GraphQLSchema, isAbstractType, isInterfaceType, isListType, isObjectType, Kind, OperationDefinitionNode, SchemaMetaFieldDef,
+  SelectionSetNode, TypeMetaFieldDef, ValidationContext, ValidationRule, ValueNode,
 } from 'graphql';
 
 /**
@@ -15,18 +15,22 @@ export const DEFAULT_PAGE_SIZE = 50;
 /** Page types (`{ items, total }`) are counted by their field's `limit`; their `items` list adds nothing. */
 const isPageType = (t: GraphQLNamedType): boolean => isObjectType(t) && 'items' in t.getFields() && 'total' in t.getFields();
 
-const isIntrospection = (name: string): boolean => name.startsWith('__');
-
 type Fragments = (name: string) => FragmentDefinitionNode | null | undefined;
 
-/** Depth of a selection set: each field with sub-selections adds one level; leaves and introspection are free. */
+/**
+ * Depth of a selection set: each field with sub-selections adds one level, introspection included
+ * (`{ __schema { types { fields { name } } } }` is 3). The one exception is `ofType`: a type
+ * reference (`[String!]!` is three wrappers) is as deep as the schema's own wrapping, returns a
+ * single object, and standard tools' introspection query nests it nine times; its cost still counts.
+ */
 function depthOf(set: SelectionSetNode | undefined, fragments: Fragments, seen: Set<string>): number {
   if (!set) return 0;
   let max = 0;
   for (const sel of set.selections) {
     if (sel.kind === Kind.FIELD) {
-      if (isIntrospection(sel.name.value) || !sel.selectionSet) continue;
-      max = Math.max(max, 1 + depthOf(sel.selectionSet, fragments, seen));
+      if (!sel.selectionSet) continue;
+      const level = sel.name.value === 'ofType' ? 0 : 1;
+      max = Math.max(max, level + depthOf(sel.selectionSet, fragments, seen));
     } else if (sel.kind === Kind.INLINE_FRAGMENT) {
       max = Math.max(max, depthOf(sel.selectionSet, fragments, seen));
     } else {
@@ -108,13 +112,23 @@ function costOf(set: SelectionSetNode | undefined, parent: GraphQLNamedType | un
   return total;
 }
 
+function fieldDef(schema: GraphQLSchema, parent: GraphQLNamedType, name: string): GraphQLField<unknown, unknown> | undefined {
+  // on a union only inline fragments select fields; on an interface the field is declared there
+  if (!(isObjectType(parent) || isInterfaceType(parent))) return undefined;
+  if (parent === schema.getQueryType()) {
+    if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef;
+    if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef;
+  }
+  return (parent as GraphQLObjectType).getFields()[name]; // unknown fields are reported by the standard rules
+}
+
 function fieldCost(field: FieldNode, parent: GraphQLNamedType, env: CostEnv, seen: Set<string>): number {
   const name = field.name.value;
-  if (isIntrospection(name) || !field.selectionSet) return 0;
-  // on a union only inline fragments select fields; on an interface the field is declared there
-  if (!(isObjectType(parent) || isInterfaceType(parent))) return 0;
-  const def = (parent as GraphQLObjectType).getFields()[name];
-  if (!def) return 0; // unknown fields are reported by the standard rules
+  // every root field is a service call, even one that returns a scalar
+  const root = parent === env.schema.getQueryType() || parent === env.schema.getMutationType() || parent === env.schema.getSubscriptionType();
+  if (!field.selectionSet) return root && name !== '__typename' ? 1 : 0;
+  const def = fieldDef(env.schema, parent, name);
+  if (!def) return 0;
   const named = getNamedType(def.type);
   const children = costOf(field.selectionSet, isAbstractType(named) || isObjectType(named) || isInterfaceType(named) ? named : undefined, env, seen);
   const limitArg = def.args.find((a) => a.name === 'limit');
@@ -132,7 +146,65 @@ function fieldCost(field: FieldNode, parent: GraphQLNamedType, env: CostEnv, see
 /** Computes an operation's static cost (exported for tests and for the limit rule). */
 export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode, fragments: Fragments, variables: Record<string, unknown> = {}): number {
   const root = op.operation === 'query' ? schema.getQueryType() : op.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
-  return costOf(op.selectionSet, root ?? undefined, { schema, fragments, variables }, new Set());
+  return costOf(op.selectionSet, root ?? undefined, { schema, fragments, variables: withDefaults(op, variables) }, new Set());
+}
+
+/** The variables an operation runs with: those sent, else the operation's defaults (`$n: Int = 1000`). */
+function withDefaults(op: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const def of op.variableDefinitions ?? []) {
+    const d = def.defaultValue;
+    if (d?.kind === Kind.INT) out[def.variable.name.value] = Number(d.value);
+    else if (d?.kind === Kind.OBJECT) {
+      const limit = d.fields.find((f) => f.name.value === 'limit');
+      if (limit?.value.kind === Kind.INT) out[def.variable.name.value] = { limit: Number(limit.value.value) };
+    }
+  }
+  for (const [k, v] of Object.entries(variables)) if (v !== undefined && v !== null) out[k] = v;
+  return out;
+}
+
+/** Counts the aliased fields and the root fields of an operation (fragments expanded where spread). */
+export function operationShape(op: OperationDefinitionNode, fragments: Fragments): { aliases: number; rootFields: number } {
+  let aliases = 0;
+  let rootFields = 0;
+  const walk = (set: SelectionSetNode | undefined, atRoot: boolean, seen: Set<string>): void => {
+    if (!set) return;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        if (sel.alias) aliases += 1;
+        if (atRoot) rootFields += 1;
+        walk(sel.selectionSet, false, seen);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        walk(sel.selectionSet, atRoot, seen);
+      } else if (!seen.has(sel.name.value)) {
+        walk(fragments(sel.name.value)?.selectionSet, atRoot, new Set(seen).add(sel.name.value));
+      }
+    }
+  };
+  walk(op.selectionSet, true, new Set());
+  return { aliases, rootFields };
+}
+
+/**
+ * Caps the aliased fields and the root fields of one operation: each alias of a root field is a
+ * service call of its own, so `a1: projects(limit: 1) { total } a2: …` is refused by count, not
+ * only by cost.
+ */
+export function shapeLimitRule(maxAliases: number, maxRootFields: number): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(op: OperationDefinitionNode) {
+      const { aliases, rootFields } = operationShape(op, (n) => context.getFragment(n));
+      const over = aliases > maxAliases ? { what: 'aliases', limit: maxAliases, actual: aliases }
+        : rootFields > maxRootFields ? { what: 'root fields', limit: maxRootFields, actual: rootFields } : undefined;
+      if (over) {
+        context.reportError(new GraphQLError(`The operation has ${over.actual} ${over.what}; the limit is ${over.limit}`, {
+          nodes: [op],
+          extensions: { code: 'query_too_complex', limit: over.limit, actual: over.actual, http: { status: 400 } },
+        }));
+      }
+    },
+  });
 }
 
 /** Rejects operations whose static cost exceeds `maxCost`; `variables` make `limit: $n` count. */

@@ -2,21 +2,23 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { ApolloServerPlugin } from '@apollo/server';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import Negotiator from 'negotiator';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { Express, RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import {
   execute, ExecutionArgs, GraphQLError, GraphQLSchema, NoSchemaIntrospectionCustomRule, parse, specifiedRules, subscribe, validate,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type http from 'node:http';
-import { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { AppDeps } from '../../app';
 import type { Config } from '../../config';
 import { inRequestContext } from '../../db/request-context';
 import { GraphBatchService } from '../../services/graph-batch.service';
 import { createContext, GraphqlContext } from './context';
-import { formatErrors, formatGraphqlError } from './errors';
-import { costLimitRule, depthLimitRule } from './limits';
+import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
+import { costLimitRule, depthLimitRule, shapeLimitRule } from './limits';
 import { buildGraphqlSchema } from './schema';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -40,27 +42,52 @@ function wsRules(config: Config, variables: Record<string, unknown>) {
   return [
     ...specifiedRules,
     depthLimitRule(config.graphqlMaxDepth),
+    shapeLimitRule(config.graphqlMaxAliases, config.graphqlMaxRootFields),
     costLimitRule(config.graphqlMaxCost, variables),
     ...(config.graphqlIntrospection ? [] : [NoSchemaIntrospectionCustomRule]),
   ];
 }
 
 /**
- * uploadDocuments carries files base64-encoded, so a GraphQL body may be as large as one maximal
- * file. Only an authenticated caller may send more than the usual JSON limit: anyone else is
- * refused before the body is read, as REST checks access before reading an upload.
+ * GraphQL over HTTP: a request error (parse, validation, variable coercion, our limits: no `data`)
+ * is 400 with `application/graphql-response+json` but 200 when the client takes plain
+ * `application/json`, whose clients read errors from the body (the spec's legacy rule).
  */
-function bodyParser(config: Config, services: AppDeps['services'], json: RequestHandler): RequestHandler {
-  const large = express.json({ limit: `${Math.ceil((config.maxUploadMb * 1024 * 4) / 3) + config.maxBodyKb}kb`, strict: true });
-  return (req, res, next) => {
-    const length = Number(req.headers['content-length'] ?? 0);
-    if (!(length > config.maxBodyKb * 1024)) return json(req, res, next);
-    services.auth.authenticateHeader(req.headers.authorization).then(() => large(req, res, next), next);
+function statusPlugin(): ApolloServerPlugin<GraphqlContext> {
+  return {
+    async requestDidStart({ request }) {
+      let requestError = false;
+      return {
+        async didEncounterErrors({ errors }) {
+          requestError = errors.every((e) => REQUEST_ERROR_CODES.has(String(e.extensions?.code)));
+        },
+        async willSendResponse({ response }) {
+          if (!requestError || response.body.kind !== 'single' || 'data' in response.body.singleResult || response.http.status !== 400) return;
+          const accept = request.http?.headers.get('accept');
+          const preferred = accept ? new Negotiator({ headers: { accept } }).mediaType([MEDIA_JSON, MEDIA_GRAPHQL_RESPONSE]) : MEDIA_JSON;
+          if (preferred === MEDIA_JSON) response.http.status = 200;
+        },
+      };
+    },
   };
 }
+/** Errors in the document or its variables (Apollo's codes, and our limits'); not malformed requests. */
+const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', ...OWN_CODES]);
+const MEDIA_JSON = 'application/json';
+const MEDIA_GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
 interface WsExtra {
   request: http.IncomingMessage;
+  socket: WebSocket;
+}
+
+/**
+ * `ws` fixes maxPayload per server; its receiver keeps the bound per socket, so one socket's bound
+ * is changed there (checked for on the installed `ws` 8; without it the server-wide bound holds).
+ */
+function setMaxPayload(socket: WebSocket, bytes: number): void {
+  const receiver = (socket as unknown as { _receiver?: { _maxPayload?: number } })._receiver;
+  if (receiver && typeof receiver._maxPayload === 'number') receiver._maxPayload = bytes;
 }
 
 /**
@@ -80,8 +107,16 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
     // the server behind our back and re-raise the signal, leaving shutdown hanging in production
     stopOnTerminationSignals: false,
     formatError: (formatted, error) => formatGraphqlError(formatted, error, logger),
-    validationRules: [depthLimitRule(config.graphqlMaxDepth)],
+    validationRules: [depthLimitRule(config.graphqlMaxDepth), shapeLimitRule(config.graphqlMaxAliases, config.graphqlMaxRootFields)],
+    // GET runs queries (never mutations: Apollo answers 405). Tokens travel in the Authorization
+    // header, never in cookies, so a cross-site GET carries no credentials: no CSRF preflight needed
+    csrfPrevention: false,
+    // automatic persisted queries (sha256 hash → query), in a cache bounded by entry count and bytes
+    persistedQueries: config.graphqlApqCacheSize > 0
+      ? { cache: new InMemoryLRUCache<string>({ max: config.graphqlApqCacheSize, maxSize: 64 * 1024 * 1024, sizeCalculation: (v) => v.length || 1 }) }
+      : false,
     plugins: [
+      statusPlugin(),
       costPlugin(schema, config),
       config.graphqlPlayground ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
     ],
@@ -89,11 +124,15 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
   await apollo.start();
   app.use(
     GRAPHQL_PATH,
-    bodyParser(config, services, json),
+    // the same body limit as REST (MAX_BODY_KB): uploads go to the REST multipart route
+    json,
     expressMiddleware(apollo, { context: async ({ req }) => createContext(services, batch, req.headers.authorization, req.ip ?? 'unknown') }),
   );
 
-  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH });
+  // frames are bounded by MAX_BODY_KB, and by GRAPHQL_WS_INIT_MAX_KB until connection_init carried a
+  // valid token: an anonymous peer cannot make us buffer or parse more than that
+  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: config.maxBodyKb * 1024 });
+  wss.on('connection', (socket) => setMaxPayload(socket, config.graphqlWsInitMaxKb * 1024));
   const ws = useServer<{ authorization?: unknown }, Partial<WsExtra>>(
     {
       schema,
@@ -101,6 +140,7 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
       onConnect: async (ctx) => {
         try {
           await services.auth.authenticateHeader(ctx.connectionParams?.authorization);
+          if (ctx.extra.socket) setMaxPayload(ctx.extra.socket, config.maxBodyKb * 1024);
           return true;
         } catch {
           return false;
