@@ -1,5 +1,5 @@
-import { DocumentNode, FragmentDefinitionNode, GraphQLSchema, Kind, OperationDefinitionNode, parse, validate } from 'graphql';
-import { costLimitRule, DEFAULT_LIST_SIZE, DEFAULT_PAGE_SIZE, depthLimitRule, operationCost } from '../../src/transports/graphql/limits';
+import { DocumentNode, FragmentDefinitionNode, getIntrospectionQuery, GraphQLSchema, Kind, OperationDefinitionNode, parse, validate } from 'graphql';
+import { costLimitRule, DEFAULT_LIST_SIZE, DEFAULT_PAGE_SIZE, depthLimitRule, operationCost, operationShape, shapeLimitRule } from '../../src/transports/graphql/limits';
 import { buildGraphqlSchema } from '../../src/transports/graphql/schema';
 
 let schema: GraphQLSchema;
@@ -33,10 +33,34 @@ describe('static cost', () => {
     expect(cost('{ projects(limit: 1) { items { grants { user { id } } members { userId } } } }')).toBe(1 * (1 + 1 + DEFAULT_LIST_SIZE * 2 + DEFAULT_LIST_SIZE));
   });
 
-  it('follows fragments and inline fragments on unions; ignores introspection', () => {
+  it('follows fragments and inline fragments on unions', () => {
     expect(cost('fragment P on Project { grants { id } } { projects(limit: 2) { items { ...P } } }')).toBe(2 * (1 + 1 + DEFAULT_LIST_SIZE));
     expect(cost('subscription { chat(projectId: "x", input: { message: "m" }) { ... on ChatSources { chunks { id } } ... on ChatText { delta } } }')).toBe(1 + DEFAULT_LIST_SIZE);
-    expect(cost('{ __schema { types { name fields { name } } } }')).toBe(0);
+  });
+
+  it('counts introspection like any other field', () => {
+    expect(cost('{ __schema { types { name fields { name } } } }')).toBe(1 * (1 + DEFAULT_LIST_SIZE * (1 + DEFAULT_LIST_SIZE)));
+    expect(cost('{ a: __type(name: "Query") { name } b: __type(name: "User") { name } }')).toBe(2);
+  });
+
+  it('counts every root field, scalar ones and aliases included', () => {
+    expect(cost('mutation { logout }')).toBe(1);
+    expect(cost('mutation { a: logout b: logout c: logout }')).toBe(3);
+    expect(cost(Array.from({ length: 40 }, (_, i) => `a${i}: projects(limit: 1) { total }`).join(' ').replace(/^/, '{ ') + ' }')).toBe(40);
+  });
+
+  it('uses a variable\'s default when the variable is not sent', () => {
+    expect(cost('query($n: Int! = 1000) { projects(limit: $n) { items { id } } }')).toBe(1000 * 2);
+    expect(cost('query($n: Int! = 1000) { projects(limit: $n) { items { id } } }', { n: 2 })).toBe(2 * 2);
+    expect(cost('query($f: ListUsersQuery = { limit: 90 }) { users(filter: $f) { items { id } } }')).toBe(90 * 2);
+  });
+
+  it('lets a standard tool\'s introspection query (GraphiQL\'s) through the default limits', () => {
+    const q = getIntrospectionQuery({ inputValueDeprecation: true, schemaDescription: true });
+    const c = cost(q);
+    expect(c).toBeGreaterThan(100);
+    expect(c).toBeLessThanOrEqual(5000);
+    expect(validate(schema, parse(q), [depthLimitRule(10), costLimitRule(5000), shapeLimitRule(30, 20)])).toEqual([]);
   });
 
   it('the rule reports query_too_costly with the limit and the cost', () => {
@@ -47,11 +71,28 @@ describe('static cost', () => {
 });
 
 describe('depth', () => {
-  it('counts object levels through fragments; leaves and introspection are free', () => {
+  it('counts object levels through fragments, introspection included; leaves and ofType chains are free', () => {
     const depthErrors = (q: string, max: number) => validate(schema, parse(q), [depthLimitRule(max)]).map((e) => e.extensions.actual);
     expect(depthErrors('{ me { id } }', 1)).toEqual([]);
     expect(depthErrors('{ projects { items { grants { user { id } } } } }', 3)).toEqual([4]);
     expect(depthErrors('fragment G on ProjectGrant { user { id } } { projects { items { grants { ...G } } } }', 3)).toEqual([4]);
-    expect(depthErrors('{ __schema { types { fields { type { ofType { ofType { name } } } } } } }', 1)).toEqual([]);
+    expect(depthErrors('{ __schema { types { fields { type { ofType { ofType { name } } } } } } }', 4)).toEqual([]);
+    expect(depthErrors('{ __schema { types { fields { type { fields { type { name } } } } } } }', 4)).toEqual([6]);
+  });
+});
+
+describe('shape', () => {
+  it('counts aliases and root fields, through fragments', () => {
+    const doc = parse('fragment F on Query { x: me { id } } { a: me { id } b: me { c: id } ...F ...F me { id } }');
+    const op = doc.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION) as OperationDefinitionNode;
+    const frag = doc.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION) as FragmentDefinitionNode;
+    expect(operationShape(op, () => frag)).toEqual({ aliases: 5, rootFields: 5, repeated: 2 });
+  });
+
+  it('reports query_too_complex over either cap', () => {
+    const codes = (q: string) => validate(schema, parse(q), [shapeLimitRule(2, 3)]).map((e) => [e.extensions.code, e.extensions.limit, e.extensions.actual]);
+    expect(codes('{ a: me { id } b: me { id } }')).toEqual([]);
+    expect(codes('{ a: me { id } b: me { id } c: me { id } }')).toEqual([['query_too_complex', 2, 3]]);
+    expect(codes('{ me { id } a: me { id } b: me { id } projects { total } }')).toEqual([['query_too_complex', 3, 4]]);
   });
 });

@@ -1,5 +1,5 @@
 import {
-  ASTVisitor, FieldNode, FragmentDefinitionNode, getNamedType, getNullableType, GraphQLError, GraphQLNamedType, GraphQLObjectType,
+  ASTVisitor, DocumentNode, FieldNode, FragmentDefinitionNode, getNamedType, getNullableType, GraphQLError, GraphQLNamedType, GraphQLObjectType,
   GraphQLField, GraphQLSchema, isAbstractType, isInterfaceType, isListType, isObjectType, Kind, OperationDefinitionNode, SchemaMetaFieldDef,
   SelectionSetNode, TypeMetaFieldDef, ValidationContext, ValidationRule, ValueNode,
 } from 'graphql';
@@ -164,26 +164,62 @@ function withDefaults(op: OperationDefinitionNode, variables: Record<string, unk
   return out;
 }
 
-/** Counts the aliased fields and the root fields of an operation (fragments expanded where spread). */
-export function operationShape(op: OperationDefinitionNode, fragments: Fragments): { aliases: number; rootFields: number } {
+/** Largest number of times one response name may be selected in one selection set (fragments merged). */
+export const MAX_REPEATED_FIELD = 20;
+/** Largest document, in lexical tokens (GraphiQL's full introspection query is about 200). */
+export const MAX_TOKENS = 10_000;
+
+/**
+ * Counts the aliased fields and the root fields of an operation (fragments expanded where spread),
+ * and the most times one response name is selected in one selection set: graphql-js compares such
+ * fields pairwise (OverlappingFieldsCanBeMerged), so `{ me { department { id } department { id } … } }`
+ * costs quadratic time in validation alone. Linear in the document, so it runs before validation.
+ */
+export function operationShape(op: OperationDefinitionNode, fragments: Fragments): { aliases: number; rootFields: number; repeated: number } {
   let aliases = 0;
   let rootFields = 0;
-  const walk = (set: SelectionSetNode | undefined, atRoot: boolean, seen: Set<string>): void => {
+  let repeated = 0;
+  let visits = 0;
+  const walk = (set: SelectionSetNode | undefined, atRoot: boolean, seen: Set<string>, names: Map<string, number>): void => {
     if (!set) return;
     for (const sel of set.selections) {
+      // fragments spread inside fragments can multiply the walk; stop once any cap is certainly exceeded
+      visits += 1;
+      if (visits > 100_000) {
+        aliases = Number.MAX_SAFE_INTEGER;
+        return;
+      }
       if (sel.kind === Kind.FIELD) {
         if (sel.alias) aliases += 1;
         if (atRoot) rootFields += 1;
-        walk(sel.selectionSet, false, seen);
+        const key = (sel.alias ?? sel.name).value;
+        const n = (names.get(key) ?? 0) + 1;
+        names.set(key, n);
+        repeated = Math.max(repeated, n);
+        walk(sel.selectionSet, false, seen, new Map());
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        walk(sel.selectionSet, atRoot, seen);
+        walk(sel.selectionSet, atRoot, seen, names);
       } else if (!seen.has(sel.name.value)) {
-        walk(fragments(sel.name.value)?.selectionSet, atRoot, new Set(seen).add(sel.name.value));
+        walk(fragments(sel.name.value)?.selectionSet, atRoot, new Set(seen).add(sel.name.value), names);
       }
     }
   };
-  walk(op.selectionSet, true, new Set());
-  return { aliases, rootFields };
+  walk(op.selectionSet, true, new Set(), new Map());
+  return { aliases, rootFields, repeated };
+}
+
+/** The first cap an operation exceeds, as the error to report (none: undefined). */
+export function shapeError(op: OperationDefinitionNode, fragments: Fragments, maxAliases: number, maxRootFields: number): GraphQLError | undefined {
+  const { aliases, rootFields, repeated } = operationShape(op, fragments);
+  const over = aliases > maxAliases ? { what: 'aliases', limit: maxAliases, actual: aliases }
+    : rootFields > maxRootFields ? { what: 'root fields', limit: maxRootFields, actual: rootFields }
+      : repeated > MAX_REPEATED_FIELD ? { what: 'selections of one field in one selection set', limit: MAX_REPEATED_FIELD, actual: repeated } : undefined;
+  if (!over) return undefined;
+  const actual = over.actual === Number.MAX_SAFE_INTEGER ? 'too many' : String(over.actual);
+  return new GraphQLError(`The operation has ${actual} ${over.what}; the limit is ${over.limit}`, {
+    nodes: [op],
+    extensions: { code: 'query_too_complex', limit: over.limit, actual: over.actual, http: { status: 400 } },
+  });
 }
 
 /**
@@ -194,19 +230,23 @@ export function operationShape(op: OperationDefinitionNode, fragments: Fragments
 export function shapeLimitRule(maxAliases: number, maxRootFields: number): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(op: OperationDefinitionNode) {
-      const { aliases, rootFields } = operationShape(op, (n) => context.getFragment(n));
-      const over = aliases > maxAliases ? { what: 'aliases', limit: maxAliases, actual: aliases }
-        : rootFields > maxRootFields ? { what: 'root fields', limit: maxRootFields, actual: rootFields } : undefined;
-      if (over) {
-        context.reportError(new GraphQLError(`The operation has ${over.actual} ${over.what}; the limit is ${over.limit}`, {
-          nodes: [op],
-          extensions: { code: 'query_too_complex', limit: over.limit, actual: over.actual, http: { status: 400 } },
-        }));
-      }
+      const error = shapeError(op, (n) => context.getFragment(n), maxAliases, maxRootFields);
+      if (error) context.reportError(error);
     },
   });
 }
 
+/** The shape check on a parsed document, before graphql-js validation (whose cost it bounds). */
+export function documentShapeError(document: DocumentNode, maxAliases: number, maxRootFields: number): GraphQLError | undefined {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  for (const d of document.definitions) {
+    if (d.kind !== Kind.OPERATION_DEFINITION) continue;
+    const error = shapeError(d, (n) => fragments.get(n), maxAliases, maxRootFields);
+    if (error) return error;
+  }
+  return undefined;
+}
 /** Rejects operations whose static cost exceeds `maxCost`; `variables` make `limit: $n` count. */
 export function costLimitRule(maxCost: number, variables: Record<string, unknown> = {}): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({

@@ -7,7 +7,7 @@ import Negotiator from 'negotiator';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { Express, RequestHandler } from 'express';
 import {
-  execute, ExecutionArgs, GraphQLError, GraphQLSchema, NoSchemaIntrospectionCustomRule, parse, specifiedRules, subscribe, validate,
+  DocumentNode, execute, ExecutionArgs, GraphQLError, GraphQLSchema, NoSchemaIntrospectionCustomRule, parse, specifiedRules, subscribe, validate, ValidationRule,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type http from 'node:http';
@@ -18,7 +18,7 @@ import { inRequestContext } from '../../db/request-context';
 import { GraphBatchService } from '../../services/graph-batch.service';
 import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
-import { costLimitRule, depthLimitRule, shapeLimitRule } from './limits';
+import { costLimitRule, depthLimitRule, documentShapeError, MAX_TOKENS } from './limits';
 import { buildGraphqlSchema } from './schema';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -42,7 +42,6 @@ function wsRules(config: Config, variables: Record<string, unknown>) {
   return [
     ...specifiedRules,
     depthLimitRule(config.graphqlMaxDepth),
-    shapeLimitRule(config.graphqlMaxAliases, config.graphqlMaxRootFields),
     costLimitRule(config.graphqlMaxCost, variables),
     ...(config.graphqlIntrospection ? [] : [NoSchemaIntrospectionCustomRule]),
   ];
@@ -63,9 +62,7 @@ function statusPlugin(): ApolloServerPlugin<GraphqlContext> {
         },
         async willSendResponse({ response }) {
           if (!requestError || response.body.kind !== 'single' || 'data' in response.body.singleResult || response.http.status !== 400) return;
-          const accept = request.http?.headers.get('accept');
-          const preferred = accept ? new Negotiator({ headers: { accept } }).mediaType([MEDIA_JSON, MEDIA_GRAPHQL_RESPONSE]) : MEDIA_JSON;
-          if (preferred === MEDIA_JSON) response.http.status = 200;
+          if (prefersPlainJson(request.http?.headers.get('accept'))) response.http.status = 200;
         },
       };
     },
@@ -75,6 +72,42 @@ function statusPlugin(): ApolloServerPlugin<GraphqlContext> {
 const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', ...OWN_CODES]);
 const MEDIA_JSON = 'application/json';
 const MEDIA_GRAPHQL_RESPONSE = 'application/graphql-response+json';
+
+/** True when the client takes plain application/json rather than application/graphql-response+json. */
+function prefersPlainJson(accept: string | undefined): boolean {
+  return !accept || new Negotiator({ headers: { accept } }).mediaType([MEDIA_JSON, MEDIA_GRAPHQL_RESPONSE]) === MEDIA_JSON;
+}
+
+/**
+ * Alias, root-field and repeated-field caps, checked on the parsed document before graphql-js
+ * validation runs: that validation is quadratic in repeated fields, so it must not see them. An
+ * operation over a cap is swapped for a one-field stand-in, and the rule below reports the cap's
+ * error on it: validation then costs nothing and the error flows as any validation error.
+ */
+const refusedDocuments = new WeakMap<DocumentNode, GraphQLError>();
+
+function shapePlugin(config: Config): ApolloServerPlugin<GraphqlContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async validationDidStart(requestContext) {
+          const error = documentShapeError(requestContext.document, config.graphqlMaxAliases, config.graphqlMaxRootFields);
+          if (!error) return;
+          const standIn = parse('{ __typename }');
+          refusedDocuments.set(standIn, error);
+          (requestContext as { document: DocumentNode }).document = standIn;
+        },
+      };
+    },
+  };
+}
+
+const refusedShapeRule: ValidationRule = (context) => ({
+  Document(node) {
+    const error = refusedDocuments.get(node);
+    if (error) context.reportError(error);
+  },
+});
 
 interface WsExtra {
   request: http.IncomingMessage;
@@ -107,7 +140,8 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
     // the server behind our back and re-raise the signal, leaving shutdown hanging in production
     stopOnTerminationSignals: false,
     formatError: (formatted, error) => formatGraphqlError(formatted, error, logger),
-    validationRules: [depthLimitRule(config.graphqlMaxDepth), shapeLimitRule(config.graphqlMaxAliases, config.graphqlMaxRootFields)],
+    parseOptions: { maxTokens: MAX_TOKENS },
+    validationRules: [refusedShapeRule, depthLimitRule(config.graphqlMaxDepth)],
     // GET runs queries (never mutations: Apollo answers 405). Tokens travel in the Authorization
     // header, never in cookies, so a cross-site GET carries no credentials: no CSRF preflight needed
     csrfPrevention: false,
@@ -116,6 +150,7 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
       ? { cache: new InMemoryLRUCache<string>({ max: config.graphqlApqCacheSize, maxSize: 64 * 1024 * 1024, sizeCalculation: (v) => v.length || 1 }) }
       : false,
     plugins: [
+      shapePlugin(config),
       statusPlugin(),
       costPlugin(schema, config),
       config.graphqlPlayground ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
@@ -149,10 +184,12 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
       onSubscribe: async (ctx, _id, payload) => {
         let document;
         try {
-          document = parse(payload.query);
+          document = parse(payload.query, { maxTokens: MAX_TOKENS });
         } catch (e) {
           return [e as GraphQLError];
         }
+        const shape = documentShapeError(document, config.graphqlMaxAliases, config.graphqlMaxRootFields);
+        if (shape) return [shape];
         const variables = payload.variables ?? {};
         const errors = validate(schema, document, wsRules(config, variables));
         if (errors.length) return errors;
