@@ -4,6 +4,8 @@ import { toHttpError } from '../http/errors';
 
 /** Codes our own GraphQL errors carry (limits), passed through unchanged. */
 export const OWN_CODES = new Set(['query_too_deep', 'query_too_costly', 'query_too_complex']);
+/** Codes of the persisted-query protocol (APQ), which clients act on by name: passed through too. */
+const PROTOCOL_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
 
 function originalOf(error: unknown): unknown {
   let e = error;
@@ -22,6 +24,7 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   const original = originalOf(error);
   if (original instanceof GraphQLError) {
     const code = original.extensions?.code;
+    if (typeof code === 'string' && PROTOCOL_CODES.has(code)) return { message: original.message, ...base, extensions: { code } };
     if (typeof code === 'string' && OWN_CODES.has(code)) {
       return { message: original.message, ...base, extensions: { code, ...(original.extensions.limit !== undefined ? { limit: original.extensions.limit, actual: original.extensions.actual } : {}) } };
     }
