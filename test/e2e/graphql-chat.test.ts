@@ -114,13 +114,13 @@ describe('graphql: documents', () => {
     expect((await gql(t.baseUrl, `mutation { deleteDocument(id: "${id}") { success id } }`, { token: owner.token })).data.deleteDocument).toEqual({ success: true, id });
   });
 
-  it('a body above the JSON limit is read only for an authenticated caller', async () => {
+  it('a body above MAX_BODY_KB is refused for every caller, as on REST (413 payload_too_large)', async () => {
     const big = JSON.stringify({ query: '{ me { id } }', variables: { pad: 'x'.repeat(t.config.maxBodyKb * 1024 + 10) } });
     const anon = await api(t.baseUrl, 'POST', '/graphql', { rawBody: big, headers: { 'content-type': 'application/json' } });
-    expect(anon.status).toBe(401);
+    expect(anon.status).toBe(413);
     const authed = await api(t.baseUrl, 'POST', '/graphql', { rawBody: big, headers: { 'content-type': 'application/json', authorization: `Bearer ${member.token}` } });
-    expect(authed.status).toBe(200);
-    expect(authed.body.data.me.id).toBe(member.id);
+    expect(authed.status).toBe(413);
+    expect(authed.body).toMatchObject({ error: 'payload_too_large' });
   });
 
   it('chunkSource resolves a citation like REST', async () => {
