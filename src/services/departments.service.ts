@@ -2,10 +2,12 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
+import { checkDepartmentAccess, departmentListScope } from '../access/read-rules';
 import { Department, User } from '../entities';
 import { ConflictError, fromDbError, NotFoundError, ValidationError } from '../errors';
 import type { DepartmentCounts } from '../presenters/department.presenter';
 import { isUuid } from '../validation';
+import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService } from './context';
 import type { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from './departments.inputs';
 import { dropGroupsOutsideDepartment } from './groups.service';
@@ -39,17 +41,22 @@ const nameTaken = () => new ConflictError('department_name_exists', 'A departmen
  */
 export class DepartmentsService extends BaseService {
   async list(actor: Actor): Promise<DepartmentView[]> {
-    gates.requireDepartmentReader(actor);
-    const seesAll = gates.isPlatformAdmin(actor) || gates.isCeo(actor);
-    return this.withCounts(this.em(), seesAll ? null : actor.departmentId!);
+    const scope = departmentListScope(actor);
+    return this.withCounts(this.em(), scope === null ? null : [scope]);
   }
 
   async get(actor: Actor, id: string): Promise<DepartmentView> {
-    if (!isUuid(id)) throw notFound();
-    gates.requireDepartmentReader(actor, id);
-    const [view] = await this.withCounts(this.em(), id);
-    if (!view) throw notFound();
-    return view;
+    return one(await this.getMany(actor, [id]), id, notFound);
+  }
+
+  /** Departments with their `_count`, for readers of each: the one read of departments. */
+  async getMany(actor: Actor, ids: readonly string[]): Promise<Batch<DepartmentView>> {
+    const out: Batch<DepartmentView> = new Map();
+    const allowed = splitVerdicts(checkDepartmentAccess(actor, ids), out);
+    if (!allowed.length) return out;
+    for (const view of await this.withCounts(this.em(), allowed)) out.set(view.department.id, view);
+    for (const id of allowed) if (!out.has(id)) out.set(id, notFound());
+    return out;
   }
 
   async create(actor: Actor, input: CreateDepartmentInput): Promise<DepartmentView> {
@@ -83,7 +90,7 @@ export class DepartmentsService extends BaseService {
         if (input.color !== undefined) department.color = input.color;
         if (input.description !== undefined) department.description = input.description;
         await em.flush();
-        const [view] = await this.withCounts(em, id);
+        const [view] = await this.withCounts(em, [id]);
         return view;
       });
     } catch (e) {
@@ -99,7 +106,7 @@ export class DepartmentsService extends BaseService {
       const department = await this.load(em, id);
       // FOR UPDATE: member, group and grant writes referencing the row (FK checks, addMembers' FOR SHARE) wait for us
       await em.lock(department, LockMode.PESSIMISTIC_WRITE);
-      const [view] = await this.withCounts(em, id);
+      const [view] = await this.withCounts(em, [id]);
       const { members, groups, grants } = view.counts;
       if (members) throw new ConflictError('department_has_members', `The department still has ${members} member(s); remove them first`);
       if (groups) throw new ConflictError('department_has_groups', `The department still has ${groups} group(s); delete them first`);
@@ -110,11 +117,20 @@ export class DepartmentsService extends BaseService {
   }
 
   async members(actor: Actor, id: string): Promise<User[]> {
-    if (!isUuid(id)) throw notFound();
-    gates.requireDepartmentReader(actor, id);
+    return one(await this.membersMany(actor, [id]), id, notFound);
+  }
+
+  /** Each department's members, by name (department readers; 404 for a missing department). */
+  async membersMany(actor: Actor, ids: readonly string[]): Promise<Batch<User[]>> {
+    const out: Batch<User[]> = new Map();
+    const allowed = splitVerdicts(checkDepartmentAccess(actor, ids), out);
+    if (!allowed.length) return out;
     const em = this.em();
-    await this.load(em, id);
-    return this.memberList(em, id);
+    const existing = (await em.find(Department, { id: { $in: allowed } }, { fields: ['id'] })).map((d) => d.id);
+    const members = existing.length ? await em.find(User, { department: { $in: existing } }, { orderBy: { name: 'asc', id: 'asc' } }) : [];
+    for (const [id, users] of groupBy(existing, members, (u) => u.department!.id)) out.set(id, users);
+    for (const id of allowed) if (!out.has(id)) out.set(id, notFound());
+    return out;
   }
 
   /**
@@ -176,17 +192,17 @@ export class DepartmentsService extends BaseService {
     return em.find(User, { department: id }, { orderBy: { name: 'asc', id: 'asc' } });
   }
 
-  /** Departments with their `_count`, in one query (correlated counts, no per-row loop). */
-  private async withCounts(em: EntityManager, onlyId: string | null): Promise<DepartmentView[]> {
+  /** Departments (all, or those of `onlyIds`) with their `_count`, in one query (correlated counts, no per-row loop). */
+  private async withCounts(em: EntityManager, onlyIds: string[] | null): Promise<DepartmentView[]> {
     const rows: DepartmentRow[] = await em.execute(
       `select d.id, d.name, d.color, d.description, d.created_at, d.updated_at,
               (select count(*) from users u where u.department_id = d.id)::int as members,
               (select count(*) from groups g where g.department_id = d.id)::int as groups,
               (select count(*) from project_grants pg where pg.department_id = d.id)::int as grants
          from departments d
-        where ?::uuid is null or d.id = ?::uuid
+        ${onlyIds ? 'where d.id = any(array[?]::uuid[])' : ''}
         order by d.name, d.id`,
-      [onlyId, onlyId],
+      onlyIds ? [onlyIds] : [],
     );
     return rows.map((r) => ({
       department: em.map(Department, { id: r.id, name: r.name, color: r.color, description: r.description, created_at: r.created_at, updated_at: r.updated_at }),

@@ -2,9 +2,11 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
+import { checkDepartmentAccess, checkGroupAccess, departmentListScope, groupReaderVerdict } from '../access/read-rules';
 import { Department, Group, GroupMember, ProjectGrant, User } from '../entities';
 import { ConflictError, fromDbError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
+import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService } from './context';
 import type { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from './groups.inputs';
 
@@ -40,24 +42,43 @@ export async function dropGroupsOutsideDepartment(em: EntityManager, userIds: st
 export class GroupsService extends BaseService {
   /** Admin, superadmin and the CEO see every group; a manager sees their own department's. */
   async list(actor: Actor, q: ListGroupsQuery): Promise<GroupView[]> {
-    gates.requireGroupReader(actor, q.departmentId);
-    const em = this.em();
-    const seesAll = gates.isPlatformAdmin(actor) || gates.isCeo(actor);
-    const departmentId = q.departmentId ?? (seesAll ? undefined : actor.departmentId!);
-    const groups = await em.find(Group, departmentId ? { department: departmentId } : {}, {
-      populate: ['department'],
-      orderBy: { name: 'asc', id: 'asc' },
-    });
-    const counts = await this.memberCounts(em, groups.map((g) => g.id));
-    return groups.map((group) => ({ group, memberCount: counts.get(group.id) ?? 0 }));
+    if (q.departmentId) return one(await this.listByDepartments(actor, [q.departmentId]), q.departmentId);
+    const scope = departmentListScope(actor);
+    return this.withCounts(this.em(), scope === null ? null : [scope]);
+  }
+
+  /** Each department's groups by name with member counts (GET /groups?departmentId for each; readers of that department). */
+  async listByDepartments(actor: Actor, departmentIds: readonly string[]): Promise<Batch<GroupView[]>> {
+    const out: Batch<GroupView[]> = new Map();
+    const allowed = splitVerdicts(checkDepartmentAccess(actor, departmentIds), out);
+    if (!allowed.length) return out;
+    const views = await this.withCounts(this.em(), allowed);
+    for (const [id, vs] of groupBy(allowed, views, (v) => v.group.department.id)) out.set(id, vs);
+    return out;
   }
 
   async get(actor: Actor, id: string): Promise<GroupView> {
-    gates.requireGroupReader(actor);
+    return one(await this.getMany(actor, [id]), id, notFound);
+  }
+
+  /** Groups with their members (by name) and count, for readers of each one's department: the one read of groups. */
+  async getMany(actor: Actor, ids: readonly string[]): Promise<Batch<GroupView>> {
+    const out: Batch<GroupView> = new Map();
+    // callers who could read no group learn nothing about which ids exist
+    const reader = groupReaderVerdict(actor);
+    if (reader instanceof Error) return new Map(ids.map((id) => [id, reader]));
     const em = this.em();
-    const group = await this.load(em, id);
-    gates.requireGroupReader(actor, group.department.id);
-    return this.view(em, group);
+    const valid = ids.filter(isUuid);
+    const found = valid.length ? await em.find(Group, { id: { $in: valid } }, { populate: ['department'] }) : [];
+    const allowed = new Set(splitVerdicts(checkGroupAccess(actor, found.map((g) => ({ id: g.id, departmentId: g.department.id }))), out));
+    const groups = found.filter((g) => allowed.has(g.id));
+    const members = await this.membersOf(em, groups.map((g) => g.id));
+    for (const group of groups) {
+      const users = members.get(group.id)!;
+      out.set(group.id, { group, memberCount: users.length, members: users });
+    }
+    for (const id of ids) if (!out.has(id)) out.set(id, notFound());
+    return out;
   }
 
   async create(actor: Actor, input: CreateGroupInput): Promise<GroupView> {
@@ -156,16 +177,29 @@ export class GroupsService extends BaseService {
   }
 
   private async view(em: EntityManager, group: Group): Promise<GroupView> {
-    const rows = await em.find(GroupMember, { group: group.id }, { populate: ['user'], orderBy: { user: { name: 'asc' } } });
-    const members = rows.map((r) => r.user);
+    const members = (await this.membersOf(em, [group.id])).get(group.id)!;
     return { group, memberCount: members.length, members };
   }
 
-  /** Member counts for many groups in one query. */
-  private async memberCounts(em: EntityManager, groupIds: string[]): Promise<Map<string, number>> {
-    if (!groupIds.length) return new Map();
-    const rows: Array<{ group_id: string; n: number }> = await em.execute(`select group_id, count(*)::int as n from group_members where group_id in (?) group by group_id`, [groupIds]);
-    return new Map(rows.map((r) => [r.group_id, r.n]));
+  /** Each group's members, by name (then id), in one query. */
+  private async membersOf(em: EntityManager, groupIds: string[]): Promise<Map<string, User[]>> {
+    const rows = groupIds.length ? await em.find(GroupMember, { group: { $in: groupIds } }, { populate: ['user'], orderBy: { user: { name: 'asc', id: 'asc' } } }) : [];
+    return new Map([...groupBy(groupIds, rows, (r) => r.group.id)].map(([id, rs]) => [id, rs.map((r) => r.user)]));
+  }
+
+  /** Groups (all, or those of the given departments) by name, with member counts, in two queries. */
+  private async withCounts(em: EntityManager, departmentIds: string[] | null): Promise<GroupView[]> {
+    const groups = await em.find(Group, departmentIds ? { department: { $in: departmentIds } } : {}, {
+      populate: ['department'],
+      orderBy: { name: 'asc', id: 'asc' },
+    });
+    if (!groups.length) return [];
+    const rows: Array<{ group_id: string; n: number }> = await em.execute(
+      `select group_id, count(*)::int as n from group_members where group_id = any(array[?]::uuid[]) group by group_id`,
+      [groups.map((g) => g.id)],
+    );
+    const counts = new Map(rows.map((r) => [r.group_id, r.n]));
+    return groups.map((group) => ({ group, memberCount: counts.get(group.id) ?? 0 }));
   }
 }
 

@@ -2,12 +2,15 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
+import { checkUserAccess } from '../access/read-rules';
+import { requireAccountEditor, requireCreatableRole, requireDeactivatable, requireDeletable, requirePlatformRoleChange } from '../access/write-rules';
 import { Department, OrgPosition, PlatformRole, User } from '../entities';
-import { BadRequestError, ConflictError, ForbiddenError, fromDbError, NotFoundError, ValidationError } from '../errors';
+import { BadRequestError, ConflictError, fromDbError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import { hashPassword, normalizeEmail } from './auth.service';
 import { avatarColorFor } from './avatar';
 import type { AuditService } from './audit.service';
+import { Batch, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
 import { dropGroupsOutsideDepartment } from './groups.service';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput, USERS_DEFAULT_LIMIT, USERS_MAX_LIMIT } from './users.inputs';
@@ -58,20 +61,31 @@ export class UsersService extends BaseService {
     return { users, total };
   }
 
+  /** GET /users/:id: admin or superadmin, even for one's own id (that is GET /users/me). */
   async get(actor: Actor, id: string): Promise<User> {
     gates.requirePlatformAdmin(actor);
-    return this.load(this.em(), id);
+    return one(await this.getMany(actor, [id]), id, notFound);
   }
 
   /** GET /users/me: any authenticated caller, re-read with their department. */
   async me(actor: Actor): Promise<User> {
-    return this.load(this.em(), actor.id);
+    return one(await this.getMany(actor, [actor.id]), actor.id, notFound);
+  }
+
+  /** Users in full, with their department, as far as `checkUserAccess` lets the caller see them: the one read of users. */
+  async getMany(actor: Actor, ids: readonly string[]): Promise<Batch<User>> {
+    const out: Batch<User> = new Map();
+    const allowed = splitVerdicts(checkUserAccess(actor, ids), out);
+    for (const id of allowed) if (!isUuid(id)) out.set(id, notFound());
+    const valid = allowed.filter(isUuid);
+    if (valid.length) for (const u of await this.em().find(User, { id: { $in: valid } }, { populate: ['department'] })) out.set(u.id, u);
+    for (const id of allowed) if (!out.has(id)) out.set(id, notFound());
+    return out;
   }
 
   async create(actor: Actor, input: CreateUserInput): Promise<User> {
     gates.requirePlatformAdmin(actor);
-    // spec rule 1: only bootstrap creates the superadmin
-    if (input.platformRole === 'superadmin') throw new ForbiddenError('forbidden_role', 'A superadmin cannot be created through the API');
+    requireCreatableRole(input.platformRole);
     if (input.departmentId && isOutsideDepartments(input.platformRole, input.orgPosition)) throw departmentNotAllowed();
     const email = normalizeEmail(input.email);
     const passwordHash = await hashPassword(input.password);
@@ -105,17 +119,10 @@ export class UsersService extends BaseService {
     try {
       return await this.em().transactional(async (em) => {
         const user = await this.load(em, id);
-        const isSuperadmin = user.platformRole === 'superadmin';
-        // the superadmin's account is theirs alone: an admin could otherwise take it over by password or email
-        if (isSuperadmin && actor.platformRole !== 'superadmin') throw new ForbiddenError('forbidden', 'Only the superadmin can change the superadmin account');
+        requireAccountEditor(actor, user);
 
         if (input.platformRole !== undefined && input.platformRole !== user.platformRole) {
-          // spec rule 3: nobody sets superadmin through PATCH
-          if (input.platformRole === 'superadmin') throw new ForbiddenError('forbidden_role', 'platformRole superadmin cannot be set');
-          if (isSuperadmin) throw new ConflictError('singleton_immutable', "The superadmin's platformRole cannot change");
-          // spec rule 2: every remaining change goes to or from admin/engineer; an admin may not make it,
-          // not even for themselves (admin → engineer would hand them provider administration)
-          if (actor.platformRole !== 'superadmin') throw new ForbiddenError('forbidden_role', 'Only the superadmin can change a platformRole');
+          requirePlatformRoleChange(actor, user, input.platformRole);
           user.platformRole = input.platformRole;
         }
 
@@ -128,7 +135,7 @@ export class UsersService extends BaseService {
 
         let deactivated = false;
         if (input.status !== undefined && input.status !== user.status) {
-          if (isSuperadmin && input.status === 'inactive') throw new ForbiddenError('forbidden', 'The superadmin cannot be deactivated');
+          if (input.status === 'inactive') requireDeactivatable(user);
           user.status = input.status;
           deactivated = input.status === 'inactive';
         }
@@ -177,8 +184,7 @@ export class UsersService extends BaseService {
     gates.requirePlatformAdmin(actor);
     return this.em().transactional(async (em) => {
       const user = await this.load(em, id);
-      if (user.platformRole === 'superadmin') throw new ForbiddenError('forbidden', 'The superadmin cannot be deleted');
-      if (user.id === actor.id) throw new ForbiddenError('forbidden', 'You cannot delete your own account');
+      requireDeletable(actor, user);
       // audit rows first, while the grants still exist (same transaction as the delete)
       await this.audit.recordUserGrantsDeleted(em, actor, user.id);
       await em.nativeDelete(User, { id: user.id });

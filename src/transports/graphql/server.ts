@@ -13,7 +13,6 @@ import { WebSocketServer } from 'ws';
 import type { AppDeps } from '../../app';
 import type { Config } from '../../config';
 import { inRequestContext } from '../../db/request-context';
-import { GraphBatchService } from '../../services/graph-batch.service';
 import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError } from './errors';
 import { costLimitRule, depthLimitRule } from './limits';
@@ -70,7 +69,6 @@ interface WsExtra {
 export async function mountGraphql(app: Express, server: http.Server, deps: AppDeps, json: RequestHandler): Promise<{ close(): Promise<void> }> {
   const { config, services, logger, orm } = deps;
   const schema = await buildGraphqlSchema();
-  const batch = new GraphBatchService(services.ctx);
 
   const apollo = new ApolloServer<GraphqlContext>({
     schema,
@@ -90,7 +88,7 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
   app.use(
     GRAPHQL_PATH,
     bodyParser(config, services, json),
-    expressMiddleware(apollo, { context: async ({ req }) => createContext(services, batch, req.headers.authorization, req.ip ?? 'unknown') }),
+    expressMiddleware(apollo, { context: async ({ req }) => createContext(services, req.headers.authorization, req.ip ?? 'unknown') }),
   );
 
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH });
@@ -118,7 +116,7 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
         if (errors.length) return errors;
         // the user is re-read for every operation, as REST does per request: role changes apply at once
         const ip = ctx.extra.request?.socket.remoteAddress ?? 'unknown';
-        const contextValue = await createContext(services, batch, ctx.connectionParams?.authorization, ip);
+        const contextValue = await createContext(services, ctx.connectionParams?.authorization, ip);
         const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
         return args;
       },

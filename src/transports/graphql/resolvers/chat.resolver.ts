@@ -29,19 +29,19 @@ export class ChatResolver {
     @Arg('page', () => ConversationListQuery, { nullable: true }) page: ConversationListQuery | undefined,
     @Ctx() ctx: GraphqlContext,
   ) {
-    const rows = await ctx.services.chat.listConversations(actorOf(ctx), projectId, await parse(ConversationListQuery, page ?? {}));
+    const rows = await ctx.services.conversations.list(actorOf(ctx), projectId, await parse(ConversationListQuery, page ?? {}));
     return rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId }));
   }
 
   @Query(() => ConversationType, { description: 'GET /chat/conversations/:id: its author (with use tier) or platform staff' })
   async conversation(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    const { conversation, messages } = await ctx.services.chat.getConversation(actorOf(ctx), id);
+    const { conversation, messages } = await ctx.services.conversations.get(actorOf(ctx), id);
     return presentConversationDetail(conversation, messages);
   }
 
   @Query(() => [ConversationType], { description: "GET /chat/recent: the caller's conversations across projects, newest first" })
   async recentConversations(@Arg('page', () => ConversationListQuery, { nullable: true }) page: ConversationListQuery | undefined, @Ctx() ctx: GraphqlContext) {
-    return (await ctx.services.chat.recent(actorOf(ctx), await parse(ConversationListQuery, page ?? {}))).map(presentRecentConversation);
+    return (await ctx.services.conversations.recent(actorOf(ctx), await parse(ConversationListQuery, page ?? {}))).map(presentRecentConversation);
   }
 
   @Authorized()

@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ForbiddenError } from '../../../errors';
+import { granterView } from '../../../access/view-rules';
 import { presentGrant, presentGrantsByUser } from '../../../presenters/grant.presenter';
 import { UpsertGrantInput } from '../../../services/grants.inputs';
 import { parse } from '../../../validation';
@@ -38,17 +38,13 @@ export class GrantResolver {
     return ctx.loaders.projects.load(g.projectId);
   }
 
-  /**
-   * REST shows only `grantedById`. The granter's user is shown as far as REST would show it: in full
-   * to those who may read users (admins, or the granter themselves), else as a visible project member.
-   */
+  /** The granter's user, as far as `granterView` (access/view-rules.ts) lets the caller see it. */
   @FieldResolver(() => UserType, { nullable: true })
   async grantedBy(@Root() g: ProjectGrantType, @Ctx() ctx: GraphqlContext) {
-    if (!g.grantedById) return null;
-    const full = await ctx.loaders.users.load(g.grantedById).catch(() => null);
-    if (full) return full;
-    const member = (await ctx.loaders.members.load(g.projectId)).find((m) => m.userId === g.grantedById);
-    if (member) return member.user;
-    throw new ForbiddenError('forbidden', 'The granting user is not visible to you');
+    const granterId = g.grantedById;
+    if (!granterId) return null;
+    const members = async () => (await ctx.loaders.projects.load(g.projectId)).members;
+    if ((await granterView(actorOf(ctx), granterId, async () => (await members()).map((m) => m.userId))) === 'full') return ctx.loaders.users.load(granterId);
+    return (await members()).find((m) => m.userId === granterId)!.user;
   }
 }

@@ -51,6 +51,6 @@ export class GroupResolver {
 
   @FieldResolver(() => [UserType], { nullable: true, description: 'The members, by name (group readers)' })
   async members(@Root() g: GroupType & { members?: UserType[] }, @Ctx() ctx: GraphqlContext) {
-    return g.members ?? ctx.loaders.groupMembers.load(g.id);
+    return g.members ?? (await ctx.loaders.groups.load(g.id)).members;
   }
 }

@@ -54,7 +54,7 @@ export class ProjectResolver {
 
   @FieldResolver(() => [ProjectMemberType], { description: 'The visible member list (any tier)' })
   async members(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p.members ?? ctx.loaders.members.load(p.id);
+    return p.members ?? (await ctx.loaders.projects.load(p.id)).members;
   }
 
   @FieldResolver(() => [ProjectGrantType], { description: 'GET /projects/:id/grants (use tier)' })
@@ -64,17 +64,17 @@ export class ProjectResolver {
 
   @FieldResolver(() => ProjectCountsType, { description: 'REST `_count`, always with chunks' })
   async counts(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p._count?.chunks !== undefined ? p._count : ctx.loaders.counts.load(p.id);
+    return p._count?.chunks !== undefined ? p._count : (await ctx.loaders.projects.load(p.id))._count;
   }
 
   @FieldResolver(() => TierEnum, { description: "The caller's tier on the project" })
   async accessTier(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p.accessTier ?? (await ctx.loaders.access.load(p.id)).tier;
+    return p.accessTier ?? (await ctx.loaders.projects.load(p.id)).accessTier;
   }
 
   @FieldResolver(() => AccessSourceEnum, { description: "Why the caller holds that tier" })
   async accessSource(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p.accessSource ?? (await ctx.loaders.access.load(p.id)).source;
+    return p.accessSource ?? (await ctx.loaders.projects.load(p.id)).accessSource;
   }
 
   @FieldResolver(() => [DocumentType], { description: 'GET /projects/:projectId/documents (use tier), newest first' })
