@@ -88,20 +88,28 @@ export function departmentListScope(actor: Actor): string | null {
 }
 
 /**
- * Conversations (GET /chat/conversations/:id): platform staff read any; anyone else only their
- * own, while they hold `use` on its project. Everything else is 404, not 403, so ids do not
- * reveal that a conversation exists.
+ * Conversations (GET /chat/conversations/:id): platform staff read any; the author reads their own
+ * while they hold `use` on its project (else that project's 403). Anyone else gets 404, not 403,
+ * so ids do not reveal that a conversation exists.
  */
 export function checkConversationAccess(
   actor: Actor,
   conversations: ReadonlyArray<{ id: string; userId: string | null; projectId: string }>,
   projectAccess: Verdicts<Access>,
-): Set<string> {
-  if (gates.isPlatformAdmin(actor)) return new Set(conversations.map((c) => c.id));
-  return new Set(conversations.filter((c) => c.userId === actor.id && !(projectAccess.get(c.projectId) instanceof Error) && projectAccess.has(c.projectId)).map((c) => c.id));
+): Verdicts {
+  const out: Verdicts = new Map();
+  for (const c of conversations) {
+    if (gates.isPlatformAdmin(actor)) out.set(c.id, true);
+    else if (c.userId !== actor.id) out.set(c.id, new NotFoundError('not_found', 'Conversation not found'));
+    else {
+      const access = projectAccess.get(c.projectId);
+      out.set(c.id, access instanceof Error ? access : access ? true : new NotFoundError('not_found', 'Conversation not found'));
+    }
+  }
+  return out;
 }
 
-/** The projects whose conversations `checkConversationAccess` needs the caller's access to (none for platform staff). */
+/** The projects whose access `checkConversationAccess` needs: those of the caller's own conversations (none for platform staff). */
 export function conversationProjectsToCheck(actor: Actor, conversations: ReadonlyArray<{ userId: string | null; projectId: string }>): string[] {
   if (gates.isPlatformAdmin(actor)) return [];
   return [...new Set(conversations.filter((c) => c.userId === actor.id).map((c) => c.projectId))];

@@ -38,13 +38,13 @@ export class ConversationsService extends BaseService {
     const found = valid.length ? await em.find(Conversation, { id: { $in: valid } }) : [];
     const facts = found.map((c) => ({ id: c.id, userId: c.user?.id ?? null, projectId: c.project.id }));
     const toCheck = conversationProjectsToCheck(actor, facts);
-    const readable = checkConversationAccess(actor, facts, toCheck.length ? await checkProjectAccess(em, actor, toCheck, 'use') : new Map());
+    const out: Batch<ConversationRead> = new Map(ids.map((id) => [id, notFound()]));
+    const readable = new Set(splitVerdicts(checkConversationAccess(actor, facts, toCheck.length ? await checkProjectAccess(em, actor, toCheck, 'use') : new Map()), out));
     const conversations = found.filter((c) => readable.has(c.id));
     const messages = conversations.length
       ? await em.find(Message, { conversation: { $in: conversations.map((c) => c.id) } }, { orderBy: { createdAt: 'asc', id: 'asc' } })
       : [];
     const byConversation = groupBy(conversations.map((c) => c.id), messages, (m) => m.conversation.id);
-    const out: Batch<ConversationRead> = new Map(ids.map((id) => [id, notFound()]));
     for (const c of conversations) out.set(c.id, { conversation: Object.assign(c, { projectId: c.project.id }), messages: byConversation.get(c.id)! });
     return out;
   }

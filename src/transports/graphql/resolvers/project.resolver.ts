@@ -1,8 +1,9 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Actor } from '../../../access/actor';
 import { presentProjectDetail, presentProjectListItem } from '../../../presenters/project.presenter';
 import { CreateProjectInput, UpdateProjectInput } from '../../../services/projects.inputs';
-import { parse } from '../../../validation';
-import { actorOf, GraphqlContext } from '../context';
+import { GraphqlContext } from '../context';
+import { CurrentActor, ValidArg, ValidArgs } from '../params';
 import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
 import { AccessSourceEnum, TierEnum } from '../types/enums';
 import { ConversationType } from '../types/chat.type';
@@ -22,34 +23,33 @@ type ProjectRoot = ProjectType & {
 @Resolver(() => ProjectType)
 export class ProjectResolver {
   @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
-  async projects(@Args(() => PageArgs) page: PageArgs, @Ctx() ctx: GraphqlContext) {
-    const p = await parse(PageArgs, page);
-    return pageOf((await ctx.services.projects.list(actorOf(ctx))).map(presentProjectListItem), p);
+  async projects(@ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return pageOf((await ctx.services.projects.list(actor)).map(presentProjectListItem), page);
   }
 
   @Query(() => ProjectType, { description: 'GET /projects/:id (any tier)' })
-  async project(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    return presentProjectDetail(await ctx.services.projects.get(actorOf(ctx), id));
+  async project(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentProjectDetail(await ctx.services.projects.get(actor, id));
   }
 
   @Mutation(() => ProjectType, { description: 'POST /projects (admin, superadmin)' })
-  async createProject(@Arg('input', () => CreateProjectInput) input: CreateProjectInput, @Ctx() ctx: GraphqlContext) {
-    return presentProjectDetail(await ctx.services.projects.create(actorOf(ctx), await parse(CreateProjectInput, input)));
+  async createProject(@ValidArg('input', CreateProjectInput) input: CreateProjectInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentProjectDetail(await ctx.services.projects.create(actor, input));
   }
 
   @Mutation(() => ProjectType, { description: 'PATCH /projects/:id (edit tier; ownerId needs full)' })
-  async updateProject(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateProjectInput) input: UpdateProjectInput, @Ctx() ctx: GraphqlContext) {
-    return presentProjectDetail(await ctx.services.projects.update(actorOf(ctx), id, await parse(UpdateProjectInput, input)));
+  async updateProject(@Arg('id', () => ID) id: string, @ValidArg('input', UpdateProjectInput) input: UpdateProjectInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentProjectDetail(await ctx.services.projects.update(actor, id, input));
   }
 
   @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:id (full tier)' })
-  async deleteProject(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    return { success: true, ...(await ctx.services.projects.delete(actorOf(ctx), id)) };
+  async deleteProject(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.projects.delete(actor, id)) };
   }
 
   @Mutation(() => RemoveMemberResultType, { description: 'DELETE /projects/:id/members/:userId (edit tier; grants stay)' })
-  async removeProjectMember(@Arg('projectId', () => ID) projectId: string, @Arg('userId', () => ID) userId: string, @Ctx() ctx: GraphqlContext) {
-    return { success: true, ...(await ctx.services.projects.removeMember(actorOf(ctx), projectId, userId)) };
+  async removeProjectMember(@Arg('projectId', () => ID) projectId: string, @Arg('userId', () => ID) userId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.projects.removeMember(actor, projectId, userId)) };
   }
 
   @FieldResolver(() => [ProjectMemberType], { description: 'The visible member list (any tier)' })
