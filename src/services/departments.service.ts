@@ -9,6 +9,7 @@ import type { DepartmentCounts } from '../presenters/department.presenter';
 import { isUuid } from '../validation';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService } from './context';
+import { limitOffset, pageFromRows, type PageInput, type Paged } from './page';
 import type { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from './departments.inputs';
 import { dropGroupsOutsideDepartment } from './groups.service';
 import { isOutsideDepartments } from './users.service';
@@ -28,6 +29,7 @@ interface DepartmentRow {
   members: number;
   groups: number;
   grants: number;
+  total_count: number;
 }
 
 const notFound = () => new NotFoundError('not_found', 'Department not found');
@@ -40,9 +42,13 @@ const nameTaken = () => new ConflictError('department_name_exists', 'A departmen
  * Remove a member: admin, superadmin, that manager, the CEO.
  */
 export class DepartmentsService extends BaseService {
-  async list(actor: Actor): Promise<DepartmentView[]> {
+  /** By name; admin, superadmin and the CEO see all, a manager their own (`departmentListScope`). */
+  async list(actor: Actor, page?: PageInput): Promise<Paged<DepartmentView>> {
     const scope = departmentListScope(actor);
-    return this.withCounts(this.em(), scope === null ? null : [scope]);
+    const em = this.em();
+    const ids = scope === null ? null : [scope];
+    const rows = await pageFromRows(await this.rowsWithCounts(em, ids, page), page, () => em.count(Department, ids ? { id: { $in: ids } } : {}));
+    return { items: rows.items.map((r) => this.view(em, r)), total: rows.total };
   }
 
   async get(actor: Actor, id: string): Promise<DepartmentView> {
@@ -192,21 +198,30 @@ export class DepartmentsService extends BaseService {
     return em.find(User, { department: id }, { orderBy: { name: 'asc', id: 'asc' } });
   }
 
-  /** Departments (all, or those of `onlyIds`) with their `_count`, in one query (correlated counts, no per-row loop). */
+  /** Departments (all, or those of `onlyIds`) by name with their `_count`, in one query (correlated counts, no per-row loop). */
   private async withCounts(em: EntityManager, onlyIds: string[] | null): Promise<DepartmentView[]> {
-    const rows: DepartmentRow[] = await em.execute(
+    return (await this.rowsWithCounts(em, onlyIds)).map((r) => this.view(em, r));
+  }
+
+  private rowsWithCounts(em: EntityManager, onlyIds: string[] | null, page?: PageInput): Promise<DepartmentRow[]> {
+    return em.execute(
       `select d.id, d.name, d.color, d.description, d.created_at, d.updated_at,
               (select count(*) from users u where u.department_id = d.id)::int as members,
               (select count(*) from groups g where g.department_id = d.id)::int as groups,
-              (select count(*) from project_grants pg where pg.department_id = d.id)::int as grants
+              (select count(*) from project_grants pg where pg.department_id = d.id)::int as grants,
+              (count(*) over ())::int as total_count
          from departments d
         ${onlyIds ? 'where d.id = any(array[?]::uuid[])' : ''}
-        order by d.name, d.id`,
-      onlyIds ? [onlyIds] : [],
+        order by d.name, d.id
+        limit ? offset ?`,
+      [...(onlyIds ? [onlyIds] : []), ...limitOffset(page)],
     );
-    return rows.map((r) => ({
+  }
+
+  private view(em: EntityManager, r: DepartmentRow): DepartmentView {
+    return {
       department: em.map(Department, { id: r.id, name: r.name, color: r.color, description: r.description, created_at: r.created_at, updated_at: r.updated_at }),
       counts: { members: r.members, groups: r.groups, grants: r.grants },
-    }));
+    };
   }
 }

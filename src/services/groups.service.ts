@@ -8,6 +8,7 @@ import { ConflictError, fromDbError, NotFoundError, ValidationError } from '../e
 import { isUuid } from '../validation';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService } from './context';
+import type { PageInput, Paged } from './page';
 import type { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from './groups.inputs';
 
 export interface GroupView {
@@ -41,10 +42,11 @@ export async function dropGroupsOutsideDepartment(em: EntityManager, userIds: st
  */
 export class GroupsService extends BaseService {
   /** Admin, superadmin and the CEO see every group; a manager sees their own department's. */
-  async list(actor: Actor, q: ListGroupsQuery): Promise<GroupView[]> {
-    if (q.departmentId) return one(await this.listByDepartments(actor, [q.departmentId]), q.departmentId);
-    const scope = departmentListScope(actor);
-    return this.withCounts(this.em(), scope === null ? null : [scope]);
+  async list(actor: Actor, q: ListGroupsQuery, page?: PageInput): Promise<Paged<GroupView>> {
+    // a departmentId filter needs that department's read right; without one, `departmentListScope` decides
+    if (q.departmentId) one(checkDepartmentAccess(actor, [q.departmentId]), q.departmentId);
+    const scope = q.departmentId ?? departmentListScope(actor);
+    return this.withCounts(this.em(), scope === null ? null : [scope], page);
   }
 
   /** Each department's groups by name with member counts (GET /groups?departmentId for each; readers of that department). */
@@ -52,8 +54,8 @@ export class GroupsService extends BaseService {
     const out: Batch<GroupView[]> = new Map();
     const allowed = splitVerdicts(checkDepartmentAccess(actor, departmentIds), out);
     if (!allowed.length) return out;
-    const views = await this.withCounts(this.em(), allowed);
-    for (const [id, vs] of groupBy(allowed, views, (v) => v.group.department.id)) out.set(id, vs);
+    const { items } = await this.withCounts(this.em(), allowed);
+    for (const [id, vs] of groupBy(allowed, items, (v) => v.group.department.id)) out.set(id, vs);
     return out;
   }
 
@@ -187,19 +189,21 @@ export class GroupsService extends BaseService {
     return new Map([...groupBy(groupIds, rows, (r) => r.group.id)].map(([id, rs]) => [id, rs.map((r) => r.user)]));
   }
 
-  /** Groups (all, or those of the given departments) by name, with member counts, in two queries. */
-  private async withCounts(em: EntityManager, departmentIds: string[] | null): Promise<GroupView[]> {
-    const groups = await em.find(Group, departmentIds ? { department: { $in: departmentIds } } : {}, {
+  /** Groups (all, or those of the given departments) by name, a page of them, with member counts and the total, in three queries. */
+  private async withCounts(em: EntityManager, departmentIds: string[] | null, page: PageInput = {}): Promise<Paged<GroupView>> {
+    const [groups, total] = await em.findAndCount(Group, departmentIds ? { department: { $in: departmentIds } } : {}, {
       populate: ['department'],
       orderBy: { name: 'asc', id: 'asc' },
+      limit: page.limit,
+      offset: page.offset,
     });
-    if (!groups.length) return [];
+    if (!groups.length) return { items: [], total };
     const rows: Array<{ group_id: string; n: number }> = await em.execute(
       `select group_id, count(*)::int as n from group_members where group_id = any(array[?]::uuid[]) group by group_id`,
       [groups.map((g) => g.id)],
     );
     const counts = new Map(rows.map((r) => [r.group_id, r.n]));
-    return groups.map((group) => ({ group, memberCount: counts.get(group.id) ?? 0 }));
+    return { items: groups.map((group) => ({ group, memberCount: counts.get(group.id) ?? 0 })), total };
   }
 }
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
-import { accessibleProjectsCte, listAccessibleProjects, AccessibleProjectRow } from '../access/project-access.sql';
+import { accessibleProjectsCte, countAccessibleProjects, listAccessibleProjects, AccessibleProjectRow } from '../access/project-access.sql';
 import { checkProjectAccess } from '../access/read-rules';
 import { requireTier, type Access } from '../access/resolver';
 import { requireOwnerTransfer } from '../access/write-rules';
@@ -12,6 +12,7 @@ import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
+import { pageFromRows, type PageInput, type Paged } from './page';
 import type { CreateProjectInput, ProjectSettingsInput, UpdateProjectInput } from './projects.inputs';
 
 /** A project with its visible members (users populated) and counts, as the detail endpoints show it. */
@@ -40,9 +41,10 @@ export class ProjectsService extends BaseService {
     super(ctx);
   }
 
-  /** Every project the caller can access, with tier, source, members and counts, in one query. */
-  async list(actor: Actor): Promise<AccessibleProjectRow[]> {
-    return listAccessibleProjects(this.em(), actor);
+  /** The projects the caller can access, newest first, with tier, source, members and counts: one query per page. */
+  async list(actor: Actor, page?: PageInput): Promise<Paged<AccessibleProjectRow>> {
+    const em = this.em();
+    return pageFromRows(await listAccessibleProjects(em, actor, page), page, () => countAccessibleProjects(em, actor));
   }
 
   /** Any tier may read a project; 404 when missing (or a malformed id), 403 when the resolver gives nothing. */

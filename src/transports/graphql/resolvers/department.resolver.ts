@@ -6,7 +6,7 @@ import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput
 import type { DepartmentView } from '../../../services/departments.service';
 import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg, ValidArgs } from '../params';
-import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
+import { DeleteResultType, PageArgs } from '../types/common.type';
 import { DepartmentCountsType, DepartmentPage, DepartmentType } from '../types/department.type';
 import { GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
@@ -19,7 +19,8 @@ type DepartmentRoot = DepartmentType & { _count?: DepartmentCountsType };
 export class DepartmentResolver {
   @Query(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
   async departments(@ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
-    return pageOf((await ctx.services.departments.list(actor)).map(present), page);
+    const { items, total } = await ctx.services.departments.list(actor, page);
+    return { items: items.map(present), total };
   }
 
   @Query(() => DepartmentType, { description: 'GET /departments/:id' })

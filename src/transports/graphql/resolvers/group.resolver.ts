@@ -5,7 +5,7 @@ import { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput 
 import type { GroupView } from '../../../services/groups.service';
 import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg, ValidArgs } from '../params';
-import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
+import { DeleteResultType, PageArgs } from '../types/common.type';
 import { GroupPage, GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
 
@@ -16,7 +16,8 @@ const present = (v: GroupView) => presentGroup(v.group, v);
 export class GroupResolver {
   @Query(() => GroupPage, { description: "GET /groups (admin, superadmin, the CEO; a manager sees their department's)" })
   async groups(@ValidArg('filter', ListGroupsQuery, { nullable: true }) filter: ListGroupsQuery, @ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
-    return pageOf((await ctx.services.groups.list(actor, filter)).map(present), page);
+    const { items, total } = await ctx.services.groups.list(actor, filter, page);
+    return { items: items.map(present), total };
   }
 
   @Query(() => GroupType, { description: 'GET /groups/:id' })

@@ -4,7 +4,7 @@ import { presentProjectDetail, presentProjectListItem } from '../../../presenter
 import { CreateProjectInput, UpdateProjectInput } from '../../../services/projects.inputs';
 import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg, ValidArgs } from '../params';
-import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
+import { DeleteResultType, PageArgs } from '../types/common.type';
 import { AccessSourceEnum, TierEnum } from '../types/enums';
 import { ConversationType } from '../types/chat.type';
 import { DocumentType } from '../types/document.type';
@@ -24,7 +24,8 @@ type ProjectRoot = ProjectType & {
 export class ProjectResolver {
   @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
   async projects(@ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
-    return pageOf((await ctx.services.projects.list(actor)).map(presentProjectListItem), page);
+    const { items, total } = await ctx.services.projects.list(actor, page);
+    return { items: items.map(presentProjectListItem), total };
   }
 
   @Query(() => ProjectType, { description: 'GET /projects/:id (any tier)' })
