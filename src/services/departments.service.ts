@@ -4,7 +4,7 @@ import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { checkDepartmentAccess, departmentListScope } from '../access/read-rules';
 import { Department, User } from '../entities';
-import { ConflictError, fromDbError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { DepartmentCounts } from '../presenters/department.presenter';
 import { isUuid } from '../validation';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
@@ -67,41 +67,33 @@ export class DepartmentsService extends BaseService {
 
   async create(actor: Actor, input: CreateDepartmentInput): Promise<DepartmentView> {
     gates.requirePlatformAdmin(actor);
-    try {
-      return await this.em().transactional(async (em) => {
-        if (await em.count(Department, { name: input.name })) throw nameTaken();
-        const department = em.create(Department, {
-          name: input.name,
-          ...(input.color !== undefined ? { color: input.color } : {}),
-          ...(input.description !== undefined ? { description: input.description } : {}),
-        });
-        await em.flush();
-        return { department, counts: { members: 0, groups: 0, grants: 0 } };
+    return this.em().transactional(async (em) => {
+      if (await em.count(Department, { name: input.name })) throw nameTaken();
+      const department = em.create(Department, {
+        name: input.name,
+        ...(input.color !== undefined ? { color: input.color } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
       });
-    } catch (e) {
-      throw fromDbError(e); // departments_name_unique → department_name_exists
-    }
+      await em.flush();
+      return { department, counts: { members: 0, groups: 0, grants: 0 } };
+    });
   }
 
   async update(actor: Actor, id: string, input: UpdateDepartmentInput): Promise<DepartmentView> {
     if (!isUuid(id)) throw notFound();
     gates.requireDepartmentEditor(actor, id);
-    try {
-      return await this.em().transactional(async (em) => {
-        const department = await this.load(em, id);
-        if (input.name !== undefined && input.name !== department.name) {
-          if (await em.count(Department, { name: input.name, id: { $ne: id } })) throw nameTaken();
-          department.name = input.name;
-        }
-        if (input.color !== undefined) department.color = input.color;
-        if (input.description !== undefined) department.description = input.description;
-        await em.flush();
-        const [view] = await this.withCounts(em, [id]);
-        return view;
-      });
-    } catch (e) {
-      throw fromDbError(e);
-    }
+    return this.em().transactional(async (em) => {
+      const department = await this.load(em, id);
+      if (input.name !== undefined && input.name !== department.name) {
+        if (await em.count(Department, { name: input.name, id: { $ne: id } })) throw nameTaken();
+        department.name = input.name;
+      }
+      if (input.color !== undefined) department.color = input.color;
+      if (input.description !== undefined) department.description = input.description;
+      await em.flush();
+      const [view] = await this.withCounts(em, [id]);
+      return view;
+    });
   }
 
   /** Refused (409) while members, groups or grants reference the department; the code names the first blocker. */
@@ -146,32 +138,28 @@ export class DepartmentsService extends BaseService {
   async addMembers(actor: Actor, id: string, input: AddDepartmentMembersInput): Promise<User[]> {
     gates.requirePlatformAdmin(actor);
     if (!isUuid(id)) throw notFound();
-    try {
-      return await this.em().transactional(async (em) => {
-        const department = await this.load(em, id);
-        // FOR SHARE: a concurrent delete of the department waits and then sees these members
-        await em.lock(department, LockMode.PESSIMISTIC_READ);
-        const ids = [...new Set(input.userIds.map((u) => u.toLowerCase()))];
-        const users = await em.find(User, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        const missing = ids.filter((uid) => !users.some((u) => u.id === uid));
-        if (missing.length) throw ValidationError.field('userIds', `Unknown user id(s): ${missing.join(', ')}`);
-        const staff = users.filter((u) => isOutsideDepartments(u.platformRole, u.orgPosition));
-        if (staff.length) {
-          throw ValidationError.field('userIds', `Platform staff and the CEO do not belong to a department: ${staff.map((u) => u.id).join(', ')}`);
-        }
-        const elsewhere = users.filter((u) => u.department && u.department.id !== id);
-        if (elsewhere.length && !input.replace) {
-          throw new ConflictError('user_in_other_department', `Already in another department (send replace: true to move them): ${elsewhere.map((u) => u.id).join(', ')}`);
-        }
-        const joining = users.filter((u) => u.department?.id !== id);
-        for (const u of joining) u.department = department;
-        await em.flush();
-        await dropGroupsOutsideDepartment(em, elsewhere.map((u) => u.id), id);
-        return this.memberList(em, id);
-      });
-    } catch (e) {
-      throw fromDbError(e);
-    }
+    return this.em().transactional(async (em) => {
+      const department = await this.load(em, id);
+      // FOR SHARE: a concurrent delete of the department waits and then sees these members
+      await em.lock(department, LockMode.PESSIMISTIC_READ);
+      const ids = [...new Set(input.userIds.map((u) => u.toLowerCase()))];
+      const users = await em.find(User, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const missing = ids.filter((uid) => !users.some((u) => u.id === uid));
+      if (missing.length) throw ValidationError.field('userIds', `Unknown user id(s): ${missing.join(', ')}`);
+      const staff = users.filter((u) => isOutsideDepartments(u.platformRole, u.orgPosition));
+      if (staff.length) {
+        throw ValidationError.field('userIds', `Platform staff and the CEO do not belong to a department: ${staff.map((u) => u.id).join(', ')}`);
+      }
+      const elsewhere = users.filter((u) => u.department && u.department.id !== id);
+      if (elsewhere.length && !input.replace) {
+        throw new ConflictError('user_in_other_department', `Already in another department (send replace: true to move them): ${elsewhere.map((u) => u.id).join(', ')}`);
+      }
+      const joining = users.filter((u) => u.department?.id !== id);
+      for (const u of joining) u.department = department;
+      await em.flush();
+      await dropGroupsOutsideDepartment(em, elsewhere.map((u) => u.id), id);
+      return this.memberList(em, id);
+    });
   }
 
   /** Sets the user's departmentId to null and drops their groups of this department. */

@@ -4,7 +4,7 @@ import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { checkDepartmentAccess, checkGroupAccess, departmentListScope, groupReaderVerdict } from '../access/read-rules';
 import { Department, Group, GroupMember, ProjectGrant, User } from '../entities';
-import { ConflictError, fromDbError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService } from './context';
@@ -86,37 +86,29 @@ export class GroupsService extends BaseService {
   async create(actor: Actor, input: CreateGroupInput): Promise<GroupView> {
     // a manager creates groups in their own department only
     gates.requireGroupEditor(actor, input.departmentId);
-    try {
-      return await this.em().transactional(async (em) => {
-        const department = await em.findOne(Department, { id: input.departmentId });
-        if (!department) throw ValidationError.field('departmentId', 'Department not found');
-        if (await em.count(Group, { department, name: input.name })) throw nameTaken();
-        const group = em.create(Group, { name: input.name, description: input.description ?? '', department });
-        await em.flush();
-        return { group, memberCount: 0, members: [] };
-      });
-    } catch (e) {
-      throw fromDbError(e); // groups_department_name_unique → group_name_exists
-    }
+    return this.em().transactional(async (em) => {
+      const department = await em.findOne(Department, { id: input.departmentId });
+      if (!department) throw ValidationError.field('departmentId', 'Department not found');
+      if (await em.count(Group, { department, name: input.name })) throw nameTaken();
+      const group = em.create(Group, { name: input.name, description: input.description ?? '', department });
+      await em.flush();
+      return { group, memberCount: 0, members: [] };
+    });
   }
 
   async update(actor: Actor, id: string, input: UpdateGroupInput): Promise<GroupView> {
     gates.requireSomeGroupEditor(actor);
-    try {
-      return await this.em().transactional(async (em) => {
-        const group = await this.load(em, id);
-        gates.requireGroupEditor(actor, group.department.id);
-        if (input.name !== undefined && input.name !== group.name) {
-          if (await em.count(Group, { department: group.department, name: input.name, id: { $ne: group.id } })) throw nameTaken();
-          group.name = input.name;
-        }
-        if (input.description !== undefined) group.description = input.description;
-        await em.flush();
-        return this.view(em, group);
-      });
-    } catch (e) {
-      throw fromDbError(e);
-    }
+    return this.em().transactional(async (em) => {
+      const group = await this.load(em, id);
+      gates.requireGroupEditor(actor, group.department.id);
+      if (input.name !== undefined && input.name !== group.name) {
+        if (await em.count(Group, { department: group.department, name: input.name, id: { $ne: group.id } })) throw nameTaken();
+        group.name = input.name;
+      }
+      if (input.description !== undefined) group.description = input.description;
+      await em.flush();
+      return this.view(em, group);
+    });
   }
 
   /** Members go with the group; a group that grants are given to is kept (409) so no grant vanishes unaudited. */

@@ -5,7 +5,7 @@ import { gates } from '../access/gates';
 import { checkUserAccess } from '../access/read-rules';
 import { requireAccountEditor, requireCreatableRole, requireDeactivatable, requireDeletable, requirePlatformRoleChange } from '../access/write-rules';
 import { Department, OrgPosition, PlatformRole, User } from '../entities';
-import { BadRequestError, ConflictError, fromDbError, NotFoundError, ValidationError } from '../errors';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import { hashPassword, normalizeEmail } from './auth.service';
 import { avatarColorFor } from './avatar';
@@ -89,90 +89,82 @@ export class UsersService extends BaseService {
     if (input.departmentId && isOutsideDepartments(input.platformRole, input.orgPosition)) throw departmentNotAllowed();
     const email = normalizeEmail(input.email);
     const passwordHash = await hashPassword(input.password);
-    try {
-      return await this.em().transactional(async (em) => {
-        // clear answers for the common case; the unique indexes decide concurrent requests
-        if (await em.count(User, { email })) throw new ConflictError('email_exists', 'A user with this email already exists');
-        if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
-        const department = input.departmentId ? await this.department(em, input.departmentId) : null;
-        const user = em.create(User, {
-          email,
-          name: input.name,
-          passwordHash,
-          platformRole: input.platformRole,
-          orgPosition: input.orgPosition,
-          department,
-          avatarColor: avatarColorFor(email),
-        });
-        await em.flush();
-        return user;
+    return this.em().transactional(async (em) => {
+      // clear answers for the common case; the unique indexes decide concurrent requests
+      if (await em.count(User, { email })) throw new ConflictError('email_exists', 'A user with this email already exists');
+      if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
+      const department = input.departmentId ? await this.department(em, input.departmentId) : null;
+      const user = em.create(User, {
+        email,
+        name: input.name,
+        passwordHash,
+        platformRole: input.platformRole,
+        orgPosition: input.orgPosition,
+        department,
+        avatarColor: avatarColorFor(email),
       });
-    } catch (e) {
-      throw fromDbError(e); // users_single_ceo → ceo_exists, users_email_unique → email_exists
-    }
+      await em.flush();
+      return user;
+    });
   }
 
   /** PATCH /users/:id with spec rules 2–4 and the singleton rules (DESIGN §3). */
   async update(actor: Actor, id: string, input: UpdateUserInput): Promise<User> {
     gates.requirePlatformAdmin(actor);
     const passwordHash = input.password !== undefined ? await hashPassword(input.password) : undefined;
-    try {
-      return await this.em().transactional(async (em) => {
-        const user = await this.load(em, id);
-        requireAccountEditor(actor, user);
+    return this.em().transactional(async (em) => {
+      const user = await this.load(em, id);
+      requireAccountEditor(actor, user);
 
-        if (input.platformRole !== undefined && input.platformRole !== user.platformRole) {
-          requirePlatformRoleChange(actor, user, input.platformRole);
-          user.platformRole = input.platformRole;
-        }
+      if (input.platformRole !== undefined && input.platformRole !== user.platformRole) {
+        requirePlatformRoleChange(actor, user, input.platformRole);
+        user.platformRole = input.platformRole;
+      }
 
-        if (input.orgPosition !== undefined && input.orgPosition !== user.orgPosition) {
-          if (user.orgPosition === 'ceo') throw new ConflictError('singleton_immutable', "The CEO's orgPosition cannot change");
-          // spec rule 4 (the users_single_ceo index decides concurrent requests)
-          if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
-          user.orgPosition = input.orgPosition;
-        }
+      if (input.orgPosition !== undefined && input.orgPosition !== user.orgPosition) {
+        if (user.orgPosition === 'ceo') throw new ConflictError('singleton_immutable', "The CEO's orgPosition cannot change");
+        // spec rule 4 (the users_single_ceo index decides concurrent requests)
+        if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
+        user.orgPosition = input.orgPosition;
+      }
 
-        let deactivated = false;
-        if (input.status !== undefined && input.status !== user.status) {
-          if (input.status === 'inactive') requireDeactivatable(user);
-          user.status = input.status;
-          deactivated = input.status === 'inactive';
-        }
+      let deactivated = false;
+      if (input.status !== undefined && input.status !== user.status) {
+        if (input.status === 'inactive') requireDeactivatable(user);
+        user.status = input.status;
+        deactivated = input.status === 'inactive';
+      }
 
-        const previousDepartmentId = user.department?.id ?? null;
-        if (isOutsideDepartments(user.platformRole, user.orgPosition)) {
-          if (input.departmentId) throw departmentNotAllowed();
-          // becoming platform staff or the CEO leaves the department
-          user.department = null;
-        } else if (input.departmentId !== undefined) {
-          user.department = input.departmentId === null ? null : await this.department(em, input.departmentId);
-        }
+      const previousDepartmentId = user.department?.id ?? null;
+      if (isOutsideDepartments(user.platformRole, user.orgPosition)) {
+        if (input.departmentId) throw departmentNotAllowed();
+        // becoming platform staff or the CEO leaves the department
+        user.department = null;
+      } else if (input.departmentId !== undefined) {
+        user.department = input.departmentId === null ? null : await this.department(em, input.departmentId);
+      }
 
-        if (input.email !== undefined) {
-          const email = normalizeEmail(input.email);
-          if (email !== user.email && (await em.count(User, { email, id: { $ne: user.id } }))) {
-            throw new ConflictError('email_exists', 'A user with this email already exists');
-          }
-          user.email = email;
+      if (input.email !== undefined) {
+        const email = normalizeEmail(input.email);
+        if (email !== user.email && (await em.count(User, { email, id: { $ne: user.id } }))) {
+          throw new ConflictError('email_exists', 'A user with this email already exists');
         }
-        if (input.name !== undefined) user.name = input.name;
-        if (passwordHash !== undefined) user.passwordHash = passwordHash;
+        user.email = email;
+      }
+      if (input.name !== undefined) user.name = input.name;
+      if (passwordHash !== undefined) user.passwordHash = passwordHash;
 
-        await em.flush();
-        const departmentId = user.department?.id ?? null;
-        if (departmentId !== previousDepartmentId) await dropGroupsOutsideDepartment(em, [user.id], departmentId);
-        // security: a new password or a deactivation ends the user's sessions. Their refresh tokens are
-        // revoked with the change (same transaction), so a session started with the old password, or
-        // one from before a deactivation, cannot be refreshed, not even after a reactivation.
-        if (passwordHash !== undefined || deactivated) {
-          await em.execute(`update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [user.id]);
-        }
-        return user;
-      });
-    } catch (e) {
-      throw fromDbError(e);
-    }
+      await em.flush();
+      const departmentId = user.department?.id ?? null;
+      if (departmentId !== previousDepartmentId) await dropGroupsOutsideDepartment(em, [user.id], departmentId);
+      // security: a new password or a deactivation ends the user's sessions. Their refresh tokens are
+      // revoked with the change (same transaction), so a session started with the old password, or
+      // one from before a deactivation, cannot be refreshed, not even after a reactivation.
+      if (passwordHash !== undefined || deactivated) {
+        await em.execute(`update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [user.id]);
+      }
+      return user;
+    });
   }
 
   /**
