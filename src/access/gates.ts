@@ -1,4 +1,4 @@
-import { ForbiddenError, UnauthorizedError } from '../errors';
+import { ForbiddenError } from '../errors';
 import type { Actor } from './actor';
 
 /**
@@ -6,10 +6,6 @@ import type { Actor } from './actor';
  * Each returns normally or throws ForbiddenError; callers use them as a service's first line.
  */
 export const gates = {
-  authenticated(actor: Actor | null | undefined): asserts actor is Actor {
-    if (!actor) throw new UnauthorizedError();
-  },
-
   isPlatformAdmin(actor: Actor): boolean {
     return actor.platformRole === 'admin' || actor.platformRole === 'superadmin';
   },

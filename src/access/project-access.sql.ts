@@ -94,13 +94,16 @@ export interface AccessibleProjectRow {
   members: MemberRecord[];
   document_count: number;
   conversation_count: number;
+  /** How many projects the caller can access in all (the list before limit/offset). */
+  total_count: number;
 }
 
 /**
- * Every project the caller can access, with tier, source, members (with users) and document and
- * conversation counts — one statement however many projects (no per-project query).
+ * Every project the caller can access (newest first, then `limit`/`offset` when given), with tier,
+ * source, members (with users), document and conversation counts and the unpaged total — one
+ * statement however many projects (no per-project query).
  */
-export async function listAccessibleProjects(em: EntityManager, caller: Caller): Promise<AccessibleProjectRow[]> {
+export async function listAccessibleProjects(em: EntityManager, caller: Caller, page: { limit?: number; offset?: number } = {}): Promise<AccessibleProjectRow[]> {
   const cte = accessibleProjectsCte(caller);
   return em.execute(
     `with accessible as (${cte.sql})
@@ -109,7 +112,8 @@ export async function listAccessibleProjects(em: EntityManager, caller: Caller):
             a.tier as access_tier, a.source as access_source,
             coalesce(m.members, '[]'::json) as members,
             coalesce(d.n, 0)::int as document_count,
-            coalesce(c.n, 0)::int as conversation_count
+            coalesce(c.n, 0)::int as conversation_count,
+            (count(*) over ())::int as total_count
        from accessible a
        join projects p on p.id = a.project_id
        left join (
@@ -133,7 +137,15 @@ export async function listAccessibleProjects(em: EntityManager, caller: Caller):
          select project_id, count(*) as n from conversations
           where project_id in (select project_id from accessible) group by project_id
        ) c on c.project_id = p.id
-      order by p.created_at desc, p.id`,
-    cte.params,
+      order by p.created_at desc, p.id
+      limit ? offset ?`,
+    [...cte.params, page.limit ?? null, page.offset ?? 0],
   );
+}
+
+/** How many projects the caller can access. */
+export async function countAccessibleProjects(em: EntityManager, caller: Caller): Promise<number> {
+  const cte = accessibleProjectsCte(caller);
+  const [row] = await em.execute<Array<{ n: number }>>(`select count(*)::int as n from (${cte.sql}) a`, cte.params);
+  return row.n;
 }

@@ -1,8 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { performance } from 'node:perf_hooks';
 import type { Actor } from '../access/actor';
-import { gates } from '../access/gates';
-import { accessibleProjectsCte } from '../access/project-access.sql';
 import { requireTier } from '../access/resolver';
 import { Citation, Conversation, Message, newId, Project, User } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
@@ -10,9 +7,7 @@ import { streamChatCompletion } from '../llm/openai-client';
 import { buildPrompt, citedIndexes, ContextItem, estimateTokens, PriorTurn } from '../llm/prompt';
 import { webSearch } from '../llm/search-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
-import type { ConversationRow, RecentConversationRow } from '../presenters/conversation.presenter';
 import { presentSource } from '../presenters/conversation.presenter';
-import { isUuid } from '../validation';
 import { AskInput, ChatMode } from './chat.inputs';
 import { BaseService, ServiceContext } from './context';
 import type { ProvidersService } from './providers.service';
@@ -338,59 +333,6 @@ export class ChatService extends BaseService {
     );
     // DESIGN: web sources are {id: "web-N", documentId: url, documentName: title, pageNumber: 1, snippet, url}
     return results.map((r, i) => ({ id: `web-${i + 1}`, documentId: r.url, documentName: r.title, pageNumber: 1, text: r.content, url: r.url }));
-  }
-
-  /** GET /chat/projects/:projectId/conversations: the caller's own conversations in the project (`use`). */
-  async listConversations(actor: Actor, projectId: string, page: { limit?: number; offset?: number } = {}): Promise<ConversationRow[]> {
-    const em = this.em();
-    await requireTier(em, actor, projectId, 'use');
-    const rows: Array<{ id: string; title: string; project_id: string; created_at: Date; updated_at: Date; message_count: number }> = await em.execute(
-      `select c.id, c.title, c.project_id, c.created_at, c.updated_at,
-              (select count(*) from messages m where m.conversation_id = c.id)::int as message_count
-         from conversations c
-        where c.project_id = ? and c.user_id = ?
-        order by c.updated_at desc, c.id desc
-        limit ? offset ?`,
-      [projectId, actor.id, page.limit ?? 100, page.offset ?? 0],
-    );
-    return rows.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id, createdAt: r.created_at, updatedAt: r.updated_at, messageCount: r.message_count }));
-  }
-
-  /**
-   * GET /chat/conversations/:id: the author, while they still hold `use` on the project; platform
-   * staff (admin, superadmin) may read any. Someone else's conversation is a 404, not a 403, so
-   * ids do not reveal that a conversation exists.
-   */
-  async getConversation(actor: Actor, id: string): Promise<{ conversation: Conversation & { projectId: string }; messages: Message[] }> {
-    const em = this.em();
-    const conversation = isUuid(id) ? await em.findOne(Conversation, { id }) : null;
-    if (!conversation) throw new NotFoundError('not_found', 'Conversation not found');
-    const projectId = conversation.project.id;
-    if (!gates.isPlatformAdmin(actor)) {
-      if (conversation.user?.id !== actor.id) throw new NotFoundError('not_found', 'Conversation not found');
-      await requireTier(em, actor, projectId, 'use');
-    }
-    const messages = await em.find(Message, { conversation: id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    return { conversation: Object.assign(conversation, { projectId }), messages };
-  }
-
-  /** GET /chat/recent: the caller's conversations across the projects they can still use, newest first. */
-  async recent(actor: Actor, page: { limit?: number; offset?: number } = {}): Promise<RecentConversationRow[]> {
-    const em: EntityManager = this.em();
-    const access = accessibleProjectsCte(actor);
-    // only projects the caller can still use (every tier the rule gives includes `use`)
-    const rows: Array<{ id: string; title: string; project_id: string; updated_at: Date; name: string; color: string }> = await em.execute(
-      `with acc as (${access.sql})
-       select c.id, c.title, c.project_id, c.updated_at, p.name, p.color
-         from conversations c
-         join acc on acc.project_id = c.project_id
-         join projects p on p.id = c.project_id
-        where c.user_id = ?
-        order by c.updated_at desc, c.id desc
-        limit ? offset ?`,
-      [...access.params, actor.id, page.limit ?? 20, page.offset ?? 0],
-    );
-    return rows.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id, updatedAt: r.updated_at, project: { id: r.project_id, name: r.name, color: r.color } }));
   }
 
   /** GET /chat/config: which modes this server offers (web and deep need SEARCH_API_KEY). */

@@ -2,10 +2,13 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
+import { checkDepartmentAccess, checkGroupAccess, departmentListScope, groupReaderVerdict } from '../access/read-rules';
 import { Department, Group, GroupMember, ProjectGrant, User } from '../entities';
-import { ConflictError, fromDbError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
+import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService } from './context';
+import type { PageInput, Paged } from './page';
 import type { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from './groups.inputs';
 
 export interface GroupView {
@@ -39,61 +42,73 @@ export async function dropGroupsOutsideDepartment(em: EntityManager, userIds: st
  */
 export class GroupsService extends BaseService {
   /** Admin, superadmin and the CEO see every group; a manager sees their own department's. */
-  async list(actor: Actor, q: ListGroupsQuery): Promise<GroupView[]> {
-    gates.requireGroupReader(actor, q.departmentId);
-    const em = this.em();
-    const seesAll = gates.isPlatformAdmin(actor) || gates.isCeo(actor);
-    const departmentId = q.departmentId ?? (seesAll ? undefined : actor.departmentId!);
-    const groups = await em.find(Group, departmentId ? { department: departmentId } : {}, {
-      populate: ['department'],
-      orderBy: { name: 'asc', id: 'asc' },
-    });
-    const counts = await this.memberCounts(em, groups.map((g) => g.id));
-    return groups.map((group) => ({ group, memberCount: counts.get(group.id) ?? 0 }));
+  async list(actor: Actor, q: ListGroupsQuery, page?: PageInput): Promise<Paged<GroupView>> {
+    // a departmentId filter needs that department's read right; without one, `departmentListScope` decides
+    if (q.departmentId) one(checkDepartmentAccess(actor, [q.departmentId]), q.departmentId);
+    const scope = q.departmentId ?? departmentListScope(actor);
+    return this.withCounts(this.em(), scope === null ? null : [scope], page);
+  }
+
+  /** Each department's groups by name with member counts (GET /groups?departmentId for each; readers of that department). */
+  async listByDepartments(actor: Actor, departmentIds: readonly string[]): Promise<Batch<GroupView[]>> {
+    const out: Batch<GroupView[]> = new Map();
+    const allowed = splitVerdicts(checkDepartmentAccess(actor, departmentIds), out);
+    if (!allowed.length) return out;
+    const { items } = await this.withCounts(this.em(), allowed);
+    for (const [id, vs] of groupBy(allowed, items, (v) => v.group.department.id)) out.set(id, vs);
+    return out;
   }
 
   async get(actor: Actor, id: string): Promise<GroupView> {
-    gates.requireGroupReader(actor);
+    return one(await this.getMany(actor, [id]), id, notFound);
+  }
+
+  /** Groups with their members (by name) and count, for readers of each one's department: the one read of groups. */
+  async getMany(actor: Actor, ids: readonly string[]): Promise<Batch<GroupView>> {
+    const out: Batch<GroupView> = new Map();
+    // callers who could read no group learn nothing about which ids exist
+    const reader = groupReaderVerdict(actor);
+    if (reader instanceof Error) return new Map(ids.map((id) => [id, reader]));
     const em = this.em();
-    const group = await this.load(em, id);
-    gates.requireGroupReader(actor, group.department.id);
-    return this.view(em, group);
+    const valid = ids.filter(isUuid);
+    const found = valid.length ? await em.find(Group, { id: { $in: valid } }, { populate: ['department'] }) : [];
+    const allowed = new Set(splitVerdicts(checkGroupAccess(actor, found.map((g) => ({ id: g.id, departmentId: g.department.id }))), out));
+    const groups = found.filter((g) => allowed.has(g.id));
+    const members = await this.membersOf(em, groups.map((g) => g.id));
+    for (const group of groups) {
+      const users = members.get(group.id)!;
+      out.set(group.id, { group, memberCount: users.length, members: users });
+    }
+    for (const id of ids) if (!out.has(id)) out.set(id, notFound());
+    return out;
   }
 
   async create(actor: Actor, input: CreateGroupInput): Promise<GroupView> {
     // a manager creates groups in their own department only
     gates.requireGroupEditor(actor, input.departmentId);
-    try {
-      return await this.em().transactional(async (em) => {
-        const department = await em.findOne(Department, { id: input.departmentId });
-        if (!department) throw ValidationError.field('departmentId', 'Department not found');
-        if (await em.count(Group, { department, name: input.name })) throw nameTaken();
-        const group = em.create(Group, { name: input.name, description: input.description ?? '', department });
-        await em.flush();
-        return { group, memberCount: 0, members: [] };
-      });
-    } catch (e) {
-      throw fromDbError(e); // groups_department_name_unique → group_name_exists
-    }
+    return this.em().transactional(async (em) => {
+      const department = await em.findOne(Department, { id: input.departmentId });
+      if (!department) throw ValidationError.field('departmentId', 'Department not found');
+      if (await em.count(Group, { department, name: input.name })) throw nameTaken();
+      const group = em.create(Group, { name: input.name, description: input.description ?? '', department });
+      await em.flush();
+      return { group, memberCount: 0, members: [] };
+    });
   }
 
   async update(actor: Actor, id: string, input: UpdateGroupInput): Promise<GroupView> {
     gates.requireSomeGroupEditor(actor);
-    try {
-      return await this.em().transactional(async (em) => {
-        const group = await this.load(em, id);
-        gates.requireGroupEditor(actor, group.department.id);
-        if (input.name !== undefined && input.name !== group.name) {
-          if (await em.count(Group, { department: group.department, name: input.name, id: { $ne: group.id } })) throw nameTaken();
-          group.name = input.name;
-        }
-        if (input.description !== undefined) group.description = input.description;
-        await em.flush();
-        return this.view(em, group);
-      });
-    } catch (e) {
-      throw fromDbError(e);
-    }
+    return this.em().transactional(async (em) => {
+      const group = await this.load(em, id);
+      gates.requireGroupEditor(actor, group.department.id);
+      if (input.name !== undefined && input.name !== group.name) {
+        if (await em.count(Group, { department: group.department, name: input.name, id: { $ne: group.id } })) throw nameTaken();
+        group.name = input.name;
+      }
+      if (input.description !== undefined) group.description = input.description;
+      await em.flush();
+      return this.view(em, group);
+    });
   }
 
   /** Members go with the group; a group that grants are given to is kept (409) so no grant vanishes unaudited. */
@@ -156,16 +171,31 @@ export class GroupsService extends BaseService {
   }
 
   private async view(em: EntityManager, group: Group): Promise<GroupView> {
-    const rows = await em.find(GroupMember, { group: group.id }, { populate: ['user'], orderBy: { user: { name: 'asc' } } });
-    const members = rows.map((r) => r.user);
+    const members = (await this.membersOf(em, [group.id])).get(group.id)!;
     return { group, memberCount: members.length, members };
   }
 
-  /** Member counts for many groups in one query. */
-  private async memberCounts(em: EntityManager, groupIds: string[]): Promise<Map<string, number>> {
-    if (!groupIds.length) return new Map();
-    const rows: Array<{ group_id: string; n: number }> = await em.execute(`select group_id, count(*)::int as n from group_members where group_id in (?) group by group_id`, [groupIds]);
-    return new Map(rows.map((r) => [r.group_id, r.n]));
+  /** Each group's members, by name (then id), in one query. */
+  private async membersOf(em: EntityManager, groupIds: string[]): Promise<Map<string, User[]>> {
+    const rows = groupIds.length ? await em.find(GroupMember, { group: { $in: groupIds } }, { populate: ['user'], orderBy: { user: { name: 'asc', id: 'asc' } } }) : [];
+    return new Map([...groupBy(groupIds, rows, (r) => r.group.id)].map(([id, rs]) => [id, rs.map((r) => r.user)]));
+  }
+
+  /** Groups (all, or those of the given departments) by name, a page of them, with member counts and the total, in three queries. */
+  private async withCounts(em: EntityManager, departmentIds: string[] | null, page: PageInput = {}): Promise<Paged<GroupView>> {
+    const [groups, total] = await em.findAndCount(Group, departmentIds ? { department: { $in: departmentIds } } : {}, {
+      populate: ['department'],
+      orderBy: { name: 'asc', id: 'asc' },
+      limit: page.limit,
+      offset: page.offset,
+    });
+    if (!groups.length) return { items: [], total };
+    const rows: Array<{ group_id: string; n: number }> = await em.execute(
+      `select group_id, count(*)::int as n from group_members where group_id = any(array[?]::uuid[]) group by group_id`,
+      [groups.map((g) => g.id)],
+    );
+    const counts = new Map(rows.map((r) => [r.group_id, r.n]));
+    return { items: groups.map((group) => ({ group, memberCount: counts.get(group.id) ?? 0 })), total };
   }
 }
 

@@ -3,6 +3,7 @@ import { AuditService } from './audit.service';
 import { BootstrapService } from './bootstrap.service';
 import { ChatService } from './chat.service';
 import type { ServiceContext } from './context';
+import { ConversationsService } from './conversations.service';
 import { DepartmentsService } from './departments.service';
 import { DocumentsService } from './documents.service';
 import { GrantsService } from './grants.service';
@@ -27,6 +28,7 @@ export interface Services {
   documents: DocumentsService;
   retrieval: RetrievalService;
   chat: ChatService;
+  conversations: ConversationsService;
   /** Starts background work (ingestion workers) when configured. */
   start(opts?: { workers?: boolean }): Promise<void>;
   /** Stops background work; in-flight jobs are left to be picked up again. */
@@ -53,6 +55,7 @@ export function createServices(ctx: ServiceContext): Services {
     documents,
     retrieval,
     chat: new ChatService(ctx, { providers, retrieval }),
+    conversations: new ConversationsService(ctx),
     async start(opts = {}) {
       await documents.start({ workers: opts.workers ?? ctx.config.runWorkers });
     },

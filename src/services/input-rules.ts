@@ -11,7 +11,8 @@ export const Optional = (): PropertyDecorator => ValidateIf((_o, v) => v !== und
 /** Trims surrounding whitespace from strings before validation (so "  " fails MinLength(1)). */
 export const Trim = (): PropertyDecorator => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
-export const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+/** The one colour rule: `#rgb` or `#rrggbb` (projects accepted the short form from the start). */
+export const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 export const HEX_COLOR_MESSAGE = 'color must be a hex colour like #1a2b3c';
 
 export const MIN_PASSWORD = 8;
@@ -32,7 +33,7 @@ export const NameRule = (max = 100): PropertyDecorator => rules(Trim(), IsString
 /** A free-text description. */
 export const DescriptionRule = (): PropertyDecorator => rules(IsString(), MaxLength(2000));
 
-/** A `#rrggbb` colour. */
+/** A `#rgb` or `#rrggbb` colour. */
 export const HexColorRule = (): PropertyDecorator => rules(IsString(), Matches(HEX_COLOR, { message: HEX_COLOR_MESSAGE }));
 
 /** A list of user ids for a membership change (1–500 uuids). */

@@ -1,13 +1,9 @@
 import { Type } from 'class-transformer';
 import {
-  IsBoolean, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested,
+  IsBoolean, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateNested,
 } from 'class-validator';
 import { Field, Float, ID, InputType, Int } from 'type-graphql';
-import { DescriptionRule } from './input-rules';
-
-export const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
-/** `undefined` means "leave as is"; `null` is validated (and refused) for non-nullable fields. */
-const present = (_o: object, v: unknown) => v !== undefined;
+import { DescriptionRule, HexColorRule, Optional } from './input-rules';
 
 /**
  * Project settings. Every key is optional on update and merged into the stored settings;
@@ -51,25 +47,24 @@ export class CreateProjectInput {
   description?: string | null;
 
   @Field(() => String, { nullable: true })
-  @ValidateIf(present)
-  @IsString()
-  @Matches(HEX_COLOR, { message: 'color must be a hex colour such as #3b82f6' })
+  @Optional()
+  @HexColorRule()
   color?: string;
 
   /** Defaults to true: a new project is visible only to those granted access (the safer default). */
   @Field(() => Boolean, { nullable: true })
-  @ValidateIf(present)
+  @Optional()
   @IsBoolean()
   isPrivate?: boolean;
 
   @Field(() => String, { nullable: true })
-  @ValidateIf(present)
+  @Optional()
   @IsString()
   @MaxLength(20000)
   instructions?: string;
 
   @Field(() => ProjectSettingsInput, { nullable: true })
-  @ValidateIf(present)
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => ProjectSettingsInput)
@@ -80,7 +75,7 @@ export class CreateProjectInput {
 @InputType()
 export class UpdateProjectInput {
   @Field(() => String, { nullable: true })
-  @ValidateIf(present)
+  @Optional()
   @IsString()
   @Matches(/\S/, { message: 'name must not be blank' })
   @MaxLength(200)
@@ -92,24 +87,23 @@ export class UpdateProjectInput {
   description?: string | null;
 
   @Field(() => String, { nullable: true })
-  @ValidateIf(present)
+  @Optional()
   @IsString()
   @MaxLength(20000)
   instructions?: string;
 
   @Field(() => String, { nullable: true })
-  @ValidateIf(present)
-  @IsString()
-  @Matches(HEX_COLOR, { message: 'color must be a hex colour such as #3b82f6' })
+  @Optional()
+  @HexColorRule()
   color?: string;
 
   @Field(() => Boolean, { nullable: true })
-  @ValidateIf(present)
+  @Optional()
   @IsBoolean()
   isPrivate?: boolean;
 
   @Field(() => ProjectSettingsInput, { nullable: true })
-  @ValidateIf(present)
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => ProjectSettingsInput)
@@ -117,7 +111,7 @@ export class UpdateProjectInput {
 
   /** Transfers ownership: needs `full` tier, and the new owner must be admin or superadmin. */
   @Field(() => ID, { nullable: true })
-  @ValidateIf(present)
+  @Optional()
   @IsUUID('all')
   ownerId?: string;
 }

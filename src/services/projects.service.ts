@@ -1,14 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
-import { listAccessibleProjects, AccessibleProjectRow } from '../access/project-access.sql';
-import { requireTier, tierAtLeast } from '../access/resolver';
+import { accessibleProjectsCte, countAccessibleProjects, listAccessibleProjects, AccessibleProjectRow } from '../access/project-access.sql';
+import { checkProjectAccess } from '../access/read-rules';
+import { requireTier, type Access } from '../access/resolver';
+import { requireOwnerTransfer } from '../access/write-rules';
 import { Project, ProjectMember, ProjectSettings, User } from '../entities';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
 import type { ProjectCounts } from '../presenters/project.presenter';
 import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
+import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
+import { pageFromRows, type PageInput, type Paged } from './page';
 import type { CreateProjectInput, ProjectSettingsInput, UpdateProjectInput } from './projects.inputs';
 
 /** A project with its visible members (users populated) and counts, as the detail endpoints show it. */
@@ -18,6 +22,17 @@ export interface ProjectDetail {
   counts: ProjectCounts;
 }
 
+/** A project read by id: its detail and the caller's access to it. */
+export type ProjectRead = ProjectDetail & { access: Access };
+
+/** A project a user is a visible member of, with the caller's access to it. */
+export interface MemberProject {
+  project: Project;
+  access: Access;
+}
+
+const notFound = () => new NotFoundError('not_found', 'Project not found');
+
 export class ProjectsService extends BaseService {
   constructor(
     ctx: ServiceContext,
@@ -26,16 +41,57 @@ export class ProjectsService extends BaseService {
     super(ctx);
   }
 
-  /** Every project the caller can access, with tier, source, members and counts, in one query. */
-  async list(actor: Actor): Promise<AccessibleProjectRow[]> {
-    return listAccessibleProjects(this.em(), actor);
+  /** The projects the caller can access, newest first, with tier, source, members and counts: one query per page. */
+  async list(actor: Actor, page?: PageInput): Promise<Paged<AccessibleProjectRow>> {
+    const em = this.em();
+    return pageFromRows(await listAccessibleProjects(em, actor, page), page, () => countAccessibleProjects(em, actor));
   }
 
   /** Any tier may read a project; 404 when missing (or a malformed id), 403 when the resolver gives nothing. */
-  async get(actor: Actor, projectId: string): Promise<ProjectDetail> {
+  async get(actor: Actor, projectId: string): Promise<ProjectRead> {
+    return one(await this.getMany(actor, [projectId]), projectId, notFound);
+  }
+
+  /** Projects by id with members, counts and the caller's access: the one read of projects, in four queries however many ids. */
+  async getMany(actor: Actor, ids: readonly string[]): Promise<Batch<ProjectRead>> {
     const em = this.em();
-    const { project } = await requireTier(em, actor, projectId, 'use');
-    return this.detail(em, project);
+    const out: Batch<ProjectRead> = new Map();
+    const verdicts = await checkProjectAccess(em, actor, ids, 'use');
+    const allowed = splitVerdicts(verdicts, out);
+    if (!allowed.length) return out;
+    const projects = await em.find(Project, { id: { $in: allowed } });
+    const members = await this.membersOf(em, allowed);
+    const counts = await this.countsOf(em, allowed);
+    for (const project of projects) {
+      out.set(project.id, { project, members: members.get(project.id)!, counts: counts.get(project.id)!, access: verdicts.get(project.id) as Access });
+    }
+    for (const id of allowed) if (!out.has(id)) out.set(id, notFound()); // deleted meanwhile
+    return out;
+  }
+
+  /**
+   * For each user, the projects they are a visible member of among those the caller can access
+   * (with the caller's tier and source), newest project first.
+   */
+  async listForMembers(actor: Actor, userIds: readonly string[]): Promise<Batch<MemberProject[]>> {
+    const em = this.em();
+    const ids = userIds.filter(isUuid);
+    const cte = accessibleProjectsCte(actor);
+    const rows: Array<{ user_id: string; project_id: string; tier: Access['tier']; source: Access['source'] }> = ids.length
+      ? await em.execute(
+        `with accessible as (${cte.sql})
+         select pm.user_id, a.project_id, a.tier, a.source
+           from project_members pm
+           join accessible a on a.project_id = pm.project_id
+           join projects p on p.id = pm.project_id
+          where pm.user_id = any(array[?]::uuid[])
+          order by p.created_at desc, p.id`,
+        [...cte.params, ids],
+      )
+      : [];
+    const projects = new Map(rows.length ? (await em.find(Project, { id: { $in: [...new Set(rows.map((r) => r.project_id))] } })).map((p) => [p.id, p]) : []);
+    const byUser = groupBy(userIds, rows, (r) => r.user_id);
+    return new Map([...byUser].map(([id, rs]) => [id, rs.map((r) => ({ project: projects.get(r.project_id)!, access: { tier: r.tier, source: r.source } }))]));
   }
 
   /** Admin or superadmin only; the caller becomes owner and creator. */
@@ -66,8 +122,7 @@ export class ProjectsService extends BaseService {
       const { project, access } = await requireTier(tx, actor, projectId, 'edit');
       const currentOwner = project.owner ? project.owner.id : null;
       if (input.ownerId !== undefined && input.ownerId !== currentOwner) {
-        // spec rule 1: transferring ownership is a `full` tier operation
-        if (!tierAtLeast(access.tier, 'full')) throw new ForbiddenError('forbidden', 'Changing the owner requires the full tier on the project');
+        requireOwnerTransfer(access);
         const owner = await tx.findOne(User, { id: input.ownerId });
         if (!owner) throw new NotFoundError('not_found', 'The new owner does not exist');
         // spec rule 2: ownership only goes to platform administrators
@@ -118,14 +173,33 @@ export class ProjectsService extends BaseService {
 
   /** Members (users populated) and the three counts, in two queries. */
   private async detail(em: EntityManager, project: Project): Promise<ProjectDetail> {
-    const members = await em.find(ProjectMember, { project: project.id }, { populate: ['user'], orderBy: { addedAt: 'asc' } });
-    const [counts] = await em.execute<ProjectCounts[]>(
-      `select (select count(*) from documents where project_id = ?)::int as documents,
-              (select count(*) from conversations where project_id = ?)::int as conversations,
-              (select count(*) from chunks where project_id = ?)::int as chunks`,
-      [project.id, project.id, project.id],
+    const members = await this.membersOf(em, [project.id]);
+    const counts = await this.countsOf(em, [project.id]);
+    return { project, members: members.get(project.id)!, counts: counts.get(project.id)! };
+  }
+
+  /**
+   * Each project's visible members with their users. The order is REST's (by addedAt) with the
+   * user id breaking ties, the same as the list query's `order by pm.added_at, pm.user_id`.
+   */
+  private async membersOf(em: EntityManager, projectIds: string[]): Promise<Map<string, ProjectMember[]>> {
+    const rows = await em.find(ProjectMember, { project: { $in: projectIds } }, { populate: ['user'], orderBy: { addedAt: 'asc', user: { id: 'asc' } } });
+    return groupBy(projectIds, rows, (m) => m.project.id);
+  }
+
+  /** Each project's document, conversation and chunk counts (the detail's `_count`), in one query. */
+  private async countsOf(em: EntityManager, projectIds: string[]): Promise<Map<string, ProjectCounts>> {
+    const rows: Array<ProjectCounts & { id: string }> = await em.execute(
+      `select p.id,
+              (select count(*) from documents d where d.project_id = p.id)::int as documents,
+              (select count(*) from conversations c where c.project_id = p.id)::int as conversations,
+              (select count(*) from chunks k where k.project_id = p.id)::int as chunks
+         from projects p where p.id = any(array[?]::uuid[])`,
+      [projectIds],
     );
-    return { project, members, counts };
+    const out = new Map<string, ProjectCounts>(projectIds.map((id) => [id, { documents: 0, conversations: 0, chunks: 0 }]));
+    for (const r of rows) out.set(r.id, { documents: r.documents, conversations: r.conversations, chunks: r.chunks });
+    return out;
   }
 }
 

@@ -2,12 +2,15 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
+import { checkUserAccess } from '../access/read-rules';
+import { requireAccountEditor, requireCreatableRole, requireDeactivatable, requireDeletable, requirePlatformRoleChange } from '../access/write-rules';
 import { Department, OrgPosition, PlatformRole, User } from '../entities';
-import { BadRequestError, ConflictError, ForbiddenError, fromDbError, NotFoundError, ValidationError } from '../errors';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import { hashPassword, normalizeEmail } from './auth.service';
 import { avatarColorFor } from './avatar';
 import type { AuditService } from './audit.service';
+import { Batch, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
 import { dropGroupsOutsideDepartment } from './groups.service';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput, USERS_DEFAULT_LIMIT, USERS_MAX_LIMIT } from './users.inputs';
@@ -58,114 +61,110 @@ export class UsersService extends BaseService {
     return { users, total };
   }
 
+  /** GET /users/:id: admin or superadmin, even for one's own id (that is GET /users/me). */
   async get(actor: Actor, id: string): Promise<User> {
     gates.requirePlatformAdmin(actor);
-    return this.load(this.em(), id);
+    return one(await this.getMany(actor, [id]), id, notFound);
   }
 
   /** GET /users/me: any authenticated caller, re-read with their department. */
   async me(actor: Actor): Promise<User> {
-    return this.load(this.em(), actor.id);
+    return one(await this.getMany(actor, [actor.id]), actor.id, notFound);
+  }
+
+  /** Users in full, with their department, as far as `checkUserAccess` lets the caller see them: the one read of users. */
+  async getMany(actor: Actor, ids: readonly string[]): Promise<Batch<User>> {
+    const out: Batch<User> = new Map();
+    const allowed = splitVerdicts(checkUserAccess(actor, ids), out);
+    for (const id of allowed) if (!isUuid(id)) out.set(id, notFound());
+    const valid = allowed.filter(isUuid);
+    if (valid.length) for (const u of await this.em().find(User, { id: { $in: valid } }, { populate: ['department'] })) out.set(u.id, u);
+    for (const id of allowed) if (!out.has(id)) out.set(id, notFound());
+    return out;
   }
 
   async create(actor: Actor, input: CreateUserInput): Promise<User> {
     gates.requirePlatformAdmin(actor);
-    // spec rule 1: only bootstrap creates the superadmin
-    if (input.platformRole === 'superadmin') throw new ForbiddenError('forbidden_role', 'A superadmin cannot be created through the API');
+    requireCreatableRole(input.platformRole);
     if (input.departmentId && isOutsideDepartments(input.platformRole, input.orgPosition)) throw departmentNotAllowed();
     const email = normalizeEmail(input.email);
     const passwordHash = await hashPassword(input.password);
-    try {
-      return await this.em().transactional(async (em) => {
-        // clear answers for the common case; the unique indexes decide concurrent requests
-        if (await em.count(User, { email })) throw new ConflictError('email_exists', 'A user with this email already exists');
-        if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
-        const department = input.departmentId ? await this.department(em, input.departmentId) : null;
-        const user = em.create(User, {
-          email,
-          name: input.name,
-          passwordHash,
-          platformRole: input.platformRole,
-          orgPosition: input.orgPosition,
-          department,
-          avatarColor: avatarColorFor(email),
-        });
-        await em.flush();
-        return user;
+    return this.em().transactional(async (em) => {
+      // clear answers for the common case; the unique indexes decide concurrent requests
+      if (await em.count(User, { email })) throw new ConflictError('email_exists', 'A user with this email already exists');
+      if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
+      const department = input.departmentId ? await this.department(em, input.departmentId) : null;
+      const user = em.create(User, {
+        email,
+        name: input.name,
+        passwordHash,
+        platformRole: input.platformRole,
+        orgPosition: input.orgPosition,
+        department,
+        avatarColor: avatarColorFor(email),
       });
-    } catch (e) {
-      throw fromDbError(e); // users_single_ceo → ceo_exists, users_email_unique → email_exists
-    }
+      await em.flush();
+      return user;
+    });
   }
 
   /** PATCH /users/:id with spec rules 2–4 and the singleton rules (DESIGN §3). */
   async update(actor: Actor, id: string, input: UpdateUserInput): Promise<User> {
     gates.requirePlatformAdmin(actor);
     const passwordHash = input.password !== undefined ? await hashPassword(input.password) : undefined;
-    try {
-      return await this.em().transactional(async (em) => {
-        const user = await this.load(em, id);
-        const isSuperadmin = user.platformRole === 'superadmin';
-        // the superadmin's account is theirs alone: an admin could otherwise take it over by password or email
-        if (isSuperadmin && actor.platformRole !== 'superadmin') throw new ForbiddenError('forbidden', 'Only the superadmin can change the superadmin account');
+    return this.em().transactional(async (em) => {
+      const user = await this.load(em, id);
+      requireAccountEditor(actor, user);
 
-        if (input.platformRole !== undefined && input.platformRole !== user.platformRole) {
-          // spec rule 3: nobody sets superadmin through PATCH
-          if (input.platformRole === 'superadmin') throw new ForbiddenError('forbidden_role', 'platformRole superadmin cannot be set');
-          if (isSuperadmin) throw new ConflictError('singleton_immutable', "The superadmin's platformRole cannot change");
-          // spec rule 2: every remaining change goes to or from admin/engineer; an admin may not make it,
-          // not even for themselves (admin → engineer would hand them provider administration)
-          if (actor.platformRole !== 'superadmin') throw new ForbiddenError('forbidden_role', 'Only the superadmin can change a platformRole');
-          user.platformRole = input.platformRole;
-        }
+      if (input.platformRole !== undefined && input.platformRole !== user.platformRole) {
+        requirePlatformRoleChange(actor, user, input.platformRole);
+        user.platformRole = input.platformRole;
+      }
 
-        if (input.orgPosition !== undefined && input.orgPosition !== user.orgPosition) {
-          if (user.orgPosition === 'ceo') throw new ConflictError('singleton_immutable', "The CEO's orgPosition cannot change");
-          // spec rule 4 (the users_single_ceo index decides concurrent requests)
-          if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
-          user.orgPosition = input.orgPosition;
-        }
+      if (input.orgPosition !== undefined && input.orgPosition !== user.orgPosition) {
+        if (user.orgPosition === 'ceo') throw new ConflictError('singleton_immutable', "The CEO's orgPosition cannot change");
+        // spec rule 4 (the users_single_ceo index decides concurrent requests)
+        if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
+        user.orgPosition = input.orgPosition;
+      }
 
-        let deactivated = false;
-        if (input.status !== undefined && input.status !== user.status) {
-          if (isSuperadmin && input.status === 'inactive') throw new ForbiddenError('forbidden', 'The superadmin cannot be deactivated');
-          user.status = input.status;
-          deactivated = input.status === 'inactive';
-        }
+      let deactivated = false;
+      if (input.status !== undefined && input.status !== user.status) {
+        if (input.status === 'inactive') requireDeactivatable(user);
+        user.status = input.status;
+        deactivated = input.status === 'inactive';
+      }
 
-        const previousDepartmentId = user.department?.id ?? null;
-        if (isOutsideDepartments(user.platformRole, user.orgPosition)) {
-          if (input.departmentId) throw departmentNotAllowed();
-          // becoming platform staff or the CEO leaves the department
-          user.department = null;
-        } else if (input.departmentId !== undefined) {
-          user.department = input.departmentId === null ? null : await this.department(em, input.departmentId);
-        }
+      const previousDepartmentId = user.department?.id ?? null;
+      if (isOutsideDepartments(user.platformRole, user.orgPosition)) {
+        if (input.departmentId) throw departmentNotAllowed();
+        // becoming platform staff or the CEO leaves the department
+        user.department = null;
+      } else if (input.departmentId !== undefined) {
+        user.department = input.departmentId === null ? null : await this.department(em, input.departmentId);
+      }
 
-        if (input.email !== undefined) {
-          const email = normalizeEmail(input.email);
-          if (email !== user.email && (await em.count(User, { email, id: { $ne: user.id } }))) {
-            throw new ConflictError('email_exists', 'A user with this email already exists');
-          }
-          user.email = email;
+      if (input.email !== undefined) {
+        const email = normalizeEmail(input.email);
+        if (email !== user.email && (await em.count(User, { email, id: { $ne: user.id } }))) {
+          throw new ConflictError('email_exists', 'A user with this email already exists');
         }
-        if (input.name !== undefined) user.name = input.name;
-        if (passwordHash !== undefined) user.passwordHash = passwordHash;
+        user.email = email;
+      }
+      if (input.name !== undefined) user.name = input.name;
+      if (passwordHash !== undefined) user.passwordHash = passwordHash;
 
-        await em.flush();
-        const departmentId = user.department?.id ?? null;
-        if (departmentId !== previousDepartmentId) await dropGroupsOutsideDepartment(em, [user.id], departmentId);
-        // security: a new password or a deactivation ends the user's sessions. Their refresh tokens are
-        // revoked with the change (same transaction), so a session started with the old password, or
-        // one from before a deactivation, cannot be refreshed, not even after a reactivation.
-        if (passwordHash !== undefined || deactivated) {
-          await em.execute(`update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [user.id]);
-        }
-        return user;
-      });
-    } catch (e) {
-      throw fromDbError(e);
-    }
+      await em.flush();
+      const departmentId = user.department?.id ?? null;
+      if (departmentId !== previousDepartmentId) await dropGroupsOutsideDepartment(em, [user.id], departmentId);
+      // security: a new password or a deactivation ends the user's sessions. Their refresh tokens are
+      // revoked with the change (same transaction), so a session started with the old password, or
+      // one from before a deactivation, cannot be refreshed, not even after a reactivation.
+      if (passwordHash !== undefined || deactivated) {
+        await em.execute(`update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [user.id]);
+      }
+      return user;
+    });
   }
 
   /**
@@ -177,8 +176,7 @@ export class UsersService extends BaseService {
     gates.requirePlatformAdmin(actor);
     return this.em().transactional(async (em) => {
       const user = await this.load(em, id);
-      if (user.platformRole === 'superadmin') throw new ForbiddenError('forbidden', 'The superadmin cannot be deleted');
-      if (user.id === actor.id) throw new ForbiddenError('forbidden', 'You cannot delete your own account');
+      requireDeletable(actor, user);
       // audit rows first, while the grants still exist (same transaction as the delete)
       await this.audit.recordUserGrantsDeleted(em, actor, user.id);
       await em.nativeDelete(User, { id: user.id });

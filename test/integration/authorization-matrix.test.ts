@@ -2,11 +2,14 @@ import type { Project, Tier, User } from '../../src/entities';
 import { createTestApp, TestApp } from '../support/test-app';
 import { api, ApiResponse } from '../support/http';
 import { factories } from '../support/factories';
+import { gql } from '../support/graphql';
 
 /**
- * Who may do what on projects, grants and the audit log — the spec's "Role gates" and "Project
- * tiers" (and DESIGN §3) as one table. Each row is a kind of caller, each column an endpoint, each
- * cell the outcome. Every cell runs against a world built fresh for it (so deletes cannot leak).
+ * Who may do what — the spec's "Role gates" and "Project tiers" (and DESIGN §3) as one table: the
+ * project tiers, grants, the audit log, and the platform-role gates of users, departments, groups and
+ * providers. Each row is a kind of caller, each column an operation, each cell the outcome, which
+ * REST and GraphQL must both give: every cell runs once per transport, each against a world built
+ * fresh for it (so deletes cannot leak).
  *
  *   ok     2xx                      403  refused (authenticated, not allowed)
  *   401    not authenticated        hid  GET /projects answers 200 but without the project
@@ -27,6 +30,10 @@ const OPERATIONS = [
   'DELETE /projects/:id/grants/:grantId',
   'GET /grants/by-user/:userId',
   'GET /audit-log',
+  'GET /users',
+  'GET /departments',
+  'GET /groups',
+  'GET /providers/admin',
 ] as const;
 
 const CALLERS = [
@@ -40,25 +47,25 @@ type CallerKind = (typeof CALLERS)[number];
 
 // prettier-ignore
 const MATRIX: Record<CallerKind, Outcome[]> = {
-  //                          list get  patch owner del  member create grants grant+ grant- byUser audit
-  'anonymous':               [un,  un,  un,   un,   un,  un,    un,    un,    un,    un,    un,    un],
-  'none-role, no grant':     [hid, no,  no,   no,   no,  no,    no,    no,    no,    no,    no,    no],
-  'CEO':                     [hid, no,  no,   no,   no,  no,    no,    no,    no,    no,    no,    no],
-  'department manager':      [hid, no,  no,   no,   no,  no,    no,    no,    no,    no,    no,    no],
-  'engineer':                [hid, no,  no,   no,   no,  no,    no,    no,    no,    no,    no,    no],
-  'public-project reader':   [ok,  ok,  no,   no,   no,  no,    no,    ok,    no,    no,    no,    no],
-  'user grant use':          [ok,  ok,  no,   no,   no,  no,    no,    ok,    no,    no,    no,    no],
-  'user grant edit':         [ok,  ok,  ok,   no,   no,  ok,    no,    ok,    no,    no,    no,    no],
-  'user grant full':         [ok,  ok,  ok,   ok,   ok,  ok,    no,    ok,    ok,    ok,    no,    no],
-  'group grant use':         [ok,  ok,  no,   no,   no,  no,    no,    ok,    no,    no,    no,    no],
-  'group grant edit':        [ok,  ok,  ok,   no,   no,  ok,    no,    ok,    no,    no,    no,    no],
-  'group grant full':        [ok,  ok,  ok,   ok,   ok,  ok,    no,    ok,    ok,    ok,    no,    no],
-  'department grant use':    [ok,  ok,  no,   no,   no,  no,    no,    ok,    no,    no,    no,    no],
-  'department grant edit':   [ok,  ok,  ok,   no,   no,  ok,    no,    ok,    no,    no,    no,    no],
-  'department grant full':   [ok,  ok,  ok,   ok,   ok,  ok,    no,    ok,    ok,    ok,    no,    no],
-  'owner (role none)':       [ok,  ok,  ok,   ok,   ok,  ok,    no,    ok,    ok,    ok,    no,    no],
-  'admin':                   [ok,  ok,  ok,   ok,   ok,  ok,    ok,    ok,    ok,    ok,    ok,    ok],
-  'superadmin':              [ok,  ok,  ok,   ok,   ok,  ok,    ok,    ok,    ok,    ok,    ok,    ok],
+  //                          list get  patch owner del  member create grants grant+ grant- byUser audit users depts groups provs
+  'anonymous':               [un,  un,  un,   un,   un,  un,    un,    un,    un,    un,    un,    un, un,    un,    un,    un],
+  'none-role, no grant':     [hid, no,  no,   no,   no,  no,    no,    no,    no,    no,    no,    no, no,    no,    no,    no],
+  'CEO':                     [hid, no,  no,   no,   no,  no,    no,    no,    no,    no,    no,    no, no,    ok,    ok,    no],
+  'department manager':      [hid, no,  no,   no,   no,  no,    no,    no,    no,    no,    no,    no, no,    ok,    ok,    no],
+  'engineer':                [hid, no,  no,   no,   no,  no,    no,    no,    no,    no,    no,    no, no,    no,    no,    ok],
+  'public-project reader':   [ok,  ok,  no,   no,   no,  no,    no,    ok,    no,    no,    no,    no, no,    no,    no,    no],
+  'user grant use':          [ok,  ok,  no,   no,   no,  no,    no,    ok,    no,    no,    no,    no, no,    no,    no,    no],
+  'user grant edit':         [ok,  ok,  ok,   no,   no,  ok,    no,    ok,    no,    no,    no,    no, no,    no,    no,    no],
+  'user grant full':         [ok,  ok,  ok,   ok,   ok,  ok,    no,    ok,    ok,    ok,    no,    no, no,    no,    no,    no],
+  'group grant use':         [ok,  ok,  no,   no,   no,  no,    no,    ok,    no,    no,    no,    no, no,    no,    no,    no],
+  'group grant edit':        [ok,  ok,  ok,   no,   no,  ok,    no,    ok,    no,    no,    no,    no, no,    no,    no,    no],
+  'group grant full':        [ok,  ok,  ok,   ok,   ok,  ok,    no,    ok,    ok,    ok,    no,    no, no,    no,    no,    no],
+  'department grant use':    [ok,  ok,  no,   no,   no,  no,    no,    ok,    no,    no,    no,    no, no,    no,    no,    no],
+  'department grant edit':   [ok,  ok,  ok,   no,   no,  ok,    no,    ok,    no,    no,    no,    no, no,    no,    no,    no],
+  'department grant full':   [ok,  ok,  ok,   ok,   ok,  ok,    no,    ok,    ok,    ok,    no,    no, no,    no,    no,    no],
+  'owner (role none)':       [ok,  ok,  ok,   ok,   ok,  ok,    no,    ok,    ok,    ok,    no,    no, no,    no,    no,    no],
+  'admin':                   [ok,  ok,  ok,   ok,   ok,  ok,    ok,    ok,    ok,    ok,    ok,    ok, ok,    ok,    ok,    no],
+  'superadmin':              [ok,  ok,  ok,   ok,   ok,  ok,    ok,    ok,    ok,    ok,    ok,    ok, ok,    ok,    ok,    ok],
 };
 
 let t: TestApp;
@@ -127,7 +134,7 @@ async function buildWorld(kind: CallerKind): Promise<World> {
 }
 
 type Call = (w: World, call: (method: string, path: string, body?: unknown) => Promise<ApiResponse>) => Promise<ApiResponse>;
-const CALLS: Record<(typeof OPERATIONS)[number], Call> = {
+const REST: Record<(typeof OPERATIONS)[number], Call> = {
   'GET /projects': (_w, c) => c('GET', '/api/projects'),
   'GET /projects/:id': (w, c) => c('GET', `/api/projects/${w.project.id}`),
   'PATCH /projects/:id': (w, c) => c('PATCH', `/api/projects/${w.project.id}`, { name: 'Renamed', settings: { topK: 4 } }),
@@ -140,7 +147,41 @@ const CALLS: Record<(typeof OPERATIONS)[number], Call> = {
   'DELETE /projects/:id/grants/:grantId': (w, c) => c('DELETE', `/api/projects/${w.project.id}/grants/${w.memberGrantId}`),
   'GET /grants/by-user/:userId': (w, c) => c('GET', `/api/grants/by-user/${w.member.id}`),
   'GET /audit-log': (w, c) => c('GET', `/api/audit-log?projectId=${w.project.id}`),
+  'GET /users': (_w, c) => c('GET', '/api/users'),
+  'GET /departments': (_w, c) => c('GET', '/api/departments'),
+  'GET /groups': (_w, c) => c('GET', '/api/groups'),
+  'GET /providers/admin': (_w, c) => c('GET', '/api/providers/admin'),
 };
+
+/** The same operations in GraphQL: the document and its variables. */
+const GRAPHQL: Record<(typeof OPERATIONS)[number], (w: World) => [string, Record<string, unknown>?]> = {
+  'GET /projects': () => ['{ projects(limit: 200) { items { id } } }'],
+  'GET /projects/:id': (w) => ['query($id: ID!) { project(id: $id) { id } }', { id: w.project.id }],
+  'PATCH /projects/:id': (w) => ['mutation($id: ID!) { updateProject(id: $id, input: { name: "Renamed", settings: { topK: 4 } }) { id } }', { id: w.project.id }],
+  'PATCH /projects/:id ownerId': (w) => ['mutation($id: ID!, $o: ID!) { updateProject(id: $id, input: { ownerId: $o }) { id } }', { id: w.project.id, o: w.newOwner.id }],
+  'DELETE /projects/:id': (w) => ['mutation($id: ID!) { deleteProject(id: $id) { id } }', { id: w.project.id }],
+  'DELETE /projects/:id/members/:userId': (w) => ['mutation($p: ID!, $u: ID!) { removeProjectMember(projectId: $p, userId: $u) { userId } }', { p: w.project.id, u: w.member.id }],
+  'POST /projects': () => ['mutation { createProject(input: { name: "New project" }) { id } }'],
+  'GET /projects/:id/grants': (w) => ['query($p: ID!) { projectGrants(projectId: $p) { id } }', { p: w.project.id }],
+  'POST /projects/:id/grants': (w) => ['mutation($p: ID!, $t: ID!) { upsertGrant(projectId: $p, input: { targetType: "user", targetId: $t, tier: "use" }) { action } }', { p: w.project.id, t: w.grantTarget.id }],
+  'DELETE /projects/:id/grants/:grantId': (w) => ['mutation($p: ID!, $g: ID!) { deleteGrant(projectId: $p, grantId: $g) { id } }', { p: w.project.id, g: w.memberGrantId }],
+  'GET /grants/by-user/:userId': (w) => ['query($u: ID!) { grantsByUser(userId: $u) { direct { grantId } } }', { u: w.member.id }],
+  'GET /audit-log': (w) => ['query($p: ID) { auditLog(filter: { projectId: $p }) { total } }', { p: w.project.id }],
+  'GET /users': () => ['{ users { total } }'],
+  'GET /departments': () => ['{ departments { total } }'],
+  'GET /groups': () => ['{ groups { total } }'],
+  'GET /providers/admin': () => ['{ adminProviders { id } }'],
+};
+
+/** A GraphQL answer in REST's terms: the status its error code stands for, the data as the body. */
+async function viaGraphql(op: (typeof OPERATIONS)[number], w: World): Promise<ApiResponse> {
+  const [query, variables] = GRAPHQL[op](w);
+  const r = await gql(t.baseUrl, query, { token: w.token, variables });
+  const code = r.errors?.[0]?.extensions?.code;
+  const status = !r.errors ? 200 : code === 'unauthorized' ? 401 : code === 'forbidden' || code === 'forbidden_role' ? 403 : 500;
+  const body = op === 'GET /projects' && r.data ? { projects: r.data.projects.items } : r.body;
+  return { ...r, status, body };
+}
 
 function outcome(op: (typeof OPERATIONS)[number], res: ApiResponse, w: World): string {
   if (res.status === 401) return un;
@@ -162,7 +203,9 @@ describe('authorization matrix', () => {
 
   it.each(cells)('%s × %s → %s', async (kind, op, expected) => {
     const w = await buildWorld(kind);
-    const res = await CALLS[op](w, (method, path, body) => api(t.baseUrl, method, path, { token: w.token, body }));
-    expect(outcome(op, res, w)).toBe(expected);
+    const res = await REST[op](w, (method, path, body) => api(t.baseUrl, method, path, { token: w.token, body }));
+    expect({ rest: outcome(op, res, w) }).toEqual({ rest: expected });
+    const g = await buildWorld(kind);
+    expect({ graphql: outcome(op, await viaGraphql(op, g), g) }).toEqual({ graphql: expected });
   });
 });

@@ -1,7 +1,6 @@
 import type { Actor } from '../../access/actor';
 import { AppError, UnauthorizedError } from '../../errors';
 import type { Services } from '../../services';
-import type { GraphBatchService } from '../../services/graph-batch.service';
 import { createLoaders, Loaders } from './loaders';
 
 /** What every resolver receives: the caller (or null), the one service container, per-operation loaders. */
@@ -16,7 +15,7 @@ export interface GraphqlContext {
 }
 
 /** A fresh context for one operation (one HTTP request or one WebSocket operation). */
-export async function createContext(services: Services, batch: GraphBatchService, authorization: unknown, ip: string): Promise<GraphqlContext> {
+export async function createContext(services: Services, authorization: unknown, ip: string): Promise<GraphqlContext> {
   let actor: Actor | null = null;
   let authError: AppError | null = null;
   if (authorization !== undefined && authorization !== null && authorization !== '') {
@@ -27,7 +26,7 @@ export async function createContext(services: Services, batch: GraphBatchService
       authError = e as AppError;
     }
   }
-  return { actor, authError, services, ip, loaders: createLoaders(services, batch, actor) };
+  return { actor, authError, services, ip, loaders: createLoaders(services, actor) };
 }
 
 /** The authenticated caller; resolvers behind `@Authorized()` always have one. */

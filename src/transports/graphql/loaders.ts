@@ -1,20 +1,20 @@
 import DataLoader from 'dataloader';
 import type { Actor } from '../../access/actor';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors';
+import { NotFoundError, UnauthorizedError } from '../../errors';
 import { presentConversationSummary } from '../../presenters/conversation.presenter';
 import { presentDepartment } from '../../presenters/department.presenter';
 import { presentDocument } from '../../presenters/document.presenter';
 import { presentGrant } from '../../presenters/grant.presenter';
 import { presentGroup } from '../../presenters/group.presenter';
 import { presentAdminProvider } from '../../presenters/provider.presenter';
-import { presentProjectBase, presentProjectMember, projectFields } from '../../presenters/project.presenter';
+import { presentProjectBase, presentProjectDetail, projectFields } from '../../presenters/project.presenter';
 import { presentUser, presentUserSummary } from '../../presenters/user.presenter';
 import type { Services } from '../../services';
-import type { Batch, GraphBatchService } from '../../services/graph-batch.service';
+import type { Batch } from '../../services/batch';
 
 type Row = Record<string, unknown>;
 
-/** A DataLoader over a batched service read; a key the service left out answers not_found. */
+/** A DataLoader over a service's `getMany`-style read; a key the service left out answers not_found. */
 function batched<T, V>(read: (ids: readonly string[]) => Promise<Batch<T>>, present: (v: T) => V): DataLoader<string, V> {
   return new DataLoader<string, V>(async (ids) => {
     const found = await read(ids);
@@ -28,38 +28,32 @@ function batched<T, V>(read: (ids: readonly string[]) => Promise<Batch<T>>, pres
 
 /**
  * Per-operation DataLoaders: nested fields ask these instead of the database, so a list of N parents
- * costs one batched read per field, not N. Every read goes through a service with the caller, so the
- * service applies the REST rule for that read (tier on the project, role gates).
+ * costs one batched read per field, not N. Each calls the service read REST calls (`getMany`, or a
+ * list's many-parent form) with the caller, so the same rule in `src/access/` decides for both.
  */
-export function createLoaders(services: Services, batch: GraphBatchService, actor: Actor | null) {
+export function createLoaders(services: Services, actor: Actor | null) {
   const caller = (): Actor => {
     if (!actor) throw new UnauthorizedError('unauthorized', 'Authentication required');
     return actor;
   };
 
-  /** The caller's access to projects (tier and source), for projects reached without it. */
-  const access = new DataLoader<string, { tier: string; source: string }>(async (ids) => {
-    const found = await batch.access(caller(), ids);
-    return ids.map((id) => found.get(id) ?? new ForbiddenError('forbidden', 'You have no access to this project'));
-  });
-  const projects = batched((ids) => batch.projects(caller(), ids), ({ project, access: a }) => ({
-    ...presentProjectBase(projectFields(project)), accessTier: a.tier, accessSource: a.source,
+  const projects = batched((ids) => services.projects.getMany(caller(), ids), (v) => ({
+    ...presentProjectDetail(v), accessTier: v.access.tier, accessSource: v.access.source,
   }));
-  const members = batched((ids) => batch.members(caller(), ids), (ms) => ms.map(presentProjectMember));
-  const grants = batched((ids) => batch.grants(caller(), ids), (gs) => gs.map(presentGrant));
-  const counts = batched((ids) => batch.counts(caller(), ids), (c) => c);
-  const users = batched((ids) => batch.users(caller(), ids), presentUser);
-  const memberProjects = batched((ids) => batch.memberProjects(caller(), ids), (rows) =>
-    rows.map((r) => ({ ...presentProjectBase(projectFields(r.project)), accessTier: r.access_tier, accessSource: r.access_source })));
-  const departments = batched((ids) => batch.departments(caller(), ids), (v) => presentDepartment(v.department, v.counts));
-  const departmentMembers = batched((ids) => batch.departmentMembers(caller(), ids), (us) => us.map(presentUserSummary));
-  const departmentGroups = batched((ids) => batch.departmentGroups(caller(), ids), (gs) => gs.map((v) => presentGroup(v.group, v)));
-  const groups = batched((ids) => batch.groups(caller(), ids), (v) => presentGroup(v.group, v));
-  const groupMembers = batched((ids) => batch.groupMembers(caller(), ids), (us) => us.map(presentUserSummary));
-  const documents = batched((ids) => batch.documents(caller(), ids), (ds) => ds.map(presentDocument));
-  const projectConversations = batched((ids) => batch.projectConversations(caller(), ids), (rows) =>
+  const grants = batched((ids) => services.grants.listMany(caller(), ids), (gs) => gs.map(presentGrant));
+  const users = batched((ids) => services.users.getMany(caller(), ids), presentUser);
+  const memberProjects = batched((ids) => services.projects.listForMembers(caller(), ids), (rows) =>
+    rows.map((r) => ({ ...presentProjectBase(projectFields(r.project)), accessTier: r.access.tier, accessSource: r.access.source })));
+  const departments = batched((ids) => services.departments.getMany(caller(), ids), (v) => presentDepartment(v.department, v.counts));
+  const departmentMembers = batched((ids) => services.departments.membersMany(caller(), ids), (us) => us.map(presentUserSummary));
+  const departmentGroups = batched((ids) => services.groups.listByDepartments(caller(), ids), (vs) => vs.map((v) => presentGroup(v.group, { memberCount: v.memberCount })));
+  const groups = batched((ids) => services.groups.getMany(caller(), ids), (v) => presentGroup(v.group, v));
+  // documents.service has no many-project read yet: one `list` per project, each the REST read
+  const documents = new DataLoader<string, Row[]>((ids) =>
+    Promise.all(ids.map((id) => services.documents.list(caller(), id).then((ds) => ds.map(presentDocument), (e: Error) => e))));
+  const projectConversations = batched((ids) => services.conversations.listByProjects(caller(), ids), (rows) =>
     rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId })));
-  const conversationMessages = batched((ids) => batch.conversationMessages(caller(), ids), (ms) => ms);
+  const conversations = batched((ids) => services.conversations.getMany(caller(), ids), (v) => v.messages);
   /** The admin view of providers: one GET /providers/admin read answers every key (engineer, superadmin). */
   const providers = new DataLoader<string, Row>(async (ids) => {
     const all = new Map((await services.providers.listAll(caller())).map((p) => [p.id, presentAdminProvider(p)]));
@@ -72,27 +66,22 @@ export function createLoaders(services: Services, batch: GraphBatchService, acto
   };
 
   return {
-    access,
     projects,
-    members,
     grants,
-    counts,
     users,
     memberProjects,
     departments,
     departmentMembers,
     departmentGroups,
     groups,
-    groupMembers,
     providers,
     documents,
     projectConversations,
-    conversationMessages,
-    /** The full view of a `typeName` object, read with the caller's rights. */
+    /** Each conversation's messages, oldest first (GET /chat/conversations/:id's rule). */
+    conversationMessages: conversations,
+    /** The full view of a `typeName` object (one of access/view-rules' COMPLETABLE_VIEWS), read with the caller's rights. */
     full(typeName: string, id: string): Promise<Row> {
-      const loader = fullByType[typeName];
-      if (!loader) return Promise.reject(new ForbiddenError('forbidden', `This ${typeName} field is not visible here`));
-      return loader.load(id);
+      return fullByType[typeName].load(id);
     },
   };
 }

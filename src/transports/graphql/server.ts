@@ -15,7 +15,6 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { AppDeps } from '../../app';
 import type { Config } from '../../config';
 import { inRequestContext } from '../../db/request-context';
-import { GraphBatchService } from '../../services/graph-batch.service';
 import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
 import { costLimitRule, depthLimitRule, documentShapeError, MAX_TOKENS } from './limits';
@@ -130,7 +129,6 @@ function setMaxPayload(socket: WebSocket, bytes: number): void {
 export async function mountGraphql(app: Express, server: http.Server, deps: AppDeps, json: RequestHandler): Promise<{ close(): Promise<void> }> {
   const { config, services, logger, orm } = deps;
   const schema = await buildGraphqlSchema();
-  const batch = new GraphBatchService(services.ctx);
 
   const apollo = new ApolloServer<GraphqlContext>({
     schema,
@@ -161,7 +159,7 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
     GRAPHQL_PATH,
     // the same body limit as REST (MAX_BODY_KB): uploads go to the REST multipart route
     json,
-    expressMiddleware(apollo, { context: async ({ req }) => createContext(services, batch, req.headers.authorization, req.ip ?? 'unknown') }),
+    expressMiddleware(apollo, { context: async ({ req }) => createContext(services, req.headers.authorization, req.ip ?? 'unknown') }),
   );
 
   // frames are bounded by MAX_BODY_KB, and by GRAPHQL_WS_INIT_MAX_KB until connection_init carried a
@@ -195,7 +193,7 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
         if (errors.length) return errors;
         // the user is re-read for every operation, as REST does per request: role changes apply at once
         const ip = ctx.extra.request?.socket.remoteAddress ?? 'unknown';
-        const contextValue = await createContext(services, batch, ctx.connectionParams?.authorization, ip);
+        const contextValue = await createContext(services, ctx.connectionParams?.authorization, ip);
         const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
         return args;
       },

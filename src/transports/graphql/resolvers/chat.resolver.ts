@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
+import type { Actor } from '../../../access/actor';
 import {
   presentConversationDetail, presentConversationSummary, presentMessage, presentRecentConversation,
 } from '../../../presenters/conversation.presenter';
@@ -7,6 +8,7 @@ import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
 import type { ChatEvent } from '../../../services/chat.service';
 import { parse } from '../../../validation';
 import { actorOf, GraphqlContext } from '../context';
+import { CurrentActor, ValidArg } from '../params';
 import { abortableStream } from '../subscriptions';
 import {
   ChatConfigType, ChatEventUnion, ConversationCountsType, ConversationType, MessageType,
@@ -19,29 +21,29 @@ type ConversationRoot = ConversationType & { messages?: MessageType[] };
 @Resolver(() => ConversationType)
 export class ChatResolver {
   @Query(() => ChatConfigType, { description: 'GET /chat/config: which modes this server offers' })
-  chatConfig(@Ctx() ctx: GraphqlContext) {
-    return ctx.services.chat.modes(actorOf(ctx));
+  chatConfig(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return ctx.services.chat.modes(actor);
   }
 
   @Query(() => [ConversationType], { description: "GET /chat/projects/:projectId/conversations: the caller's own (use tier), newest first" })
   async conversations(
     @Arg('projectId', () => ID) projectId: string,
-    @Arg('page', () => ConversationListQuery, { nullable: true }) page: ConversationListQuery | undefined,
-    @Ctx() ctx: GraphqlContext,
+    @ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery,
+    @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext,
   ) {
-    const rows = await ctx.services.chat.listConversations(actorOf(ctx), projectId, await parse(ConversationListQuery, page ?? {}));
+    const rows = await ctx.services.conversations.list(actor, projectId, page);
     return rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId }));
   }
 
   @Query(() => ConversationType, { description: 'GET /chat/conversations/:id: its author (with use tier) or platform staff' })
-  async conversation(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    const { conversation, messages } = await ctx.services.chat.getConversation(actorOf(ctx), id);
+  async conversation(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    const { conversation, messages } = await ctx.services.conversations.get(actor, id);
     return presentConversationDetail(conversation, messages);
   }
 
   @Query(() => [ConversationType], { description: "GET /chat/recent: the caller's conversations across projects, newest first" })
-  async recentConversations(@Arg('page', () => ConversationListQuery, { nullable: true }) page: ConversationListQuery | undefined, @Ctx() ctx: GraphqlContext) {
-    return (await ctx.services.chat.recent(actorOf(ctx), await parse(ConversationListQuery, page ?? {}))).map(presentRecentConversation);
+  async recentConversations(@ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return (await ctx.services.conversations.recent(actor, page)).map(presentRecentConversation);
   }
 
   @Authorized()

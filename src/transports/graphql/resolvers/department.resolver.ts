@@ -1,11 +1,12 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Actor } from '../../../access/actor';
 import { presentDepartment } from '../../../presenters/department.presenter';
 import { presentUserSummary } from '../../../presenters/user.presenter';
 import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from '../../../services/departments.inputs';
 import type { DepartmentView } from '../../../services/departments.service';
-import { parse } from '../../../validation';
-import { actorOf, GraphqlContext } from '../context';
-import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
+import { GraphqlContext } from '../context';
+import { CurrentActor, ValidArg, ValidArgs } from '../params';
+import { DeleteResultType, PageArgs } from '../types/common.type';
 import { DepartmentCountsType, DepartmentPage, DepartmentType } from '../types/department.type';
 import { GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
@@ -17,39 +18,39 @@ type DepartmentRoot = DepartmentType & { _count?: DepartmentCountsType };
 @Resolver(() => DepartmentType)
 export class DepartmentResolver {
   @Query(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
-  async departments(@Args(() => PageArgs) page: PageArgs, @Ctx() ctx: GraphqlContext) {
-    const p = await parse(PageArgs, page);
-    return pageOf((await ctx.services.departments.list(actorOf(ctx))).map(present), p);
+  async departments(@ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    const { items, total } = await ctx.services.departments.list(actor, page);
+    return { items: items.map(present), total };
   }
 
   @Query(() => DepartmentType, { description: 'GET /departments/:id' })
-  async department(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    return present(await ctx.services.departments.get(actorOf(ctx), id));
+  async department(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return present(await ctx.services.departments.get(actor, id));
   }
 
   @Mutation(() => DepartmentType, { description: 'POST /departments (admin, superadmin)' })
-  async createDepartment(@Arg('input', () => CreateDepartmentInput) input: CreateDepartmentInput, @Ctx() ctx: GraphqlContext) {
-    return present(await ctx.services.departments.create(actorOf(ctx), await parse(CreateDepartmentInput, input)));
+  async createDepartment(@ValidArg('input', CreateDepartmentInput) input: CreateDepartmentInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return present(await ctx.services.departments.create(actor, input));
   }
 
   @Mutation(() => DepartmentType, { description: "PATCH /departments/:id (admin, superadmin, the department's manager)" })
-  async updateDepartment(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateDepartmentInput) input: UpdateDepartmentInput, @Ctx() ctx: GraphqlContext) {
-    return present(await ctx.services.departments.update(actorOf(ctx), id, await parse(UpdateDepartmentInput, input)));
+  async updateDepartment(@Arg('id', () => ID) id: string, @ValidArg('input', UpdateDepartmentInput) input: UpdateDepartmentInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return present(await ctx.services.departments.update(actor, id, input));
   }
 
   @Mutation(() => DeleteResultType, { description: 'DELETE /departments/:id (admin, superadmin; 409 while referenced)' })
-  async deleteDepartment(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    return { success: true, ...(await ctx.services.departments.delete(actorOf(ctx), id)) };
+  async deleteDepartment(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.departments.delete(actor, id)) };
   }
 
   @Mutation(() => [UserType], { description: 'POST /departments/:id/members (admin, superadmin): the members afterwards' })
-  async addDepartmentMembers(@Arg('id', () => ID) id: string, @Arg('input', () => AddDepartmentMembersInput) input: AddDepartmentMembersInput, @Ctx() ctx: GraphqlContext) {
-    return (await ctx.services.departments.addMembers(actorOf(ctx), id, await parse(AddDepartmentMembersInput, input))).map(presentUserSummary);
+  async addDepartmentMembers(@Arg('id', () => ID) id: string, @ValidArg('input', AddDepartmentMembersInput) input: AddDepartmentMembersInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return (await ctx.services.departments.addMembers(actor, id, input)).map(presentUserSummary);
   }
 
   @Mutation(() => DeleteResultType, { description: "DELETE /departments/:id/members/:userId (admin, superadmin, the CEO, the department's manager)" })
-  async removeDepartmentMember(@Arg('id', () => ID) id: string, @Arg('userId', () => ID) userId: string, @Ctx() ctx: GraphqlContext) {
-    return { success: true, ...(await ctx.services.departments.removeMember(actorOf(ctx), id, userId)) };
+  async removeDepartmentMember(@Arg('id', () => ID) id: string, @Arg('userId', () => ID) userId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.departments.removeMember(actor, id, userId)) };
   }
 
   @FieldResolver(() => DepartmentCountsType, { nullable: true, description: 'REST `_count` {members, groups, grants} (department readers)' })

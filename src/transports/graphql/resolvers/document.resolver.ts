@@ -1,11 +1,12 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
+import type { Actor } from '../../../access/actor';
 import { PayloadTooLargeError } from '../../../errors';
 import { presentChunkSource, presentDocument, presentDocumentProgress, presentUploadResult } from '../../../presenters/document.presenter';
 import { ListDocumentsInput } from '../../../services/documents.inputs';
 import type { DocumentProgress } from '../../../services/documents.service';
-import { parse } from '../../../validation';
 import { actorOf, GraphqlContext } from '../context';
+import { CurrentActor, ValidArg, ValidArgs } from '../params';
 import { abortableStream } from '../subscriptions';
 import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
 import { ChunkSourceType, DocumentPage, DocumentProgressType, DocumentType, UploadDocumentsInput } from '../types/document.type';
@@ -17,42 +18,41 @@ export class DocumentResolver {
   @Query(() => DocumentPage, { description: 'GET /projects/:projectId/documents (use tier), newest first' })
   async documents(
     @Arg('projectId', () => ID) projectId: string,
-    @Arg('filter', () => ListDocumentsInput, { nullable: true }) filter: ListDocumentsInput | undefined,
-    @Args(() => PageArgs) page: PageArgs,
-    @Ctx() ctx: GraphqlContext,
+    @ValidArg('filter', ListDocumentsInput, { nullable: true }) filter: ListDocumentsInput,
+    @ValidArgs(PageArgs) page: PageArgs,
+    @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext,
   ) {
-    const p = await parse(PageArgs, page);
-    return pageOf((await ctx.services.documents.list(actorOf(ctx), projectId, await parse(ListDocumentsInput, filter ?? {}))).map(presentDocument), p);
+    return pageOf((await ctx.services.documents.list(actor, projectId, filter)).map(presentDocument), page);
   }
 
   @Query(() => DocumentType, { description: 'GET /documents/:id (use tier): status, progress, counts, error' })
-  async document(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    return presentDocument(await ctx.services.documents.get(actorOf(ctx), id));
+  async document(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentDocument(await ctx.services.documents.get(actor, id));
   }
 
   @Query(() => ChunkSourceType, { description: "GET /chat/chunks/:chunkId/source (use tier on the chunk's project)" })
-  async chunkSource(@Arg('chunkId', () => ID) chunkId: string, @Ctx() ctx: GraphqlContext) {
-    return presentChunkSource(await ctx.services.documents.chunkSource(actorOf(ctx), chunkId));
+  async chunkSource(@Arg('chunkId', () => ID) chunkId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentChunkSource(await ctx.services.documents.chunkSource(actor, chunkId));
   }
 
   @Mutation(() => [DocumentType], { description: 'POST /projects/:projectId/documents (edit tier), files base64-encoded; ingestion runs in the background' })
-  async uploadDocuments(@Arg('projectId', () => ID) projectId: string, @Arg('input', () => UploadDocumentsInput) input: UploadDocumentsInput, @Ctx() ctx: GraphqlContext) {
-    const { files } = await parse(UploadDocumentsInput, input);
+  async uploadDocuments(@Arg('projectId', () => ID) projectId: string, @ValidArg('input', UploadDocumentsInput) input: UploadDocumentsInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    const { files } = input;
     const maxBytes = ctx.services.ctx.config.maxUploadMb * 1024 * 1024;
     const decoded = files.map((f) => ({ name: f.name, mimeType: f.mimeType, content: Buffer.from(f.contentBase64, 'base64') }));
     // the same per-file limit as REST's multipart upload
     if (decoded.some((f) => f.content.length > maxBytes)) throw new PayloadTooLargeError(`Each file may be at most ${ctx.services.ctx.config.maxUploadMb} MB`);
-    return (await ctx.services.documents.upload(actorOf(ctx), projectId, decoded)).map(presentUploadResult);
+    return (await ctx.services.documents.upload(actor, projectId, decoded)).map(presentUploadResult);
   }
 
   @Mutation(() => DeleteResultType, { description: 'DELETE /documents/:id (edit tier)' })
-  async deleteDocument(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    return { success: true, id: (await ctx.services.documents.delete(actorOf(ctx), id)).id };
+  async deleteDocument(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return { success: true, id: (await ctx.services.documents.delete(actor, id)).id };
   }
 
   @Mutation(() => DocumentType, { description: 'POST /documents/:id/reindex (edit tier)' })
-  async reindexDocument(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    return presentDocument(await ctx.services.documents.reindex(actorOf(ctx), id));
+  async reindexDocument(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentDocument(await ctx.services.documents.reindex(actor, id));
   }
 
   @Authorized()

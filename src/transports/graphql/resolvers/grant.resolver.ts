@@ -1,9 +1,10 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ForbiddenError } from '../../../errors';
+import type { Actor } from '../../../access/actor';
+import { granterView } from '../../../access/view-rules';
 import { presentGrant, presentGrantsByUser } from '../../../presenters/grant.presenter';
 import { UpsertGrantInput } from '../../../services/grants.inputs';
-import { parse } from '../../../validation';
-import { actorOf, GraphqlContext } from '../context';
+import { GraphqlContext } from '../context';
+import { CurrentActor, ValidArg } from '../params';
 import { DeleteResultType } from '../types/common.type';
 import { GrantResultType, GrantsByUserType, ProjectGrantType } from '../types/grant.type';
 import { ProjectType } from '../types/project.type';
@@ -13,24 +14,24 @@ import { UserType } from '../types/user.type';
 @Resolver(() => ProjectGrantType)
 export class GrantResolver {
   @Query(() => [ProjectGrantType], { description: 'GET /projects/:projectId/grants (use tier)' })
-  async projectGrants(@Arg('projectId', () => ID) projectId: string, @Ctx() ctx: GraphqlContext) {
-    return (await ctx.services.grants.list(actorOf(ctx), projectId)).map(presentGrant);
+  async projectGrants(@Arg('projectId', () => ID) projectId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return (await ctx.services.grants.list(actor, projectId)).map(presentGrant);
   }
 
   @Mutation(() => GrantResultType, { description: 'POST /projects/:projectId/grants (full tier): an upsert on (project, target)' })
-  async upsertGrant(@Arg('projectId', () => ID) projectId: string, @Arg('input', () => UpsertGrantInput) input: UpsertGrantInput, @Ctx() ctx: GraphqlContext) {
-    const { grant, action } = await ctx.services.grants.upsert(actorOf(ctx), projectId, await parse(UpsertGrantInput, input));
+  async upsertGrant(@Arg('projectId', () => ID) projectId: string, @ValidArg('input', UpsertGrantInput) input: UpsertGrantInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    const { grant, action } = await ctx.services.grants.upsert(actor, projectId, input);
     return { grant: presentGrant(grant), action };
   }
 
   @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:projectId/grants/:grantId (full tier)' })
-  async deleteGrant(@Arg('projectId', () => ID) projectId: string, @Arg('grantId', () => ID) grantId: string, @Ctx() ctx: GraphqlContext) {
-    return { success: true, ...(await ctx.services.grants.delete(actorOf(ctx), projectId, grantId)) };
+  async deleteGrant(@Arg('projectId', () => ID) projectId: string, @Arg('grantId', () => ID) grantId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.grants.delete(actor, projectId, grantId)) };
   }
 
   @Query(() => GrantsByUserType, { description: 'GET /grants/by-user/:userId (admin, superadmin)' })
-  async grantsByUser(@Arg('userId', () => ID) userId: string, @Ctx() ctx: GraphqlContext) {
-    return presentGrantsByUser(await ctx.services.grants.byUser(actorOf(ctx), userId));
+  async grantsByUser(@Arg('userId', () => ID) userId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentGrantsByUser(await ctx.services.grants.byUser(actor, userId));
   }
 
   @FieldResolver(() => ProjectType, { description: 'The project (readable by whoever can read its grants)' })
@@ -38,17 +39,13 @@ export class GrantResolver {
     return ctx.loaders.projects.load(g.projectId);
   }
 
-  /**
-   * REST shows only `grantedById`. The granter's user is shown as far as REST would show it: in full
-   * to those who may read users (admins, or the granter themselves), else as a visible project member.
-   */
+  /** The granter's user, as far as `granterView` (access/view-rules.ts) lets the caller see it. */
   @FieldResolver(() => UserType, { nullable: true })
-  async grantedBy(@Root() g: ProjectGrantType, @Ctx() ctx: GraphqlContext) {
-    if (!g.grantedById) return null;
-    const full = await ctx.loaders.users.load(g.grantedById).catch(() => null);
-    if (full) return full;
-    const member = (await ctx.loaders.members.load(g.projectId)).find((m) => m.userId === g.grantedById);
-    if (member) return member.user;
-    throw new ForbiddenError('forbidden', 'The granting user is not visible to you');
+  async grantedBy(@Root() g: ProjectGrantType, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    const granterId = g.grantedById;
+    if (!granterId) return null;
+    const members = async () => (await ctx.loaders.projects.load(g.projectId)).members;
+    if ((await granterView(actor, granterId, async () => (await members()).map((m) => m.userId))) === 'full') return ctx.loaders.users.load(granterId);
+    return (await members()).find((m) => m.userId === granterId)!.user;
   }
 }

@@ -1,9 +1,10 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Actor } from '../../../access/actor';
 import { presentProjectDetail, presentProjectListItem } from '../../../presenters/project.presenter';
 import { CreateProjectInput, UpdateProjectInput } from '../../../services/projects.inputs';
-import { parse } from '../../../validation';
-import { actorOf, GraphqlContext } from '../context';
-import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
+import { GraphqlContext } from '../context';
+import { CurrentActor, ValidArg, ValidArgs } from '../params';
+import { DeleteResultType, PageArgs } from '../types/common.type';
 import { AccessSourceEnum, TierEnum } from '../types/enums';
 import { ConversationType } from '../types/chat.type';
 import { DocumentType } from '../types/document.type';
@@ -22,39 +23,39 @@ type ProjectRoot = ProjectType & {
 @Resolver(() => ProjectType)
 export class ProjectResolver {
   @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
-  async projects(@Args(() => PageArgs) page: PageArgs, @Ctx() ctx: GraphqlContext) {
-    const p = await parse(PageArgs, page);
-    return pageOf((await ctx.services.projects.list(actorOf(ctx))).map(presentProjectListItem), p);
+  async projects(@ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    const { items, total } = await ctx.services.projects.list(actor, page);
+    return { items: items.map(presentProjectListItem), total };
   }
 
   @Query(() => ProjectType, { description: 'GET /projects/:id (any tier)' })
-  async project(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    return presentProjectDetail(await ctx.services.projects.get(actorOf(ctx), id));
+  async project(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentProjectDetail(await ctx.services.projects.get(actor, id));
   }
 
   @Mutation(() => ProjectType, { description: 'POST /projects (admin, superadmin)' })
-  async createProject(@Arg('input', () => CreateProjectInput) input: CreateProjectInput, @Ctx() ctx: GraphqlContext) {
-    return presentProjectDetail(await ctx.services.projects.create(actorOf(ctx), await parse(CreateProjectInput, input)));
+  async createProject(@ValidArg('input', CreateProjectInput) input: CreateProjectInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentProjectDetail(await ctx.services.projects.create(actor, input));
   }
 
   @Mutation(() => ProjectType, { description: 'PATCH /projects/:id (edit tier; ownerId needs full)' })
-  async updateProject(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateProjectInput) input: UpdateProjectInput, @Ctx() ctx: GraphqlContext) {
-    return presentProjectDetail(await ctx.services.projects.update(actorOf(ctx), id, await parse(UpdateProjectInput, input)));
+  async updateProject(@Arg('id', () => ID) id: string, @ValidArg('input', UpdateProjectInput) input: UpdateProjectInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return presentProjectDetail(await ctx.services.projects.update(actor, id, input));
   }
 
   @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:id (full tier)' })
-  async deleteProject(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphqlContext) {
-    return { success: true, ...(await ctx.services.projects.delete(actorOf(ctx), id)) };
+  async deleteProject(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.projects.delete(actor, id)) };
   }
 
   @Mutation(() => RemoveMemberResultType, { description: 'DELETE /projects/:id/members/:userId (edit tier; grants stay)' })
-  async removeProjectMember(@Arg('projectId', () => ID) projectId: string, @Arg('userId', () => ID) userId: string, @Ctx() ctx: GraphqlContext) {
-    return { success: true, ...(await ctx.services.projects.removeMember(actorOf(ctx), projectId, userId)) };
+  async removeProjectMember(@Arg('projectId', () => ID) projectId: string, @Arg('userId', () => ID) userId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+    return { success: true, ...(await ctx.services.projects.removeMember(actor, projectId, userId)) };
   }
 
   @FieldResolver(() => [ProjectMemberType], { description: 'The visible member list (any tier)' })
   async members(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p.members ?? ctx.loaders.members.load(p.id);
+    return p.members ?? (await ctx.loaders.projects.load(p.id)).members;
   }
 
   @FieldResolver(() => [ProjectGrantType], { description: 'GET /projects/:id/grants (use tier)' })
@@ -64,17 +65,17 @@ export class ProjectResolver {
 
   @FieldResolver(() => ProjectCountsType, { description: 'REST `_count`, always with chunks' })
   async counts(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p._count?.chunks !== undefined ? p._count : ctx.loaders.counts.load(p.id);
+    return p._count?.chunks !== undefined ? p._count : (await ctx.loaders.projects.load(p.id))._count;
   }
 
   @FieldResolver(() => TierEnum, { description: "The caller's tier on the project" })
   async accessTier(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p.accessTier ?? (await ctx.loaders.access.load(p.id)).tier;
+    return p.accessTier ?? (await ctx.loaders.projects.load(p.id)).accessTier;
   }
 
   @FieldResolver(() => AccessSourceEnum, { description: "Why the caller holds that tier" })
   async accessSource(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p.accessSource ?? (await ctx.loaders.access.load(p.id)).source;
+    return p.accessSource ?? (await ctx.loaders.projects.load(p.id)).accessSource;
   }
 
   @FieldResolver(() => [DocumentType], { description: 'GET /projects/:projectId/documents (use tier), newest first' })

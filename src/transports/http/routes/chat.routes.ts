@@ -28,15 +28,15 @@ export function chatRoutes(): Router {
   r.get('/chat/config', route({ auth: 'required' }, (req) => services(req).chat.modes(req.actor)));
   r.get('/chat/projects/:projectId/conversations', route({ auth: 'required' }, async (req) => {
     const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
-    return { conversations: (await services(req).chat.listConversations(req.actor, req.params.projectId, page)).map(presentConversationSummary) };
+    return { conversations: (await services(req).conversations.list(req.actor, req.params.projectId, page)).map(presentConversationSummary) };
   }));
   r.get('/chat/conversations/:id', route({ auth: 'required' }, async (req) => {
-    const { conversation, messages } = await services(req).chat.getConversation(req.actor, req.params.id);
+    const { conversation, messages } = await services(req).conversations.get(req.actor, req.params.id);
     return { conversation: presentConversationDetail(conversation, messages) };
   }));
   r.get('/chat/recent', route({ auth: 'required' }, async (req) => {
     const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
-    return { conversations: (await services(req).chat.recent(req.actor, page)).map(presentRecentConversation) };
+    return { conversations: (await services(req).conversations.recent(req.actor, page)).map(presentRecentConversation) };
   }));
   return r;
 }

@@ -10,7 +10,7 @@ const present = (v: DepartmentView) => presentDepartmentRecord(v.department, v.c
 
 export function departmentsRoutes(): Router {
   const r = Router();
-  r.get('/departments', route({ auth: 'required' }, async (req) => ({ departments: (await services(req).departments.list(req.actor)).map(present) })));
+  r.get('/departments', route({ auth: 'required' }, async (req) => ({ departments: (await services(req).departments.list(req.actor)).items.map(present) })));
   r.post('/departments', route({ auth: 'required', status: 201 }, async (req) => ({
     department: present(await services(req).departments.create(req.actor, await parse(CreateDepartmentInput, req.body))),
   })));

@@ -10,7 +10,7 @@ const present = (v: GroupView) => presentGroup(v.group, v);
 export function groupsRoutes(): Router {
   const r = Router();
   r.get('/groups', route({ auth: 'required' }, async (req) => ({
-    groups: (await services(req).groups.list(req.actor, await parseQuery(ListGroupsQuery, req.query))).map(present),
+    groups: (await services(req).groups.list(req.actor, await parseQuery(ListGroupsQuery, req.query))).items.map(present),
   })));
   r.post('/groups', route({ auth: 'required', status: 201 }, async (req) => ({
     group: present(await services(req).groups.create(req.actor, await parse(CreateGroupInput, req.body))),

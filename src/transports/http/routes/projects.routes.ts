@@ -7,7 +7,7 @@ import { route, services } from '../route';
 export function projectsRoutes(): Router {
   const r = Router();
   r.get('/projects', route({ auth: 'required' }, async (req) => ({
-    projects: (await services(req).projects.list(req.actor)).map(presentProjectListItem),
+    projects: (await services(req).projects.list(req.actor)).items.map(presentProjectListItem),
   })));
   r.post('/projects', route({ auth: 'required', status: 201 }, async (req) => ({
     project: presentProjectDetail(await services(req).projects.create(req.actor, await parse(CreateProjectInput, req.body))),

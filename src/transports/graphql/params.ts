@@ -1,0 +1,23 @@
+import { Args, ClassType, createParameterDecorator } from 'type-graphql';
+import type { Actor } from '../../access/actor';
+import { parse } from '../../validation';
+import { actorOf, GraphqlContext } from './context';
+
+/** The authenticated caller (resolvers behind `@Authorized()` always have one). */
+export function CurrentActor() {
+  return createParameterDecorator<GraphqlContext>(({ context }): Actor => actorOf(context));
+}
+
+/**
+ * An argument of input class `cls`, run through the same `parse()` (class-validator, whitelist) REST
+ * uses: the resolver receives the validated instance, or the operation fails with validation_failed.
+ * An absent nullable argument is parsed as `{}`, like an empty REST body or query string.
+ */
+export function ValidArg<T extends object>(name: string, cls: ClassType<T>, options: { nullable?: boolean; description?: string } = {}) {
+  return createParameterDecorator<GraphqlContext>(({ args }) => parse(cls, args[name]), { arg: { name, typeFunc: () => cls, options } });
+}
+
+/** Flattened arguments (an `@ArgsType` class such as PageArgs), validated with `parse()` like `ValidArg`. */
+export function ValidArgs<T extends object>(cls: ClassType<T>) {
+  return Args(() => cls, { validateFn: async (value) => void (await parse(cls, value)) });
+}

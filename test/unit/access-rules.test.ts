@@ -1,0 +1,142 @@
+import type { Actor } from '../../src/access/actor';
+import {
+  checkConversationAccess, checkDepartmentAccess, checkGroupAccess, checkUserAccess, conversationProjectsToCheck, departmentListScope, groupReaderVerdict,
+} from '../../src/access/read-rules';
+import type { Access } from '../../src/access/resolver';
+import { COMPLETABLE_VIEWS, granterView, requireCompletableView } from '../../src/access/view-rules';
+import {
+  requireAccountEditor, requireCreatableRole, requireDeactivatable, requireDeletable, requireOwnerTransfer, requirePlatformRoleChange,
+} from '../../src/access/write-rules';
+import type { OrgPosition, PlatformRole } from '../../src/entities/base';
+import { AppError, ForbiddenError } from '../../src/errors';
+
+/** One test per rule in src/access/ that is not a plain role gate or the tier resolver (those have their own tests). */
+const D1 = '11111111-1111-4111-8111-111111111111';
+const D2 = '22222222-2222-4222-8222-222222222222';
+const ME = '33333333-3333-4333-8333-333333333333';
+const OTHER = '44444444-4444-4444-8444-444444444444';
+const P1 = '55555555-5555-4555-8555-555555555555';
+const P2 = '66666666-6666-4666-8666-666666666666';
+
+const actor = (platformRole: PlatformRole = 'none', orgPosition: OrgPosition = 'member', departmentId: string | null = null): Actor => ({
+  id: ME, email: 'me@example.com', name: 'Me', platformRole, orgPosition, departmentId, status: 'active',
+});
+const admin = actor('admin');
+const superadmin = actor('superadmin');
+const ceo = actor('none', 'ceo');
+const manager = actor('none', 'manager', D1);
+const member = actor('none', 'member', D1);
+const engineer = actor('engineer');
+
+/** A verdict map as `code` strings ('ok' for allowed) in id order. */
+const codes = (m: Map<string, unknown>): Record<string, string> =>
+  Object.fromEntries([...m].map(([id, v]) => [id, v instanceof AppError ? v.code + ':' + v.kind : v === true ? 'ok' : 'allowed']));
+const code = (fn: () => unknown): string => {
+  try {
+    fn();
+    return 'ok';
+  } catch (e) {
+    return e instanceof AppError ? `${e.code}:${e.kind}` : String(e);
+  }
+};
+
+describe('read rules', () => {
+  it('users: admins and the superadmin read anyone; everyone else only themselves', () => {
+    for (const a of [admin, superadmin]) expect(codes(checkUserAccess(a, [ME, OTHER]))).toEqual({ [ME]: 'ok', [OTHER]: 'ok' });
+    for (const a of [member, manager, ceo, engineer]) expect(codes(checkUserAccess(a, [ME, OTHER]))).toEqual({ [ME]: 'ok', [OTHER]: 'forbidden:forbidden' });
+  });
+
+  it('departments: admin, superadmin and the CEO read any; a manager only their own; malformed ids are 404 first', () => {
+    for (const a of [admin, superadmin, ceo]) expect(codes(checkDepartmentAccess(a, [D1, D2]))).toEqual({ [D1]: 'ok', [D2]: 'ok' });
+    expect(codes(checkDepartmentAccess(manager, [D1, D2]))).toEqual({ [D1]: 'ok', [D2]: 'forbidden:forbidden' });
+    for (const a of [member, engineer]) expect(codes(checkDepartmentAccess(a, [D1]))).toEqual({ [D1]: 'forbidden:forbidden' });
+    expect(codes(checkDepartmentAccess(admin, ['nope']))).toEqual({ nope: 'not_found:not_found' });
+  });
+
+  it('"sees all" scoping of the department and group lists: null (all) for admin, superadmin, CEO; own department for a manager; refused otherwise', () => {
+    for (const a of [admin, superadmin, ceo]) expect(departmentListScope(a)).toBeNull();
+    expect(departmentListScope(manager)).toBe(D1);
+    for (const a of [member, engineer]) expect(code(() => departmentListScope(a))).toBe('forbidden:forbidden');
+  });
+
+  it('groups: readers of the group\'s department; callers who read no group are refused before any group is loaded', () => {
+    const groups = [{ id: 'g1', departmentId: D1 }, { id: 'g2', departmentId: D2 }];
+    for (const a of [admin, superadmin, ceo]) expect(codes(checkGroupAccess(a, groups))).toEqual({ g1: 'ok', g2: 'ok' });
+    expect(codes(checkGroupAccess(manager, groups))).toEqual({ g1: 'ok', g2: 'forbidden:forbidden' });
+    expect(groupReaderVerdict(manager)).toBe(true);
+    for (const a of [member, engineer]) expect(groupReaderVerdict(a)).toBeInstanceOf(ForbiddenError);
+  });
+
+  it('conversations: staff read any; the author while the project allows them (else its error); anyone else 404', () => {
+    const convs = [
+      { id: 'mine', userId: ME, projectId: P1 },
+      { id: 'mine-lost', userId: ME, projectId: P2 },
+      { id: 'theirs', userId: OTHER, projectId: P1 },
+      { id: 'orphan', userId: null, projectId: P1 },
+    ];
+    const access = new Map<string, Access | Error>([[P1, { tier: 'use', source: 'public' }], [P2, new ForbiddenError('forbidden', 'no access')]]);
+    expect(codes(checkConversationAccess(member, convs, access))).toEqual({
+      mine: 'ok', 'mine-lost': 'forbidden:forbidden', theirs: 'not_found:not_found', orphan: 'not_found:not_found',
+    });
+    expect(conversationProjectsToCheck(member, convs)).toEqual([P1, P2]);
+    for (const a of [admin, superadmin]) {
+      expect(codes(checkConversationAccess(a, convs, new Map()))).toEqual({ mine: 'ok', 'mine-lost': 'ok', theirs: 'ok', orphan: 'ok' });
+      expect(conversationProjectsToCheck(a, convs)).toEqual([]);
+    }
+  });
+});
+
+describe('write rules', () => {
+  it('only bootstrap creates the superadmin', () => {
+    expect(code(() => requireCreatableRole('superadmin'))).toBe('forbidden_role:forbidden');
+    for (const r of ['none', 'admin', 'engineer'] as const) expect(code(() => requireCreatableRole(r))).toBe('ok');
+  });
+
+  it("the superadmin's account is edited by the superadmin alone", () => {
+    expect(code(() => requireAccountEditor(admin, { platformRole: 'superadmin' }))).toBe('forbidden:forbidden');
+    expect(code(() => requireAccountEditor(superadmin, { platformRole: 'superadmin' }))).toBe('ok');
+    expect(code(() => requireAccountEditor(admin, { platformRole: 'none' }))).toBe('ok');
+  });
+
+  it('platform-role edits: never to superadmin, never the superadmin\'s, and only by the superadmin', () => {
+    expect(code(() => requirePlatformRoleChange(superadmin, { platformRole: 'none' }, 'superadmin'))).toBe('forbidden_role:forbidden');
+    expect(code(() => requirePlatformRoleChange(superadmin, { platformRole: 'superadmin' }, 'admin'))).toBe('singleton_immutable:conflict');
+    expect(code(() => requirePlatformRoleChange(admin, { platformRole: 'none' }, 'engineer'))).toBe('forbidden_role:forbidden');
+    expect(code(() => requirePlatformRoleChange(admin, { platformRole: 'admin' }, 'engineer'))).toBe('forbidden_role:forbidden');
+    expect(code(() => requirePlatformRoleChange(superadmin, { platformRole: 'none' }, 'admin'))).toBe('ok');
+    expect(code(() => requirePlatformRoleChange(superadmin, { platformRole: 'admin' }, 'none'))).toBe('ok');
+  });
+
+  it('the superadmin cannot be deactivated or deleted; nobody deletes themselves', () => {
+    expect(code(() => requireDeactivatable({ platformRole: 'superadmin' }))).toBe('forbidden:forbidden');
+    expect(code(() => requireDeactivatable({ platformRole: 'admin' }))).toBe('ok');
+    expect(code(() => requireDeletable(superadmin, { id: OTHER, platformRole: 'superadmin' }))).toBe('forbidden:forbidden');
+    expect(code(() => requireDeletable(admin, { id: ME, platformRole: 'admin' }))).toBe('forbidden:forbidden');
+    expect(code(() => requireDeletable(admin, { id: OTHER, platformRole: 'admin' }))).toBe('ok');
+  });
+
+  it('transferring a project\'s ownership needs the full tier', () => {
+    expect(code(() => requireOwnerTransfer({ tier: 'edit', source: 'user' }))).toBe('forbidden:forbidden');
+    expect(code(() => requireOwnerTransfer({ tier: 'use', source: 'public' }))).toBe('forbidden:forbidden');
+    expect(code(() => requireOwnerTransfer({ tier: 'full', source: 'group' }))).toBe('ok');
+  });
+});
+
+describe('GraphQL view rules', () => {
+  it('a partial view is completed only for types with a full view, and only when it carries an id', () => {
+    expect([...COMPLETABLE_VIEWS].sort()).toEqual(['Department', 'Group', 'Project', 'Provider', 'User']);
+    expect(code(() => requireCompletableView('User', 'status', ME))).toBe('ok');
+    expect(code(() => requireCompletableView('Department', 'color', undefined))).toBe('forbidden:forbidden');
+    expect(code(() => requireCompletableView('ProjectGrant', 'tier', 'x'))).toBe('forbidden:forbidden');
+  });
+
+  it("a grant's granter: in full to those who read users; as a member when on the visible list; else refused", async () => {
+    const never = async (): Promise<string[]> => {
+      throw new Error('the member list is not needed');
+    };
+    await expect(granterView(admin, OTHER, never)).resolves.toBe('full');
+    await expect(granterView(member, ME, never)).resolves.toBe('full');
+    await expect(granterView(member, OTHER, async () => [OTHER])).resolves.toBe('member');
+    await expect(granterView(member, OTHER, async () => [ME])).rejects.toBeInstanceOf(ForbiddenError);
+  });
+});
