@@ -8,7 +8,7 @@ import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
 import { detectKind, kindOfMime, mimeTypeFor } from '../ingest/detect';
 import { commitStagedChunks, lockProjectIndex, query, removeDocumentChunks } from '../ingest/index-writer';
-import { parseDocument } from '../ingest/parsers';
+import { ParserPool } from '../ingest/parsers/pool';
 import { DocumentProgress, ProgressHub } from '../ingest/progress';
 import { IngestJob, IngestQueue } from '../ingest/queue';
 import { PageStager } from '../ingest/stager';
@@ -56,6 +56,8 @@ function cleanName(name: string): string {
 export class DocumentsService extends BaseService {
   private queue: IngestQueue | null = null;
   private hub: ProgressHub | null = null;
+  /** Every parse runs in this pool of worker threads (heap and time limits per document). */
+  private parsers: ParserPool | null = null;
 
   private get dbUrl(): string {
     return this.ctx.orm.config.get('clientUrl') as string;
@@ -80,6 +82,7 @@ export class DocumentsService extends BaseService {
     await hub.start();
     this.queue = queue;
     this.hub = hub;
+    this.parsers = new ParserPool(c.parseLimits, c.parserPool);
     if (opts.workers) {
       queue.work(c.workerConcurrency, (job, signal) => this.runJob(job, signal));
       queue.workDead((documentId, reason) => this.giveUp(documentId, reason));
@@ -91,10 +94,13 @@ export class DocumentsService extends BaseService {
   async stop(): Promise<void> {
     const queue = this.queue;
     const hub = this.hub;
+    const parsers = this.parsers;
     this.queue = null;
     this.hub = null;
     await queue?.stop(this.config.shutdownGraceMs);
     await hub?.stop();
+    this.parsers = null;
+    await parsers?.destroy();
   }
 
   private get jobs(): IngestQueue {
@@ -382,7 +388,8 @@ export class DocumentsService extends BaseService {
       const stager = new PageStager(tx, this.config.searchLanguage);
       let pages: ParsedPage[];
       try {
-        pages = await parseDocument(kind, content, { onProgress, onPage: (page) => stager.push(page), signal });
+        if (!this.parsers) throw new Error('documents service not started');
+        pages = await this.parsers.parse(kind, content, { onProgress, onPage: (page) => stager.push(page), signal });
       } finally {
         await stager.settle(); // nothing of ours may still run on the connection when the transaction ends
       }
