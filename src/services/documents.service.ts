@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
@@ -174,22 +175,26 @@ export class DocumentsService extends BaseService {
     const results: UploadResult[] = [];
     let queued = false;
     for (const file of files) {
-      const sha256 = createHash('sha256').update(file.content).digest('hex');
+      const content = file.content ?? Buffer.alloc(0);
+      const sha256 = file.stored?.sha256 ?? createHash('sha256').update(content).digest('hex');
       const existing = await em.findOne(Document, { project: projectId, sha256 });
       if (existing) {
         results.push({ document: existing, duplicate: true });
         continue;
       }
-      const kind = detectKind(file.name, file.mimeType, file.content);
+      const kind = detectKind(file.name, file.mimeType, file.stored?.head ?? content);
       try {
         const document = await em.transactional(async (tx) => {
+          // documents keep their original in the database (reindex reads it again), so a streamed
+          // upload is read here, one file at a time: at most MAX_UPLOAD_MB per upload in flight
+          const bytes = file.stored ? await readFile(file.stored.path) : content;
           const doc = tx.create(Document, {
             project: tx.getReference(Project, projectId),
             name: cleanName(file.name),
             mimeType: mimeTypeFor(kind, file.mimeType),
-            size: file.content.length,
+            size: bytes.length,
             sha256,
-            content: file.content,
+            content: bytes,
             status: kind ? 'queued' : 'failed',
             error: kind ? null : `unsupported file type; upload ${SUPPORTED}`,
             uploadedBy: actor.system ? null : tx.getReference(User, actor.id),
