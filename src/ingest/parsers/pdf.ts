@@ -108,15 +108,26 @@ export async function readPdf(buf: Buffer, limits: Pick<ParseLimits, 'pdfMaxPage
     const inflight = new Map<number, Promise<PdfTextItem[]>>();
     const read = async (n: number): Promise<PdfTextItem[]> => {
       const page = await doc.getPage(n);
-      const content = await page.getTextContent();
-      page.cleanup();
+      // streamed in chunks, so a page over the text limit is refused before all of it is extracted
+      const reader = page.streamTextContent().getReader();
       const items: PdfTextItem[] = [];
       let chars = 0;
-      for (const it of content.items) {
-        if (!('str' in it) || typeof it.str !== 'string') continue;
-        chars += it.str.length;
-        if (chars > limits.pdfMaxPageChars) throw new LimitError(`page ${n} of the PDF has more than ${limits.pdfMaxPageChars} characters of text`);
-        items.push({ str: it.str, x: it.transform[4], y: it.transform[5], width: it.width, height: it.height || Math.abs(it.transform[3]) || 0, hasEOL: !!it.hasEOL });
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          for (const it of value.items) {
+            if (!('str' in it) || typeof it.str !== 'string') continue;
+            chars += it.str.length;
+            if (chars > limits.pdfMaxPageChars) throw new LimitError(`page ${n} of the PDF has more than ${limits.pdfMaxPageChars} characters of text`);
+            items.push({ str: it.str, x: it.transform[4], y: it.transform[5], width: it.width, height: it.height || Math.abs(it.transform[3]) || 0, hasEOL: !!it.hasEOL });
+          }
+        }
+      } catch (e) {
+        await reader.cancel().catch(() => undefined);
+        throw e;
+      } finally {
+        page.cleanup();
       }
       return items;
     };
