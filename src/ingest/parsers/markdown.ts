@@ -43,7 +43,10 @@ export function markdownToText(source: string): string {
   const blocks: string[] = [];
   /** A block; `tight` joins it to the previous one with a line break (tight list items, table rows). */
   const emit = (text: string, tight = false) => {
-    const t = text.replace(/\n+$/, '');
+    // not /\n+$/: an end-anchored run rescans every run of newlines (quadratic on a code block of blank lines)
+    let end = text.length;
+    while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+    const t = text.slice(0, end);
     if (!t.trim()) return;
     if (tight && blocks.length) blocks[blocks.length - 1] += '\n' + t;
     else blocks.push(t);

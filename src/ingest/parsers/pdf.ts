@@ -123,10 +123,10 @@ export async function readPdf(buf: Buffer, limits: Pick<ParseLimits, 'pdfMaxPage
             items.push({ str: it.str, x: it.transform[4], y: it.transform[5], width: it.width, height: it.height || Math.abs(it.transform[3]) || 0, hasEOL: !!it.hasEOL });
           }
         }
-      } catch (e) {
-        await reader.cancel().catch(() => undefined);
-        throw e;
       } finally {
+        // not reader.cancel(): pdf.js would still enqueue into the cancelled stream and throw
+        // outside any promise; doc.destroy() below ends the page's work instead
+        reader.releaseLock();
         page.cleanup();
       }
       return items;
