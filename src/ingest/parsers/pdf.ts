@@ -32,20 +32,22 @@ const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <
  */
 export function layoutPage(items: PdfTextItem[]): string {
   const lines: Array<{ text: string; y: number; height: number }> = [];
-  let line: { text: string; y: number; height: number; endX: number } | null = null;
+  // `last` is the line's last character: neither /\s$/ nor charCodeAt on the growing string (an
+  // end-anchored regex rescans it, and reading a concatenated string flattens it — both quadratic)
+  let line: { text: string; y: number; height: number; endX: number; last: number } | null = null;
   for (const it of items) {
     const height = it.height > 0 ? it.height : 10;
     if (line && Math.abs(it.y - line.y) <= height * 0.4) {
       if (it.str) {
         const gap = it.x - line.endX;
-        // character tests, not /\s$/ on the growing line: an end-anchored regex rescans the whole line
-        const needsSpace = gap > height * 0.15 && !isSpace(line.text.charCodeAt(line.text.length - 1)) && !isSpace(it.str.charCodeAt(0));
+        const needsSpace = gap > height * 0.15 && !isSpace(line.last) && !isSpace(it.str.charCodeAt(0));
         line.text += (needsSpace ? ' ' : '') + it.str;
+        line.last = it.str.charCodeAt(it.str.length - 1);
         line.endX = it.x + it.width;
       }
     } else if (it.str.trim() || !line) {
       if (line) lines.push(line);
-      line = { text: it.str, y: it.y, height, endX: it.x + it.width };
+      line = { text: it.str, y: it.y, height, endX: it.x + it.width, last: it.str.charCodeAt(it.str.length - 1) };
     }
     if (it.hasEOL && line) {
       lines.push(line);
@@ -54,7 +56,8 @@ export function layoutPage(items: PdfTextItem[]): string {
   }
   if (line) lines.push(line);
 
-  let out = '';
+  // pieces joined once at the end (slicing a growing string would copy it every time)
+  const out: string[] = [];
   let prev: { text: string; y: number; height: number } | null = null;
   for (const l of lines) {
     const text = l.text.replace(/\s+/g, ' ').trim();
@@ -62,14 +65,15 @@ export function layoutPage(items: PdfTextItem[]): string {
     if (prev) {
       const gap = Math.abs(prev.y - l.y);
       const paragraphBreak = gap > Math.max(prev.height, l.height) * 1.8;
-      if (paragraphBreak) out += '\n\n';
-      else if (out.endsWith('-') && isLetter(out.charCodeAt(out.length - 2)) && /^[a-z]/.test(text)) out = out.slice(0, -1); // re-join "docu-" + "ment"
-      else out += '\n';
+      const before = out[out.length - 1];
+      if (paragraphBreak) out.push('\n\n');
+      else if (before.length > 1 && before.endsWith('-') && isLetter(before.charCodeAt(before.length - 2)) && /^[a-z]/.test(text)) out[out.length - 1] = before.slice(0, -1); // re-join "docu-" + "ment"
+      else out.push('\n');
     }
-    out += text;
+    out.push(text);
     prev = l;
   }
-  return out;
+  return out.join('');
 }
 
 /** Why pdf.js refused a file, in words a user can act on. */
