@@ -14,7 +14,7 @@ jest.setTimeout(180_000);
 
 /** Peak resident memory the server may reach while ingesting the whole hostile set (2 parser threads of 512 MB heap at most, plus the server). */
 const RSS_BOUND_MB = 1200;
-const LIMITS = { timeoutSeconds: 8, pdfMaxPages: 1000, pdfMaxPageChars: 100_000, maxExpandedMb: 200, htmlMaxDepth: 256, emptyPages: 600 };
+const LIMITS = { timeoutSeconds: 20, pdfMaxPages: 1000, pdfMaxPageChars: 100_000, maxExpandedMb: 200, htmlMaxDepth: 256, emptyPages: 300 };
 
 /**
  * Hostile documents against the real server process (in-process ingestion workers, two parser

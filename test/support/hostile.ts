@@ -124,7 +124,7 @@ export async function hostileCases(limits: { timeoutSeconds: number; pdfMaxPages
   const binary = (seed: number) => Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 37 + seed) % 256));
   return [
     { label: 'quadratic Markdown: `[a](` × 262,144 (1 MB)', name: 'links.md', content: Buffer.from('[a]('.repeat(262_144)), status: 'ready' },
-    { label: 'Markdown that parses slowly: `[ ` × 2 M (4 MB)', name: 'brackets.md', content: Buffer.from('[ '.repeat(2 * 1024 * 1024)), status: 'failed', error: new RegExp(`parsing took longer than ${limits.timeoutSeconds} s`) },
+    { label: 'Markdown that parses slowly: `[ ` × 3.5 M (7 MB)', name: 'brackets.md', content: Buffer.from('[ '.repeat(3_500_000)), status: 'failed', error: new RegExp(`parsing took longer than ${limits.timeoutSeconds} s`) },
     { label: `DOCX zip bomb (${limits.maxExpandedMb + 50} MB inflated)`, name: 'bomb.docx', content: await makeDocxBomb(limits.maxExpandedMb + 50), status: 'failed', error: new RegExp(`document expands to more than ${limits.maxExpandedMb} MB`) },
     { label: 'HTML nested 100,000 deep', name: 'nested.html', content: Buffer.from('<div>'.repeat(100_000) + 'deep'), status: 'failed', error: new RegExp(`nests deeper than ${limits.htmlMaxDepth} levels`) },
     { label: `${emptyPages} empty PDF pages`, name: 'empty-pages.pdf', content: makePdf(Array.from({ length: emptyPages }, () => ({ paragraphs: [] }))), status: 'failed', error: /no extractable text/ },
