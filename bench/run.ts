@@ -14,7 +14,7 @@ import { benchStreams } from './streams';
  * bench/results/summary.json plus one JSON per sub-benchmark.
  *
  *   npm run bench                 # everything (~6–9 minutes on 2 cores)
- *   npm run bench -- --only auth,projects,streams,retrieval,eval,ingest,chat
+ *   npm run bench -- --only auth,projects,streams,retrieval,eval,ingest,chat,hostile
  */
 interface Row {
   metric: string;
@@ -159,6 +159,12 @@ async function main(): Promise<void> {
     results.ingest = r;
     const pps = r.pagesPerSecond.median;
     rows.push({ metric: `ingestion, ${r.pages}-page text PDF, one worker`, value: `${pps} pages/s (min ${r.pagesPerSecond.min}; parse alone ${r.parseOnlyPagesPerSecond.median})`, target: '≥ 100 pages/s', met: pps >= 100 });
+  });
+
+  await section('hostile', async () => {
+    const r = await sub('hostile.js', ['--deadline', '120'], 'hostile.json');
+    results.hostile = r;
+    rows.push({ metric: `hostile upload: /healthz p99 while ${r.cases.length} hostile documents are ingested vs idle`, value: `${r.during.p99} ms vs ${r.idle.p99} ms idle (max ${r.during.max}; server peak RSS ${r.peakRssMb} MB)`, target: 'p99 < 100 ms', met: r.met });
   });
 
   results.finishedAt = new Date().toISOString();

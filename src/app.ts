@@ -14,6 +14,7 @@ import { authRoutes } from './transports/http/routes/auth.routes';
 import { chatRoutes } from './transports/http/routes/chat.routes';
 import { departmentsRoutes } from './transports/http/routes/departments.routes';
 import { documentsRoutes } from './transports/http/routes/documents.routes';
+import { cleanUploadDir } from './transports/http/upload-storage';
 import { grantsRoutes } from './transports/http/routes/grants.routes';
 import { groupsRoutes } from './transports/http/routes/groups.routes';
 import { projectsRoutes } from './transports/http/routes/projects.routes';
@@ -46,6 +47,9 @@ export function apiRouters() {
 /** Express + Apollo + graphql-ws wiring on one HTTP server, without listening (tests import it). */
 export async function createApp(deps: AppDeps): Promise<AppHandle> {
   const { config, orm, services, logger } = deps;
+  // uploads stream to files here; leftovers of a crashed process are removed before we serve
+  const leftovers = await cleanUploadDir(config.uploadTmpDir);
+  if (leftovers) logger.info({ dir: config.uploadTmpDir, removed: leftovers }, 'removed leftover upload files');
   const app = express();
   app.locals.services = services;
   app.locals.config = config;

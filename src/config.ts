@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import type { ParseLimits, PoolLimits } from './ingest/limits';
 
 /** Everything the service reads from its environment, parsed and validated once. */
 export interface Config {
@@ -50,6 +52,15 @@ export interface Config {
   jobMaintenanceSeconds: number;
   /** How often an idle ingestion worker polls for work. */
   jobPollingSeconds: number;
+  /** What one document may expand to while it is parsed. */
+  parseLimits: ParseLimits;
+  /** The parser pool: threads, heap per thread, wall-clock limit per document. */
+  parserPool: PoolLimits;
+  /** Where multipart uploads are streamed to before they are stored (owned by the service). */
+  uploadTmpDir: string;
+  /** Upload requests running at once, per user and in the whole process (429 beyond). */
+  uploadConcurrencyPerUser: number;
+  uploadConcurrency: number;
   searchLanguage: string;
   upstreamTimeoutMs: number;
   shutdownGraceMs: number;
@@ -154,6 +165,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`SEARCH_LANGUAGE must be a PostgreSQL text search configuration name`);
   }
 
+  const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 2, 1, 64);
+  const MB = 1024 * 1024;
+
   return {
     nodeEnv,
     port: int(env, 'PORT', 3000, 0, 65535),
@@ -186,12 +200,28 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlWsInitMaxKb: int(env, 'GRAPHQL_WS_INIT_MAX_KB', 16, 1, 1024),
     graphqlApqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 1000, 0, 1_000_000),
     runWorkers: bool(env, 'RUN_WORKERS', true),
-    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+    workerConcurrency,
     ingestRetryLimit: int(env, 'INGEST_RETRY_LIMIT', 3, 0, 100),
     ingestRetryDelaySeconds: int(env, 'INGEST_RETRY_DELAY_SECONDS', 5, 0, 3600),
     ingestJobTimeoutSeconds: int(env, 'INGEST_JOB_TIMEOUT_SECONDS', 300, 1, 86_400),
     jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 30, 1, 3600),
     jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 1, 1, 60),
+    parseLimits: {
+      maxExpandedBytes: int(env, 'PARSER_MAX_EXPANDED_MB', 200, 1, 16_384) * MB,
+      maxZipEntries: int(env, 'PARSER_MAX_ZIP_ENTRIES', 5000, 10, 1_000_000),
+      htmlMaxNodes: int(env, 'HTML_MAX_NODES', 500_000, 100, 100_000_000),
+      htmlMaxDepth: int(env, 'HTML_MAX_DEPTH', 256, 8, 10_000),
+      pdfMaxPages: int(env, 'PDF_MAX_PAGES', 5000, 1, 1_000_000),
+      pdfMaxPageChars: int(env, 'PDF_MAX_PAGE_CHARS', 100_000, 1000, 100_000_000),
+    },
+    parserPool: {
+      threads: int(env, 'PARSER_THREADS', workerConcurrency, 1, 64),
+      maxHeapMb: int(env, 'PARSER_MAX_HEAP_MB', 512, 64, 65_536),
+      timeoutMs: int(env, 'PARSER_TIMEOUT_SECONDS', 60, 1, 86_400) * 1000,
+    },
+    uploadTmpDir: path.resolve(str(env, 'UPLOAD_TMP_DIR') ?? path.join(os.tmpdir(), 'docqa-uploads')),
+    uploadConcurrencyPerUser: int(env, 'UPLOAD_CONCURRENCY_PER_USER', 2, 1, 1000),
+    uploadConcurrency: int(env, 'UPLOAD_CONCURRENCY', 8, 1, 10_000),
     searchLanguage,
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),

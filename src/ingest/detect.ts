@@ -36,21 +36,32 @@ const KIND_BY_MIME: Record<string, DocumentKind> = {
   'application/xhtml+xml': 'html',
 };
 
-/**
- * Decides how to read an upload: the file name's extension first (browsers and curl often send
- * `application/octet-stream`), then the declared mime type, then the first bytes. Null means
- * unsupported; the document then fails with a readable error rather than being refused, so one
- * bad file in a multi-file upload does not reject the others.
- */
-export function detectKind(name: string, declaredMime: string | undefined, head: Buffer): DocumentKind | null {
-  const byExt = KIND_BY_EXTENSION[path.extname(name).toLowerCase()];
-  if (byExt) return byExt;
-  const mime = (declaredMime ?? '').split(';')[0].trim().toLowerCase();
-  if (KIND_BY_MIME[mime]) return KIND_BY_MIME[mime];
+/** A format the first bytes prove: PDF and zip (DOCX) signatures, an HTML document's start. */
+function sniff(head: Buffer): DocumentKind | null {
   if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'pdf';
+  if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return 'docx';
   const start = head.subarray(0, 512).toString('utf8').trimStart().toLowerCase();
   if (start.startsWith('<!doctype html') || start.startsWith('<html')) return 'html';
   return null;
+}
+
+/**
+ * Decides how to read an upload: the file name's extension first (browsers and curl often send
+ * `application/octet-stream`), then the declared mime type, then the first bytes — except that
+ * bytes proving a binary format (a PDF or zip signature) win over a name that says otherwise, and
+ * a .pdf/.docx whose bytes are an HTML page is read as HTML: an extension that lies is not
+ * followed into the wrong parser. Null means unsupported; the document then fails with a
+ * readable error rather than being refused, so one bad file in a multi-file upload does not
+ * reject the others.
+ */
+export function detectKind(name: string, declaredMime: string | undefined, head: Buffer): DocumentKind | null {
+  const sniffed = sniff(head);
+  if (sniffed === 'pdf' || sniffed === 'docx') return sniffed;
+  const byExt = KIND_BY_EXTENSION[path.extname(name).toLowerCase()];
+  if (byExt) return (byExt === 'pdf' || byExt === 'docx') && sniffed ? sniffed : byExt;
+  const mime = (declaredMime ?? '').split(';')[0].trim().toLowerCase();
+  if (KIND_BY_MIME[mime]) return KIND_BY_MIME[mime];
+  return sniffed;
 }
 
 /** The mime type stored for a document: ours for known formats, the client's otherwise. */

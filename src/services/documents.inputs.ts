@@ -2,13 +2,23 @@ import { IsIn, IsOptional } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { DOCUMENT_STATUSES, DocumentStatus } from '../entities/base';
 
-/** A file as a transport received it (REST multipart part, GraphQL upload). */
+/** An upload the transport streamed to a temporary file (hashed on the way); the transport removes it. */
+export interface StoredUpload {
+  path: string;
+  size: number;
+  sha256: string;
+  /** The file's first bytes (format detection). */
+  head: Buffer;
+}
+
+/** A file as a transport received it: in memory (GraphQL upload) or streamed to disk (REST multipart). */
 export interface UploadFileInput {
   /** The client's file name (any path components are dropped). */
   name: string;
   /** The declared content type, if any; the format is decided from the name and the bytes too. */
   mimeType?: string;
-  content: Buffer;
+  content?: Buffer;
+  stored?: StoredUpload;
 }
 
 /** GET /projects/:projectId/documents query. */

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
@@ -8,7 +9,7 @@ import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
 import { detectKind, kindOfMime, mimeTypeFor } from '../ingest/detect';
 import { commitStagedChunks, lockProjectIndex, query, removeDocumentChunks } from '../ingest/index-writer';
-import { parseDocument } from '../ingest/parsers';
+import { ParserPool } from '../ingest/parsers/pool';
 import { DocumentProgress, ProgressHub } from '../ingest/progress';
 import { IngestJob, IngestQueue } from '../ingest/queue';
 import { PageStager } from '../ingest/stager';
@@ -56,6 +57,8 @@ function cleanName(name: string): string {
 export class DocumentsService extends BaseService {
   private queue: IngestQueue | null = null;
   private hub: ProgressHub | null = null;
+  /** Every parse runs in this pool of worker threads (heap and time limits per document). */
+  private parsers: ParserPool | null = null;
 
   private get dbUrl(): string {
     return this.ctx.orm.config.get('clientUrl') as string;
@@ -80,6 +83,7 @@ export class DocumentsService extends BaseService {
     await hub.start();
     this.queue = queue;
     this.hub = hub;
+    this.parsers = new ParserPool(c.parseLimits, c.parserPool);
     if (opts.workers) {
       queue.work(c.workerConcurrency, (job, signal) => this.runJob(job, signal));
       queue.workDead((documentId, reason) => this.giveUp(documentId, reason));
@@ -91,10 +95,13 @@ export class DocumentsService extends BaseService {
   async stop(): Promise<void> {
     const queue = this.queue;
     const hub = this.hub;
+    const parsers = this.parsers;
     this.queue = null;
     this.hub = null;
     await queue?.stop(this.config.shutdownGraceMs);
     await hub?.stop();
+    this.parsers = null;
+    await parsers?.destroy();
   }
 
   private get jobs(): IngestQueue {
@@ -168,22 +175,26 @@ export class DocumentsService extends BaseService {
     const results: UploadResult[] = [];
     let queued = false;
     for (const file of files) {
-      const sha256 = createHash('sha256').update(file.content).digest('hex');
+      const content = file.content ?? Buffer.alloc(0);
+      const sha256 = file.stored?.sha256 ?? createHash('sha256').update(content).digest('hex');
       const existing = await em.findOne(Document, { project: projectId, sha256 });
       if (existing) {
         results.push({ document: existing, duplicate: true });
         continue;
       }
-      const kind = detectKind(file.name, file.mimeType, file.content);
+      const kind = detectKind(file.name, file.mimeType, file.stored?.head ?? content);
       try {
         const document = await em.transactional(async (tx) => {
+          // documents keep their original in the database (reindex reads it again), so a streamed
+          // upload is read here, one file at a time: at most MAX_UPLOAD_MB per upload in flight
+          const bytes = file.stored ? await readFile(file.stored.path) : content;
           const doc = tx.create(Document, {
             project: tx.getReference(Project, projectId),
             name: cleanName(file.name),
             mimeType: mimeTypeFor(kind, file.mimeType),
-            size: file.content.length,
+            size: bytes.length,
             sha256,
-            content: file.content,
+            content: bytes,
             status: kind ? 'queued' : 'failed',
             error: kind ? null : `unsupported file type; upload ${SUPPORTED}`,
             uploadedBy: actor.system ? null : tx.getReference(User, actor.id),
@@ -382,7 +393,8 @@ export class DocumentsService extends BaseService {
       const stager = new PageStager(tx, this.config.searchLanguage);
       let pages: ParsedPage[];
       try {
-        pages = await parseDocument(kind, content, { onProgress, onPage: (page) => stager.push(page), signal });
+        if (!this.parsers) throw new Error('documents service not started');
+        pages = await this.parsers.parse(kind, content, { onProgress, onPage: (page) => stager.push(page), signal });
       } finally {
         await stager.settle(); // nothing of ours may still run on the connection when the transaction ends
       }

@@ -3,7 +3,7 @@ import { Actor } from '../../src/access/actor';
 import { loadConfig } from '../../src/config';
 import { createOrm } from '../../src/db/orm';
 import type { Project, User } from '../../src/entities';
-import * as parsers from '../../src/ingest/parsers';
+import { ParserPool } from '../../src/ingest/parsers/pool';
 import { createLogger } from '../../src/logger';
 import { createServices, Services } from '../../src/services';
 import { uploadFiles, waitForDocument } from '../support/documents';
@@ -183,10 +183,10 @@ it('a document whose workers keep dying ends failed (dead letter) instead of pro
 
 it('a worker stopped gracefully mid-job hands the job back; the next worker finishes it', async () => {
   let blocking = true;
-  const real = parsers.parseDocument;
-  jest.spyOn(parsers, 'parseDocument').mockImplementation(async (kind, buf, opts = {}) => {
+  const real = ParserPool.prototype.parse;
+  jest.spyOn(ParserPool.prototype, 'parse').mockImplementation(async function (this: ParserPool, kind, buf, opts = {}) {
     const { onProgress, signal } = opts;
-    if (!blocking) return real(kind, buf, opts);
+    if (!blocking) return real.call(this, kind, buf, opts);
     await onProgress?.(1, 3);
     // a long parse that only ends when the worker is told to stop
     await new Promise<void>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));

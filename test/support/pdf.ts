@@ -9,6 +9,8 @@ export interface PdfPageSpec {
   paragraphs: string[];
   /** Draw a filled rectangle (an image stand-in) so text-less pages are not blank. */
   drawBox?: boolean;
+  /** Content-stream operators appended as they are (hostile pages). */
+  raw?: string;
 }
 
 const PAGE_W = 612;
@@ -56,6 +58,7 @@ function contentStream(page: PdfPageSpec): string {
     });
     ops.push('ET');
   }
+  if (page.raw) ops.push(page.raw);
   return ops.join('\n');
 }
 

@@ -1,7 +1,9 @@
 import mammoth from 'mammoth';
-import { paginate } from '../paginate';
+import { ParseLimits } from '../limits';
+import { paginateWithSections, stripMarks } from '../sections';
 import { IngestError, ParsedPage } from '../types';
 import { htmlToText } from './html';
+import { checkZip } from './zip-check';
 
 /** Stand-in text for an explicit page break; it survives HTML conversion and becomes a form feed. */
 const PAGE_BREAK = '\uE000';
@@ -23,16 +25,19 @@ function markPageBreaks(element: MammothElement): MammothElement {
 /**
  * DOCX via `mammoth` (to HTML, so headings, lists and tables keep their structure, then to text).
  * A .docx file has no fixed pages (layout happens when Word renders it): explicit page breaks
- * start a new page; without any, the 3,000-character rule applies (see paginate()).
+ * start a new page; without any, the 3,000-character rule applies (see paginate()). Headings
+ * (Word's heading styles, which mammoth maps to h1–h6) become sections. With `limits`, the zip
+ * is checked before mammoth expands it, and the HTML it produces before it is converted.
  */
-export async function parseDocx(buf: Buffer): Promise<ParsedPage[]> {
+export async function parseDocx(buf: Buffer, limits?: ParseLimits): Promise<ParsedPage[]> {
+  if (limits) await checkZip(buf, limits);
   let html: string;
   try {
     const result = await mammoth.convertToHtml({ buffer: buf }, { transformDocument: markPageBreaks });
-    html = result.value;
+    html = stripMarks(result.value);
   } catch (e) {
     throw new IngestError(`not a valid DOCX file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
   }
-  const text = htmlToText(html);
-  return paginate(text.includes(PAGE_BREAK) ? text.split(PAGE_BREAK).join('\f') : text);
+  const text = htmlToText(html, limits);
+  return paginateWithSections(text.includes(PAGE_BREAK) ? text.split(PAGE_BREAK).join('\f') : text);
 }

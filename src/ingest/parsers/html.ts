@@ -1,15 +1,27 @@
 import { convert, HtmlToTextOptions } from 'html-to-text';
-import { paginate } from '../paginate';
+import { Parser } from 'htmlparser2';
+import { LimitError, ParseLimits } from '../limits';
+import { HEADING_MARK, paginateWithSections, stripMarks } from '../sections';
 import type { ParsedPage } from '../types';
 import { decodeText } from './text';
 
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
   selector,
-  options: { uppercase: false, leadingLineBreaks: 2, trailingLineBreaks: 2 },
+  format: 'sectionHeading',
+  options: { leadingLineBreaks: 2, trailingLineBreaks: 2 },
 }));
 
 const OPTIONS: HtmlToTextOptions = {
   wordwrap: false,
+  formatters: {
+    // a heading is a block whose text starts with the heading mark (see paginateWithSections)
+    sectionHeading: (elem, walk, builder, options) => {
+      builder.openBlock({ leadingLineBreaks: options.leadingLineBreaks ?? 2 });
+      builder.addLiteral(HEADING_MARK);
+      walk(elem.children, builder);
+      builder.closeBlock({ trailingLineBreaks: options.trailingLineBreaks ?? 2 });
+    },
+  },
   selectors: [
     { selector: 'a', options: { ignoreHref: true } },
     { selector: 'img', format: 'skip' },
@@ -22,12 +34,36 @@ const OPTIONS: HtmlToTextOptions = {
   ],
 };
 
-/** HTML to text with paragraphs separated by blank lines (used for HTML files and DOCX). */
-export function htmlToText(html: string): string {
+/**
+ * Counts the nodes and nesting depth of an HTML document with a streaming tokenizer (nothing is
+ * built), and stops at the first limit exceeded, before html-to-text builds a tree of it.
+ */
+export function checkHtmlShape(html: string, limits: Pick<ParseLimits, 'htmlMaxNodes' | 'htmlMaxDepth'>): void {
+  let nodes = 0;
+  let depth = 0;
+  const parser = new Parser(
+    {
+      onopentag: () => {
+        if (++nodes > limits.htmlMaxNodes) throw new LimitError(`the HTML has more than ${limits.htmlMaxNodes} elements`);
+        if (++depth > limits.htmlMaxDepth) throw new LimitError(`the HTML nests deeper than ${limits.htmlMaxDepth} levels`);
+      },
+      onclosetag: () => void depth--,
+      ontext: () => {
+        if (++nodes > limits.htmlMaxNodes) throw new LimitError(`the HTML has more than ${limits.htmlMaxNodes} elements`);
+      },
+    },
+    { decodeEntities: false },
+  );
+  parser.end(html);
+}
+
+/** HTML to text with paragraphs separated by blank lines and heading marks (used for HTML files and DOCX). */
+export function htmlToText(html: string, limits?: Pick<ParseLimits, 'htmlMaxNodes' | 'htmlMaxDepth'>): string {
+  if (limits) checkHtmlShape(html, limits);
   return convert(html, OPTIONS);
 }
 
-/** HTML: converted to text with `html-to-text`, then the form-feed / 3,000-character page rule. */
-export function parseHtml(buf: Buffer): ParsedPage[] {
-  return paginate(htmlToText(decodeText(buf)));
+/** HTML: shape checked, converted to text with `html-to-text` (headings as sections), then the page rule. */
+export function parseHtml(buf: Buffer, limits?: ParseLimits): ParsedPage[] {
+  return paginateWithSections(htmlToText(stripMarks(decodeText(buf)), limits));
 }

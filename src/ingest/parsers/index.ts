@@ -1,35 +1,49 @@
-import { DocumentKind, IngestError, ParsedPage, ParseOptions } from '../types';
+import type { ParseLimits } from '../limits';
+import { TextBudget } from '../limits';
+import { DocumentKind, IngestError, ParsedPage } from '../types';
 import { parseDocx } from './docx';
 import { parseHtml } from './html';
 import { parseMarkdown } from './markdown';
-import { parsePdf } from './pdf';
+import { readPdf } from './pdf';
 import { parseText } from './text';
 
 /**
- * Extracts the pages of a file. PDFs report pages and progress one page at a time; the other
- * formats are read in one step and report at the end. Throws IngestError for unreadable files.
+ * Extracts the pages of a file in the calling thread — the parser pool's workers call this (see
+ * parse-worker.ts); the server only ever parses through the pool. PDFs hand on each page as it is
+ * read (`onTotal` first); the other formats are read in one step. The text handed on is counted
+ * against `maxExpandedBytes`. Throws IngestError (LimitError for limits) for files that cannot be
+ * read.
  */
-export async function parseDocument(kind: DocumentKind, buf: Buffer, opts: ParseOptions = {}): Promise<ParsedPage[]> {
+export async function parseInThread(
+  kind: DocumentKind,
+  buf: Buffer,
+  limits: ParseLimits,
+  onTotal: (pagesTotal: number) => void,
+  onPage: (page: ParsedPage) => void,
+): Promise<number> {
   if (buf.length === 0) throw new IngestError('the file is empty');
+  const budget = new TextBudget(limits.maxExpandedBytes);
+  const emit = (page: ParsedPage) => {
+    budget.add(page.text.length);
+    onPage(page);
+  };
+  if (kind === 'pdf') return readPdf(buf, limits, onTotal, emit);
   let pages: ParsedPage[];
   switch (kind) {
-    case 'pdf':
-      return parsePdf(buf, opts);
     case 'docx':
-      pages = await parseDocx(buf);
+      pages = await parseDocx(buf, limits);
       break;
     case 'markdown':
       pages = parseMarkdown(buf);
       break;
     case 'html':
-      pages = parseHtml(buf);
+      pages = parseHtml(buf, limits);
       break;
     case 'text':
       pages = parseText(buf);
       break;
   }
-  opts.signal?.throwIfAborted();
-  for (const page of pages) opts.onPage?.(page);
-  await opts.onProgress?.(pages.length, pages.length);
-  return pages;
+  onTotal(pages.length);
+  for (const page of pages) emit(page);
+  return pages.length;
 }

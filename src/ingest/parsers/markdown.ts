@@ -1,34 +1,129 @@
-import { paginate } from '../paginate';
+import MarkdownIt from 'markdown-it';
+import { Parser } from 'htmlparser2';
+import { HEADING_MARK, paginateWithSections, stripMarks } from '../sections';
 import type { ParsedPage } from '../types';
 import { decodeText } from './text';
 
-/**
- * Markdown to plain paragraphs: markup that would pollute the index (link targets, emphasis
- * markers, heading hashes, fences, HTML tags, table rules) goes; the words stay, and so do the
- * blank lines that separate paragraphs. Then the form-feed / 3,000-character page rule applies.
- */
-export function markdownToText(md: string): string {
-  return md
-    .replace(/\r\n?/g, '\n')
-    .replace(/^```[^\n]*$/gm, '') // code fences (their content is kept as text)
-    .replace(/^~~~[^\n]*$/gm, '')
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1') // images → alt text
-    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1') // links → their text
-    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1') // reference links
-    .replace(/^[ \t]{0,3}\[[^\]]+\]:[ \t]+\S+.*$/gm, '') // link definitions
-    .replace(/<\/?[a-zA-Z][^>]*>/g, '') // inline HTML tags
-    .replace(/^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$/gm, '$1') // ATX headings
-    .replace(/^[ \t]{0,3}(=+|-+)[ \t]*$/gm, '') // setext underlines and horizontal rules
-    .replace(/^[ \t]{0,3}[*_]{3,}[ \t]*$/gm, '')
-    .replace(/^[ \t]*\|?([ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$/gm, '') // table separator rows
-    .replace(/^([ \t]*)\|(.*)\|[ \t]*$/gm, (_m, indent: string, row: string) => indent + row.split('|').map((c) => c.trim()).join(' | '))
-    .replace(/^[ \t]{0,3}>[ \t]?/gm, '') // blockquotes
-    .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '$2') // bold
-    .replace(/(^|[\s(])([*_])(?=\S)([^*_\n]*?\S)\2(?=[\s).,;:!?]|$)/g, '$1$3') // italics
-    .replace(/`([^`\n]+)`/g, '$1'); // inline code
+// CommonMark + GFM tables and strikethrough; raw HTML is recognised so its tags can be dropped
+const md = new MarkdownIt('default', { html: true, linkify: false, typographer: false });
+type Token = ReturnType<MarkdownIt['parse']>[number];
+
+/** The text of a raw HTML fragment (tags dropped, script/style content skipped). */
+function htmlFragmentText(html: string): string {
+  let out = '';
+  let skip = 0;
+  const parser = new Parser({
+    onopentagname: (name) => void ((name === 'script' || name === 'style') && skip++),
+    onclosetag: (name) => void ((name === 'script' || name === 'style') && skip > 0 && skip--),
+    ontext: (text) => void (skip === 0 && (out += text)),
+  }, { decodeEntities: true });
+  parser.end(html);
+  return out.trim();
 }
 
+/** Words of an inline run: link targets, emphasis markers and inline HTML go, text and code stay. */
+function inlineText(children: Token[] | null): string {
+  let out = '';
+  for (const t of children ?? []) {
+    if (t.type === 'text' || t.type === 'code_inline') out += t.content;
+    else if (t.type === 'softbreak' || t.type === 'hardbreak') out += '\n';
+    else if (t.type === 'image') out += inlineText(t.children);
+  }
+  return out;
+}
+
+/**
+ * Markdown to plain paragraphs with `markdown-it` (a CommonMark parser without backtracking
+ * regular expressions): block structure decides the paragraphs, inline markup is dropped and the
+ * words kept. Headings start a section (see paginateWithSections); table rows become
+ * `cell | cell` lines; code keeps its text.
+ */
+export function markdownToText(source: string): string {
+  const tokens = md.parse(stripMarks(source), {});
+  const blocks: string[] = [];
+  /** A block; `tight` joins it to the previous one with a line break (tight list items, table rows). */
+  const emit = (text: string, tight = false) => {
+    // not /\n+$/: an end-anchored run rescans every run of newlines (quadratic on a code block of blank lines)
+    let end = text.length;
+    while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+    const t = text.slice(0, end);
+    if (!t.trim()) return;
+    if (tight && blocks.length) blocks[blocks.length - 1] += '\n' + t;
+    else blocks.push(t);
+  };
+  let cells: string[] = [];
+  let inTable = false;
+  let tableRows: string[] = [];
+  let heading = false;
+  /** Open lists: bullet or next number, and whether the list is tight (items joined by line breaks). */
+  const lists: Array<{ bullet: string | null; next: number; tight: boolean; items: number }> = [];
+  /** The marker owed to the next block of the current list item ('- ', '3. '). */
+  let marker = '';
+  let itemStart = false;
+  for (const t of tokens) {
+    switch (t.type) {
+      case 'heading_open':
+        heading = true;
+        break;
+      case 'heading_close':
+        heading = false;
+        break;
+      case 'inline': {
+        const text = inlineText(t.children);
+        if (inTable) cells.push(text.trim());
+        else if (heading) emit(HEADING_MARK + text.replace(/\n/g, ' '));
+        else {
+          const list = lists[lists.length - 1];
+          const indent = '  '.repeat(Math.max(0, lists.length - 1));
+          emit((itemStart ? indent + marker : list ? indent + '  ' : '') + text, !!list && list.tight && itemStart && list.items > 1);
+          itemStart = false;
+        }
+        break;
+      }
+      case 'bullet_list_open':
+      case 'ordered_list_open':
+        lists.push({ bullet: t.type === 'bullet_list_open' ? '-' : null, next: Number(t.attrGet('start') ?? 1), tight: false, items: 0 });
+        break;
+      case 'bullet_list_close':
+      case 'ordered_list_close':
+        lists.pop();
+        break;
+      case 'list_item_open': {
+        const list = lists[lists.length - 1];
+        marker = list.bullet ? `${list.bullet} ` : `${list.next++}. `;
+        list.items++;
+        itemStart = true;
+        break;
+      }
+      case 'paragraph_open':
+        // markdown-it hides the paragraphs of tight list items
+        if (lists.length) lists[lists.length - 1].tight = t.hidden;
+        break;
+      case 'fence':
+      case 'code_block':
+        emit(t.content);
+        break;
+      case 'html_block':
+        emit(htmlFragmentText(t.content));
+        break;
+      case 'table_open':
+        inTable = true;
+        tableRows = [];
+        break;
+      case 'tr_close':
+        tableRows.push(cells.join(' | '));
+        cells = [];
+        break;
+      case 'table_close':
+        inTable = false;
+        emit(tableRows.join('\n'));
+        break;
+    }
+  }
+  return blocks.join('\n\n');
+}
+
+/** Markdown: converted to text (headings as sections), then the form-feed / 3,000-character page rule. */
 export function parseMarkdown(buf: Buffer): ParsedPage[] {
-  return paginate(markdownToText(decodeText(buf)));
+  return paginateWithSections(markdownToText(decodeText(buf)));
 }

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { IngestError, ParsedPage, ParseOptions } from '../types';
+import { LimitError, ParseLimits } from '../limits';
+import { IngestError, ParsedPage } from '../types';
 
 /** One positioned piece of text as pdf.js reports it (transform[4], transform[5] = x, y). */
 export interface PdfTextItem {
@@ -12,66 +12,18 @@ export interface PdfTextItem {
   hasEOL: boolean;
 }
 
-type WorkerMessage =
-  | { type: 'meta'; numPages: number }
-  | { type: 'page'; pageNumber: number; items: PdfTextItem[] }
-  | { type: 'done' }
-  | { type: 'error'; name: string; message: string };
-
 /*
- * pdf.js 5 ships only as ES modules. It is loaded with a real dynamic import() inside a worker
- * thread, which (1) keeps its CPU-heavy parsing off the event loop that serves HTTP when workers
- * run in-process, (2) works under jest (whose VM cannot import ESM without a Node flag; a worker
- * thread is a plain Node realm), and (3) lets us terminate a runaway parse. The thread only reads
- * pages and posts their positioned text items; layout into lines and paragraphs happens here in
- * layoutPage(), one page at a time, so page numbers are exactly pdf.js's page indexes.
+ * pdf.js 5 ships only as ES modules: it is loaded with a real dynamic import() (TypeScript keeps
+ * it under node16), which works in the parser pool's worker threads (plain Node realms, also
+ * under jest). readPdf() runs there; layout into lines and paragraphs happens in the same thread,
+ * one page at a time, so page numbers are exactly pdf.js's page indexes.
  */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const post = (m) => parentPort.postMessage(m);
-(async () => {
-  const pdfjs = await import(workerData.pdfjsUrl);
-  const doc = await pdfjs.getDocument({
-    data: new Uint8Array(workerData.data),
-    verbosity: 0,
-    disableFontFace: true,
-    isEvalSupported: false,
-    useSystemFonts: false,
-    stopAtErrors: false,
-  }).promise;
-  post({ type: 'meta', numPages: doc.numPages });
-  // pages are requested a few ahead (pdf.js overlaps their work) and posted strictly in order
-  const AHEAD = 4;
-  const inflight = new Map();
-  const read = async (n) => {
-    const page = await doc.getPage(n);
-    const content = await page.getTextContent();
-    page.cleanup();
-    const items = [];
-    for (const it of content.items) {
-      if (typeof it.str !== 'string') continue;
-      items.push({ str: it.str, x: it.transform[4], y: it.transform[5], width: it.width, height: it.height || Math.abs(it.transform[3]) || 0, hasEOL: !!it.hasEOL });
-    }
-    return items;
-  };
-  let next = 1;
-  for (let n = 1; n <= doc.numPages; n++) {
-    for (; next <= doc.numPages && next < n + AHEAD; next++) {
-      const p = read(next);
-      p.catch(() => {}); // awaited below in order; this only keeps an early failure from being "unhandled"
-      inflight.set(next, p);
-    }
-    const items = await inflight.get(n);
-    inflight.delete(n);
-    post({ type: 'page', pageNumber: n, items });
-  }
-  await doc.destroy();
-  post({ type: 'done' });
-})().catch((e) => post({ type: 'error', name: (e && e.name) || 'Error', message: String((e && e.message) || e) }));
-`;
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
+let pdfjs: Promise<PdfJs> | null = null;
+const loadPdfjs = (): Promise<PdfJs> => (pdfjs ??= import(pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href) as Promise<PdfJs>);
 
-let pdfjsUrl: string | null = null;
-const resolvePdfjs = (): string => (pdfjsUrl ??= pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href);
+const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x2028 || c === 0x2029 || c === 0xfeff || (c >= 0x2000 && c <= 0x200a) || c === 0x3000 || c === 0x1680 || c === 0x202f || c === 0x205f;
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /**
  * Lays out one page's text items: items on the same baseline are joined (with a space when there
@@ -80,19 +32,22 @@ const resolvePdfjs = (): string => (pdfjsUrl ??= pathToFileURL(require.resolve('
  */
 export function layoutPage(items: PdfTextItem[]): string {
   const lines: Array<{ text: string; y: number; height: number }> = [];
-  let line: { text: string; y: number; height: number; endX: number } | null = null;
+  // `last` is the line's last character: neither /\s$/ nor charCodeAt on the growing string (an
+  // end-anchored regex rescans it, and reading a concatenated string flattens it — both quadratic)
+  let line: { text: string; y: number; height: number; endX: number; last: number } | null = null;
   for (const it of items) {
     const height = it.height > 0 ? it.height : 10;
     if (line && Math.abs(it.y - line.y) <= height * 0.4) {
       if (it.str) {
         const gap = it.x - line.endX;
-        const needsSpace = gap > height * 0.15 && !/\s$/.test(line.text) && !/^\s/.test(it.str);
+        const needsSpace = gap > height * 0.15 && !isSpace(line.last) && !isSpace(it.str.charCodeAt(0));
         line.text += (needsSpace ? ' ' : '') + it.str;
+        line.last = it.str.charCodeAt(it.str.length - 1);
         line.endX = it.x + it.width;
       }
     } else if (it.str.trim() || !line) {
       if (line) lines.push(line);
-      line = { text: it.str, y: it.y, height, endX: it.x + it.width };
+      line = { text: it.str, y: it.y, height, endX: it.x + it.width, last: it.str.charCodeAt(it.str.length - 1) };
     }
     if (it.hasEOL && line) {
       lines.push(line);
@@ -101,7 +56,8 @@ export function layoutPage(items: PdfTextItem[]): string {
   }
   if (line) lines.push(line);
 
-  let out = '';
+  // pieces joined once at the end (slicing a growing string would copy it every time)
+  const out: string[] = [];
   let prev: { text: string; y: number; height: number } | null = null;
   for (const l of lines) {
     const text = l.text.replace(/\s+/g, ' ').trim();
@@ -109,14 +65,15 @@ export function layoutPage(items: PdfTextItem[]): string {
     if (prev) {
       const gap = Math.abs(prev.y - l.y);
       const paragraphBreak = gap > Math.max(prev.height, l.height) * 1.8;
-      if (paragraphBreak) out += '\n\n';
-      else if (/[A-Za-z]-$/.test(out) && /^[a-z]/.test(text)) out = out.slice(0, -1); // re-join "docu-" + "ment"
-      else out += '\n';
+      const before = out[out.length - 1];
+      if (paragraphBreak) out.push('\n\n');
+      else if (before.length > 1 && before.endsWith('-') && isLetter(before.charCodeAt(before.length - 2)) && /^[a-z]/.test(text)) out[out.length - 1] = before.slice(0, -1); // re-join "docu-" + "ment"
+      else out.push('\n');
     }
-    out += text;
+    out.push(text);
     prev = l;
   }
-  return out;
+  return out.join('');
 }
 
 /** Why pdf.js refused a file, in words a user can act on. */
@@ -127,50 +84,73 @@ function describePdfError(name: string, message: string): string {
 }
 
 /**
- * Reads a PDF one page at a time in a worker thread; `onPage` gets each page in order and
- * `onProgress` is called after each page with the exact page count known from the start.
- * Rejects with IngestError for unreadable files.
+ * Reads a PDF one page at a time in the calling thread (a parser pool worker): `onTotal` gets the
+ * page count before any page is read, `onPage` each laid-out page in order. Fails with a
+ * LimitError beyond `pdfMaxPages` pages or `pdfMaxPageChars` characters on a page, with an
+ * IngestError for unreadable files.
  */
-export async function parsePdf(buf: Buffer, opts: ParseOptions = {}): Promise<ParsedPage[]> {
-  const { onProgress, onPage, signal } = opts;
-  const data = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { pdfjsUrl: resolvePdfjs(), data },
-    transferList: [data],
-    // a hostile file should not take the whole process's memory with it
-    resourceLimits: { maxOldGenerationSizeMb: 1024 },
-    stdout: true,
-    stderr: true,
-  });
-  worker.stdout.resume(); // pdf.js may print warnings; they are not ours to show
-  worker.stderr.resume();
-  const pages: ParsedPage[] = [];
-  let total = 0;
-  let progress: Promise<void> = Promise.resolve();
+export async function readPdf(buf: Buffer, limits: Pick<ParseLimits, 'pdfMaxPages' | 'pdfMaxPageChars'>, onTotal: (n: number) => void, onPage: (page: ParsedPage) => void): Promise<number> {
+  const lib = await loadPdfjs();
+  let doc: Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
   try {
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(signal?.reason instanceof Error ? signal.reason : new Error('PDF parsing aborted'));
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      worker.on('message', (m: WorkerMessage) => {
-        if (m.type === 'meta') total = m.numPages;
-        else if (m.type === 'page') {
-          const page = { pageNumber: m.pageNumber, text: layoutPage(m.items) };
-          pages.push(page);
-          onPage?.(page);
-          const done = pages.length;
-          // progress writes are chained so they land in order and their errors surface below
-          if (onProgress) progress = progress.then(() => onProgress(done, total));
-        } else if (m.type === 'done') resolve();
-        else if (m.type === 'error') reject(new IngestError(describePdfError(m.name, m.message)));
-      });
-      worker.on('error', (e) => reject(new IngestError(`the PDF could not be read (${e.message})`)));
-      worker.on('exit', (code) => reject(new IngestError(`the PDF reader stopped unexpectedly (exit code ${code})`)));
-    });
-  } finally {
-    await worker.terminate();
+    doc = await lib.getDocument({
+      data: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength),
+      verbosity: 0,
+      disableFontFace: true,
+      isEvalSupported: false,
+      useSystemFonts: false,
+      stopAtErrors: false,
+    }).promise;
+  } catch (e) {
+    throw new IngestError(describePdfError((e as Error)?.name ?? 'Error', String((e as Error)?.message ?? e)));
   }
-  await progress;
-  return pages;
+  try {
+    if (doc.numPages > limits.pdfMaxPages) throw new LimitError(`the PDF has ${doc.numPages} pages, more than the limit of ${limits.pdfMaxPages}`);
+    onTotal(doc.numPages);
+    // pages are requested a few ahead (pdf.js overlaps their work) and handed on strictly in order
+    const AHEAD = 4;
+    const inflight = new Map<number, Promise<PdfTextItem[]>>();
+    const read = async (n: number): Promise<PdfTextItem[]> => {
+      const page = await doc.getPage(n);
+      // streamed in chunks, so a page over the text limit is refused before all of it is extracted
+      const reader = page.streamTextContent().getReader();
+      const items: PdfTextItem[] = [];
+      let chars = 0;
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          for (const it of value.items) {
+            if (!('str' in it) || typeof it.str !== 'string') continue;
+            chars += it.str.length;
+            if (chars > limits.pdfMaxPageChars) throw new LimitError(`page ${n} of the PDF has more than ${limits.pdfMaxPageChars} characters of text`);
+            items.push({ str: it.str, x: it.transform[4], y: it.transform[5], width: it.width, height: it.height || Math.abs(it.transform[3]) || 0, hasEOL: !!it.hasEOL });
+          }
+        }
+      } finally {
+        // not reader.cancel(): pdf.js would still enqueue into the cancelled stream and throw
+        // outside any promise; doc.destroy() below ends the page's work instead
+        reader.releaseLock();
+        page.cleanup();
+      }
+      return items;
+    };
+    let next = 1;
+    for (let n = 1; n <= doc.numPages; n++) {
+      for (; next <= doc.numPages && next < n + AHEAD; next++) {
+        const p = read(next);
+        p.catch(() => undefined); // awaited below in order; this only keeps an early failure from being "unhandled"
+        inflight.set(next, p);
+      }
+      const items = await inflight.get(n)!;
+      inflight.delete(n);
+      onPage({ pageNumber: n, text: layoutPage(items) });
+    }
+    return doc.numPages;
+  } catch (e) {
+    if (e instanceof IngestError) throw e;
+    throw new IngestError(describePdfError((e as Error)?.name ?? 'Error', String((e as Error)?.message ?? e)));
+  } finally {
+    await doc.destroy();
+  }
 }

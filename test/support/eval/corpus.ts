@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../../../src/db/orm';
 import { detectKind, MIME_BY_KIND } from '../../../src/ingest/detect';
-import { parseDocument } from '../../../src/ingest/parsers';
+import { loadConfig } from '../../../src/config';
+import { ParserPool } from '../../../src/ingest/parsers/pool';
 import type { DocumentKind, ParsedPage } from '../../../src/ingest/types';
 
 /**
@@ -62,10 +63,17 @@ export function corpusQuestions(): CorpusQuestion[] {
   return JSON.parse(readFileSync(path.join(EVAL_CORPUS_DIR, 'questions.json'), 'utf8')) as CorpusQuestion[];
 }
 
-/** Parses every corpus document with the parsers ingestion uses (format detection, then parseDocument). */
+/** Parses every corpus document with the parsers ingestion uses (format detection, then the parser pool). */
 export async function parseCorpus(docs: CorpusDocument[] = corpusDocuments()): Promise<ParsedCorpusDocument[]> {
   const out: ParsedCorpusDocument[] = [];
-  for (const d of docs) out.push({ ...d, pages: await parseDocument(d.kind, d.content) });
+  // the parser pool ingestion uses (every parser runs in its worker threads)
+  const config = loadConfig({ JWT_SECRET: 'eval-corpus-eval-corpus', NODE_ENV: 'test' });
+  const pool = new ParserPool(config.parseLimits, config.parserPool);
+  try {
+    for (const d of docs) out.push({ ...d, pages: await pool.parse(d.kind, d.content) });
+  } finally {
+    await pool.destroy();
+  }
   return out;
 }
 

@@ -1,17 +1,25 @@
 import { detectKind, kindOfMime, mimeTypeFor } from '../../../src/ingest/detect';
 import { paginate, PAGE_CHARS } from '../../../src/ingest/paginate';
-import { parseDocument } from '../../../src/ingest/parsers';
+import { loadConfig } from '../../../src/config';
 import { markdownToText } from '../../../src/ingest/parsers/markdown';
-import { layoutPage, parsePdf, PdfTextItem } from '../../../src/ingest/parsers/pdf';
+import { layoutPage, PdfTextItem } from '../../../src/ingest/parsers/pdf';
+import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { decodeText } from '../../../src/ingest/parsers/text';
-import { IngestError } from '../../../src/ingest/types';
+import { DocumentKind, IngestError, ParseOptions } from '../../../src/ingest/types';
 import { makeDocx } from '../../support/docx';
 import { makePdf } from '../../support/pdf';
+
+// every parse goes through the worker pool, as ingestion runs it
+const config = loadConfig({ JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'test' });
+const pool = new ParserPool(config.parseLimits, config.parserPool);
+afterAll(() => pool.destroy());
+const parsePdf = (buf: Buffer, opts?: ParseOptions) => pool.parse('pdf', buf, opts);
+const parseDocument = (kind: DocumentKind, buf: Buffer) => pool.parse(kind, buf);
 
 const sentence = (i: number) => `Sentence number ${i} talks about topic ${i % 7} in a few plain words.`;
 const longText = (n: number) => Array.from({ length: n }, (_, i) => sentence(i)).join(' ');
 
-describe('PDF (pdf.js in a worker thread)', () => {
+describe('PDF (pdf.js in the parser pool)', () => {
   it('reads one page at a time with exact page numbers and reports progress per page', async () => {
     const pdf = makePdf([
       { paragraphs: ['The cafeteria opens at eight.', 'Parking is free for staff.'] },
@@ -94,8 +102,8 @@ describe('DOCX (mammoth)', () => {
     ]);
     const pages = await parseDocument('docx', docx);
     expect(pages).toEqual([
-      { pageNumber: 1, text: 'Travel policy\n\nEconomy class is required for flights under six hours.' },
-      { pageNumber: 2, text: 'Meals\n\nThe daily meal allowance is 45 euros.' },
+      { pageNumber: 1, text: 'Travel policy\n\nEconomy class is required for flights under six hours.', sections: [{ offset: 0, title: 'Travel policy' }] },
+      { pageNumber: 2, text: 'Meals\n\nThe daily meal allowance is 45 euros.', sections: [{ offset: 0, title: 'Meals' }] },
     ]);
   });
 
@@ -121,9 +129,20 @@ describe('HTML (html-to-text)', () => {
 });
 
 describe('Markdown', () => {
-  it('strips markup but keeps the text and paragraph breaks', () => {
-    const md = '# Onboarding\n\nRead the **handbook** and the [security guide](https://x.example/sec).\n\n- item *one*\n- item `two`\n';
-    expect(markdownToText(md).trim()).toBe('Onboarding\n\nRead the handbook and the security guide.\n\n- item one\n- item two');
+  it('strips markup but keeps the text and paragraph breaks; headings become sections', async () => {
+    const md = '# Onboarding\n\nRead the **handbook** and the [security guide](https://x.example/sec).\n\n- item *one*\n- item `two`\n\n## Day two\n\nMeet the team.';
+    const [page] = await parseDocument('markdown', Buffer.from(md));
+    expect(page.text).toBe('Onboarding\n\nRead the handbook and the security guide.\n\n- item one\n- item two\n\nDay two\n\nMeet the team.');
+    expect(page.sections).toEqual([
+      { offset: 0, title: 'Onboarding' },
+      { offset: page.text.indexOf('Day two'), title: 'Day two' },
+    ]);
+  });
+
+  it('keeps table cells, code and the text of raw HTML; drops HTML tags and link targets', () => {
+    const md = '| Plan | Price |\n|---|---|\n| Basic | 10 |\n\n```\nrun --fast\n```\n\n<div class="x">Hidden <b>not</b></div>\n\n![diagram](d.png) and <span>inline</span> [ref][1]\n\n[1]: https://x.example';
+    const text = markdownToText(md);
+    expect(text).toBe('Plan | Price\nBasic | 10\n\nrun --fast\n\nHidden not\n\ndiagram and inline ref');
   });
 });
 

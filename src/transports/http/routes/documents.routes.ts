@@ -1,22 +1,54 @@
 import { Request, Response, Router } from 'express';
 import multer from 'multer';
 import type { Config } from '../../../config';
-import { ValidationError } from '../../../errors';
+import { RateLimitedError, ValidationError } from '../../../errors';
 import { presentChunkSource, presentDocument, presentUploadResult } from '../../../presenters/document.presenter';
 import { ListDocumentsInput, UploadFileInput } from '../../../services/documents.inputs';
 import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
 import { parseQuery } from '../../../validation';
 import { route, services } from '../route';
+import { HashingDiskStorage, RequestTempFiles } from '../upload-storage';
+
+/** Seconds a client is asked to wait when too many uploads are running. */
+const UPLOAD_RETRY_AFTER_S = 2;
 
 /**
- * Reads the multipart body (field `file`, repeatable) into memory. Over-size files stop the read
- * with multer's LIMIT_FILE_SIZE, which the error mapper answers 413 payload_too_large; a body
- * that is not valid multipart (busboy's errors carry no code) is the client's mistake: 400.
+ * Upload requests in progress, per user and in total. Each is bounded by MAX_UPLOAD_MB × files and
+ * holds at most one file in memory while it is stored, so these bound the memory and disk that
+ * uploads can take; one more is answered 429 rate_limited with Retry-After.
  */
-function receiveFiles(req: Request, res: Response): Promise<UploadFileInput[]> {
+class UploadSlots {
+  private total = 0;
+  private readonly perUser = new Map<string, number>();
+
+  acquire(userId: string, config: Config): () => void {
+    const mine = this.perUser.get(userId) ?? 0;
+    if (mine >= config.uploadConcurrencyPerUser) throw new RateLimitedError(UPLOAD_RETRY_AFTER_S, `at most ${config.uploadConcurrencyPerUser} uploads at a time per user; retry when one has finished`);
+    if (this.total >= config.uploadConcurrency) throw new RateLimitedError(UPLOAD_RETRY_AFTER_S, 'the server is receiving too many uploads; retry shortly');
+    this.total++;
+    this.perUser.set(userId, mine + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.total--;
+      const n = (this.perUser.get(userId) ?? 1) - 1;
+      if (n > 0) this.perUser.set(userId, n);
+      else this.perUser.delete(userId);
+    };
+  }
+}
+
+/**
+ * Streams the multipart body (field `file`, repeatable) to temporary files, hashing each on the
+ * way (see HashingDiskStorage). Over-size files stop the read with multer's LIMIT_FILE_SIZE, which
+ * the error mapper answers 413 payload_too_large; a body that is not valid multipart (busboy's
+ * errors carry no code) is the client's mistake: 400. The caller removes the files (`temp`).
+ */
+function receiveFiles(req: Request, res: Response, temp: RequestTempFiles): Promise<UploadFileInput[]> {
   const config = req.app.locals.config as Config;
   const upload = multer({
-    storage: multer.memoryStorage(),
+    storage: new HashingDiskStorage(config.uploadTmpDir, temp),
     limits: { fileSize: config.maxUploadMb * 1024 * 1024, files: MAX_FILES_PER_UPLOAD, fields: 10, parts: MAX_FILES_PER_UPLOAD + 10 },
     defParamCharset: 'utf8', // browsers send UTF-8 file names without declaring a charset
   }).array('file', MAX_FILES_PER_UPLOAD);
@@ -24,14 +56,15 @@ function receiveFiles(req: Request, res: Response): Promise<UploadFileInput[]> {
     upload(req, res, (err: unknown) => {
       if (err instanceof multer.MulterError) return reject(err);
       if (err) return reject(ValidationError.field('file', `malformed multipart body: ${err instanceof Error ? err.message : String(err)}`));
-      const files = (req.files as Express.Multer.File[] | undefined) ?? [];
-      resolve(files.map((f) => ({ name: f.originalname, mimeType: f.mimetype, content: f.buffer })));
+      const files = (req.files as Array<Express.Multer.File & { stored: UploadFileInput['stored'] }> | undefined) ?? [];
+      resolve(files.map((f) => ({ name: f.originalname, mimeType: f.mimetype, stored: f.stored })));
     });
   });
 }
 
 export function documentsRoutes(): Router {
   const r = Router();
+  const slots = new UploadSlots();
 
   r.post(
     '/projects/:projectId/documents',
@@ -39,8 +72,20 @@ export function documentsRoutes(): Router {
       const documents = services(req).documents;
       // checked before the (possibly large) body is read, so a denied caller uploads nothing
       await documents.authorizeUpload(req.actor, req.params.projectId);
-      const files = await receiveFiles(req, res);
-      return { documents: (await documents.upload(req.actor, req.params.projectId, files)).map(presentUploadResult) };
+      const release = slots.acquire(req.actor.id, req.app.locals.config as Config);
+      const temp = new RequestTempFiles();
+      // an aborted request may never reach the finally below (multer can wait on a dead socket)
+      res.once('close', () => {
+        release();
+        void temp.cleanup();
+      });
+      try {
+        const files = await receiveFiles(req, res, temp);
+        return { documents: (await documents.upload(req.actor, req.params.projectId, files)).map(presentUploadResult) };
+      } finally {
+        release();
+        await temp.cleanup();
+      }
     }),
   );
 

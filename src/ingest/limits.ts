@@ -1,0 +1,46 @@
+import { IngestError } from './types';
+
+/** What one document may expand to while it is parsed (checked inside the parser thread). */
+export interface ParseLimits {
+  /** Uncompressed bytes of a DOCX's zip entries, and characters of text extracted from any file. */
+  maxExpandedBytes: number;
+  /** Entries in a DOCX's zip. */
+  maxZipEntries: number;
+  /** Elements and text nodes of an HTML file (or of the HTML a DOCX converts to). */
+  htmlMaxNodes: number;
+  /** Nesting depth of HTML elements. */
+  htmlMaxDepth: number;
+  pdfMaxPages: number;
+  /** Characters of text on one PDF page. */
+  pdfMaxPageChars: number;
+}
+
+/** The pool's limits per document: the parser thread's heap, and the wall-clock time of one parse. */
+export interface PoolLimits {
+  threads: number;
+  maxHeapMb: number;
+  timeoutMs: number;
+}
+
+/**
+ * A document exceeded a configured limit. Like any IngestError it is not retried: the same bytes
+ * exceed the same limit every time. The message names the limit.
+ */
+export class LimitError extends IngestError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LimitError';
+  }
+}
+
+export const megabytes = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`;
+
+/** Counts extracted text against `maxExpandedBytes` (characters, a close stand-in for bytes). */
+export class TextBudget {
+  private used = 0;
+  constructor(private readonly max: number) {}
+  add(chars: number): void {
+    this.used += chars;
+    if (this.used > this.max) throw new LimitError(`document expands to more than ${megabytes(this.max)} of text`);
+  }
+}

@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { LimitError, ParseLimits, PoolLimits } from '../limits';
+import { DocumentKind, IngestError, ParsedPage, ParseOptions } from '../types';
+import type { ParseMessage, ParseTask } from './parse-worker';
+
+/**
+ * The compiled worker script. Under ts-jest this module is TypeScript but worker threads need
+ * JavaScript, so the build in dist/ is used (npm test builds it first).
+ */
+function workerFile(): string {
+  const here = path.join(__dirname, 'parse-worker.js');
+  if (existsSync(here)) return here;
+  const built = path.resolve(__dirname, '../../../dist/src/ingest/parsers/parse-worker.js');
+  if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
+  return built;
+}
+
+/**
+ * Every parser runs here: a piscina pool of worker threads, each with a heap limit, and a
+ * wall-clock limit per document. A document over a limit fails with an IngestError naming the
+ * limit (not retried); its worker is terminated and piscina starts a fresh one, so the server's
+ * event loop and the other documents never notice. Pages stream back over a MessagePort given to
+ * each task, so indexing overlaps parsing and progress is reported page by page.
+ */
+export class ParserPool {
+  private pool: Piscina | null = null;
+
+  constructor(private readonly limits: ParseLimits, private readonly pool_: PoolLimits) {}
+
+  private get piscina(): Piscina {
+    // created on first use, so processes that never parse start no threads
+    return (this.pool ??= new Piscina({
+      filename: workerFile(),
+      minThreads: 1,
+      maxThreads: this.pool_.threads,
+      idleTimeout: 60_000,
+      atomics: 'disabled',
+      resourceLimits: { maxOldGenerationSizeMb: this.pool_.maxHeapMb },
+    }));
+  }
+
+  /**
+   * Extracts a document's pages in a worker thread. `onPage` gets each page in order as it is
+   * read, `onProgress` follows each page (PDFs know their page count up front; the others report
+   * at the end). Rejects with IngestError (LimitError for a limit) for a file that cannot be read,
+   * with the signal's reason when `signal` aborts, and with a plain Error when a worker died for
+   * another reason (retryable).
+   */
+  async parse(kind: DocumentKind, buf: Buffer, opts: ParseOptions = {}): Promise<ParsedPage[]> {
+    const { onPage, onProgress, signal } = opts;
+    signal?.throwIfAborted();
+    const { port1, port2 } = new MessageChannel();
+    const data = new Uint8Array(buf).buffer; // a copy of our own to transfer (buf may share a pool)
+    const stop = new AbortController();
+    const pages: ParsedPage[] = [];
+    let total = 0;
+    let progress: Promise<void> = Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    let limitHit: IngestError | null = null;
+    const timeoutS = Math.round(this.pool_.timeoutMs / 100) / 10;
+    let onAbort: (() => void) | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        onAbort = () => {
+          stop.abort();
+          reject(signal?.reason instanceof Error ? signal.reason : new Error('parsing aborted'));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        port1.on('message', (m: ParseMessage) => {
+          if (m.type === 'start') {
+            // the clock starts when a worker takes the task, not while it waits in the queue
+            timer = setTimeout(() => {
+              limitHit = new LimitError(`parsing took longer than ${timeoutS} s`);
+              stop.abort();
+              reject(limitHit);
+            }, this.pool_.timeoutMs);
+          } else if (m.type === 'total') total = m.pagesTotal;
+          else if (m.type === 'page') {
+            pages.push(m.page);
+            onPage?.(m.page);
+            const done = pages.length;
+            // progress writes are chained so they land in order and their errors surface below
+            if (onProgress) progress = progress.then(() => onProgress(done, Math.max(total, done)));
+          } else if (m.type === 'done') resolve();
+          else if (m.type === 'failed') reject(m.ingest ? (m.name === 'LimitError' ? new LimitError(m.message) : new IngestError(m.message)) : new Error(`parsing failed: ${m.message}`));
+        });
+        const task: ParseTask = { kind, data, limits: this.limits, port: port2 };
+        this.piscina.run(task, { transferList: [data, port2] as never, signal: stop.signal }).catch((err: Error & { code?: string }) => {
+          if (limitHit || signal?.aborted) return; // already settled
+          if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') reject(new LimitError(`parser ran out of memory (limit ${this.pool_.maxHeapMb} MB)`));
+          else reject(new Error(`the parser stopped unexpectedly (${err?.message ?? err})`));
+        });
+      });
+    } finally {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      clearTimeout(timer);
+      port1.close();
+    }
+    await progress;
+    return pages;
+  }
+
+  /** Stops the threads (at shutdown); parses still running are rejected. */
+  async destroy(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.destroy();
+  }
+}
