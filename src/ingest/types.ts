@@ -7,6 +7,8 @@ export interface ParsedPage {
   /** 1-based, as the reader of the original file would count it. */
   pageNumber: number;
   text: string;
+  /** Headings on this page: each starts at character `offset` of `text` (from formats that have headings). */
+  sections?: Array<{ offset: number; title: string }>;
 }
 
 /** Called as pages are read: `pagesTotal` is known up front for PDFs, at the end for the rest. */

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
 import { NotFoundError } from '../errors';
+import { analyseText, cjkVectorLiteral, TEXT_SEARCH_CONFIGS } from '../ingest/analysis';
 import { query } from '../ingest/index-writer';
 import { isUuid } from '../validation';
 import { BaseService } from './context';
@@ -126,20 +127,32 @@ export class RetrievalService extends BaseService {
   }
 
   /**
-   * The question's index terms (same configuration and unaccenting as the index) with their
-   * document frequency and BM25 idf in this project, and the number of chunks to return.
+   * The question's index terms with their document frequency and BM25 idf in this project, and
+   * the number of chunks to return. The question is analysed as documents are (analysis.ts): its
+   * CJK runs as bigrams, the rest with the text-search configuration of every language present
+   * in the project (one vector per configuration, lexemes merged). Statistics are per lexeme, so a
+   * stem produced by two configurations is one term with one document frequency.
    */
   private async analyze(em: EntityManager, projectId: string, question: string, topK?: number): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number }> {
+    const { plain, bigrams } = analyseText(question);
     const rows = await query<{ lexeme: string | null; positions: number[] | null; df: number | null; chunk_count: number | null; top_k: string | null; table_chunks: number }>(
       em,
-      `select q.lexeme, q.positions, ts.df, s.chunk_count, p.settings->>'topK' as top_k,
+      `with langs as (select distinct language from documents where project_id = ?),
+            cfgs as (select distinct coalesce(pc.cfgname::text, 'simple') as cfg
+                       from langs l
+                       left join jsonb_each_text(?::jsonb) m on m.key = l.language
+                       left join pg_ts_config pc on pc.cfgname = case when l.language is null then ? else coalesce(m.value, 'simple') end),
+            q as (select distinct on (u.lexeme) u.lexeme, u.positions
+                    from cfgs cross join lateral unnest(to_tsvector(cfgs.cfg::regconfig, docqa_unaccent(?)) || coalesce(?::tsvector, ''::tsvector)) u
+                   order by u.lexeme, cfgs.cfg)
+       select q.lexeme, q.positions, ts.df, s.chunk_count, p.settings->>'topK' as top_k,
               (select reltuples from pg_class where oid = 'chunks'::regclass) as table_chunks
          from projects p
          left join project_index_stats s on s.project_id = p.id
-         left join lateral unnest(to_tsvector(?::regconfig, docqa_unaccent(?))) q on true
+         left join q on true
          left join term_stats ts on ts.project_id = p.id and ts.term = q.lexeme
         where p.id = ?`,
-      [this.config.searchLanguage, question, projectId],
+      [projectId, JSON.stringify(TEXT_SEARCH_CONFIGS), this.config.searchLanguage, plain, cjkVectorLiteral(bigrams), projectId],
     );
     if (!rows.length) throw new NotFoundError('not_found', 'Project not found');
     const settingTopK = Number(rows[0].top_k);

@@ -13,7 +13,7 @@ import { route, services } from '../route';
  * with multer's LIMIT_FILE_SIZE, which the error mapper answers 413 payload_too_large; a body
  * that is not valid multipart (busboy's errors carry no code) is the client's mistake: 400.
  */
-function receiveFiles(req: Request, res: Response): Promise<UploadFileInput[]> {
+function receiveFiles(req: Request, res: Response): Promise<{ files: UploadFileInput[]; language?: string }> {
   const config = req.app.locals.config as Config;
   const upload = multer({
     storage: multer.memoryStorage(),
@@ -25,7 +25,10 @@ function receiveFiles(req: Request, res: Response): Promise<UploadFileInput[]> {
       if (err instanceof multer.MulterError) return reject(err);
       if (err) return reject(ValidationError.field('file', `malformed multipart body: ${err instanceof Error ? err.message : String(err)}`));
       const files = (req.files as Express.Multer.File[] | undefined) ?? [];
-      resolve(files.map((f) => ({ name: f.originalname, mimeType: f.mimetype, content: f.buffer })));
+      // optional text field `language` (the service validates it)
+      const language = (req.body as Record<string, unknown> | undefined)?.language;
+      if (language !== undefined && typeof language !== 'string') return reject(ValidationError.field('language', 'give the field "language" once'));
+      resolve({ files: files.map((f) => ({ name: f.originalname, mimeType: f.mimetype, content: f.buffer })), language });
     });
   });
 }
@@ -39,8 +42,8 @@ export function documentsRoutes(): Router {
       const documents = services(req).documents;
       // checked before the (possibly large) body is read, so a denied caller uploads nothing
       await documents.authorizeUpload(req.actor, req.params.projectId);
-      const files = await receiveFiles(req, res);
-      return { documents: (await documents.upload(req.actor, req.params.projectId, files)).map(presentUploadResult) };
+      const { files, language } = await receiveFiles(req, res);
+      return { documents: (await documents.upload(req.actor, req.params.projectId, files, { language })).map(presentUploadResult) };
     }),
   );
 
