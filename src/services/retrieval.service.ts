@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
 import { NotFoundError } from '../errors';
@@ -101,7 +101,9 @@ export class RetrievalService extends BaseService {
   async search(actor: Actor | null, projectId: string, question: string, opts: { topK?: number } = {}): Promise<RetrievalHit[]> {
     if (actor) await requireTier(this.em(), actor, projectId, 'use');
     else if (!isUuid(projectId)) throw new NotFoundError('not_found', 'Project not found');
-    // a short read-only transaction of its own, so the planner setting below stays inside it
+    // a short read-only transaction of its own, so the planner setting below stays inside it; one
+    // snapshot for all its statements, so a document re-indexed meanwhile (new chunk ids) cannot
+    // make the chunks ranked by one statement vanish from the next
     return this.freshEm().transactional(async (em) => {
       // Testing `tsv @@ query` row by row detoasts every vector, which the planner does not price:
       // for a common term under LIMIT it would rather scan the table (hundreds of milliseconds at
@@ -123,7 +125,7 @@ export class RetrievalService extends BaseService {
         const row = byId.get(r.id);
         return row ? [{ chunkId: r.id, documentId: row.document_id, documentName: row.name, pageNumber: row.page_number, text: row.text, context: row.context, score: Math.round(r.score * 1e4) / 1e4 }] : [];
       });
-    });
+    }, { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
   }
 
   /**

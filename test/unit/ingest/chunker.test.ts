@@ -145,3 +145,27 @@ describe('chunker', () => {
     );
   });
 });
+
+describe('section headings (contextual headers)', () => {
+  const para = (n: number, word: string) => Array.from({ length: n }, (_, i) => `${word} sentence number ${i} explains one thing.`).join(' ');
+
+  it('gives each chunk the heading in force where it starts, carried across pages', () => {
+    const p1 = `Installation\n\n${para(30, 'Install')}\n\nConfiguration\n\n${para(30, 'Configure')}`;
+    const p2 = para(30, 'Later');
+    const chunks = chunkPages([
+      { pageNumber: 1, text: p1, sections: [{ offset: 0, title: 'Installation' }, { offset: p1.indexOf('Configuration'), title: 'Configuration' }] },
+      { pageNumber: 2, text: p2 },
+    ]);
+    const containing = (s: string) => chunks.find((c) => c.text.includes(s));
+    expect(chunks[0].section).toBe('Installation');
+    expect(containing('Install sentence number 25')?.section).toBe('Installation');
+    expect(containing('Configure sentence number 25')?.section).toBe('Configuration');
+    expect(chunks.filter((c) => c.pageNumber === 2).every((c) => c.section === 'Configuration')).toBe(true);
+    // the heading is indexed with the chunk, never added to its text
+    expect(chunks.filter((c) => c.pageNumber === 2).some((c) => c.text.includes('Configuration'))).toBe(false);
+  });
+
+  it('has no section for pages without headings', () => {
+    expect(chunkPages([{ pageNumber: 1, text: para(5, 'Plain') }])[0].section).toBeUndefined();
+  });
+});
