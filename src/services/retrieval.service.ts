@@ -37,6 +37,13 @@ const CANDIDATES = 200;
  * the same recall on the labelled set, alone and among 100k distractors).
  */
 const TIER_TERMS = 4;
+/**
+ * Exact BM25 when it is cheap: when the question's terms have at most this many postings in the
+ * project (their document frequencies added up), every chunk containing any of them is scored,
+ * so the BM25 top-k is exact. Only larger projects with common question words go through the
+ * tiers, which bound the work (measured: see README, "Lexical ranking").
+ */
+const EXACT_POSTINGS = 6000;
 /** The "other rare terms" tier takes terms whose document frequencies add up to at most this. */
 const RARE_TERMS_BUDGET = 3000;
 /** How many BM25 leaders get the phrase/proximity bonus before the final cut. */
@@ -47,7 +54,7 @@ const PROXIMITY_WEIGHT = 0.6;
 const MAX_QUERY_CHARS = 2000;
 const MAX_TERMS = 32;
 
-interface QueryTerm {
+export interface QueryTerm {
   term: string;
   /** Positions of the term in the question (word order, for the phrase bonus). */
   positions: number[];
@@ -183,26 +190,33 @@ export class RetrievalService extends BaseService {
    * the project index and test the (few) project rows.
    */
   private async rank(em: EntityManager, projectId: string, terms: QueryTerm[], topK: number, ginOnly: boolean): Promise<Array<{ id: string; score: number }>> {
-    const tierTerms = terms.slice(0, TIER_TERMS).map((t) => lexemeLiteral(t.term));
+    const postings = terms.reduce((n, t) => n + t.df, 0);
+    const exact = postings <= EXACT_POSTINGS;
     const tiers: string[] = [];
-    for (let k = tierTerms.length; k >= 1; k--) {
-      const all = tierTerms.slice(0, k).join(' & ');
-      tiers.push(k === tierTerms.length ? all : `${all} & !${tierTerms[k]}`);
+    if (exact) tiers.push(terms.map((t) => lexemeLiteral(t.term)).join(' | '));
+    else {
+      const tierTerms = terms.slice(0, TIER_TERMS).map((t) => lexemeLiteral(t.term));
+      for (let k = tierTerms.length; k >= 1; k--) {
+        const all = tierTerms.slice(0, k).join(' & ');
+        tiers.push(k === tierTerms.length ? all : `${all} & !${tierTerms[k]}`);
+      }
+      const rare: string[] = [];
+      let budget = 0;
+      for (const t of terms.slice(1)) {
+        if (budget + t.df > RARE_TERMS_BUDGET) break;
+        rare.push(lexemeLiteral(t.term));
+        budget += t.df;
+      }
+      if (rare.length) tiers.push(`(${rare.join(' | ')}) & !${tierTerms[0]}`);
     }
-    const rare: string[] = [];
-    let budget = 0;
-    for (const t of terms.slice(1)) {
-      if (budget + t.df > RARE_TERMS_BUDGET) break;
-      rare.push(lexemeLiteral(t.term));
-      budget += t.df;
-    }
-    if (rare.length) tiers.push(`(${rare.join(' | ')}) & !${tierTerms[0]}`);
+    // exact: no chunk containing a term is left out (they number at most `postings`)
+    const limit = exact ? Math.max(postings, 1) : CANDIDATES;
     // "offset 0" keeps the planner from merging the project condition into the index choice
     const source = ginOnly
       ? `(select id, project_id, term_count, tsv from chunks where tsv @@ ?::tsquery offset 0) c where c.project_id = ?`
       : `chunks c where c.tsv @@ ?::tsquery and c.project_id = ?`;
     // the vector travels as a TOAST pointer and is only read for the candidates kept
-    const tierSql = tiers.map(() => `(select c.id, c.term_count, c.tsv from ${source} limit ${CANDIDATES})`).join('\n union all ');
+    const tierSql = tiers.map(() => `(select c.id, c.term_count, c.tsv from ${source} limit ${limit})`).join('\n union all ');
     const tierParams = tiers.flatMap((q) => [q, projectId]);
     // each candidate's vector is cut down to the question's terms once (setweight marks them,
     // ts_filter keeps them); BM25 comes from that, and the positions of the leaders feed the
@@ -211,7 +225,7 @@ export class RetrievalService extends BaseService {
       em,
       `with terms as (select * from jsonb_to_recordset(?::jsonb) as t(term text, idf float8)),
        stats as (select total_terms::float8 / greatest(chunk_count, 1) as avgdl from project_index_stats where project_id = ?),
-       cand as (select * from (${tierSql}) tiers limit ${CANDIDATES}),
+       cand as (select * from (${tierSql}) tiers limit ${limit}),
        uniq as (select id, term_count, ts_filter(setweight(tsv, 'A', array(select term from terms)), '{a}') as qv from cand),
        scored as (
          select uniq.id, sum(t.idf * (tf.n * ${K1 + 1}) / (tf.n + ${K1} * (1 - ${B} + ${B} * uniq.term_count / greatest(s.avgdl, 1)))) as bm25
