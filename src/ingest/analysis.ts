@@ -1,4 +1,4 @@
-import { detectAll } from 'tinyld';
+import { detect } from 'tinyld';
 
 /**
  * Text analysis shared by indexing and questions, so both sides produce the same lexemes.
@@ -94,34 +94,74 @@ export const TEXT_SEARCH_CONFIGS: Readonly<Record<string, string>> = {
 export const LANGUAGE_CODE = /^[a-z]{2}$/;
 
 /** How much of a document language detection reads (it is stable well before this). */
-const DETECT_CHARS = 4000;
-/** Below this confidence tinyld's best guess is not trusted. */
-const MIN_ACCURACY = 0.1;
+const DETECT_CHARS = 8000;
+/** Segments (sentences, lines) voted on, and the letters a segment needs to count. */
+const DETECT_SEGMENTS = 200;
+const SEGMENT_LETTERS = 20;
+/**
+ * Languages written in a script of their own: a vote for one of them from a segment without that
+ * script is noise (tinyld reads some Latin-script technical text as Hindi, for instance).
+ */
+const SCRIPT_OF: Record<string, RegExp> = {
+  hi: /\p{Script=Devanagari}/u, ne: /\p{Script=Devanagari}/u, mr: /\p{Script=Devanagari}/u,
+  ru: /\p{Script=Cyrillic}/u, uk: /\p{Script=Cyrillic}/u, bg: /\p{Script=Cyrillic}/u, sr: /\p{Script=Cyrillic}/u, be: /\p{Script=Cyrillic}/u, mk: /\p{Script=Cyrillic}/u,
+  el: /\p{Script=Greek}/u, ar: /\p{Script=Arabic}/u, fa: /\p{Script=Arabic}/u, ur: /\p{Script=Arabic}/u,
+  he: /\p{Script=Hebrew}/u, yi: /\p{Script=Hebrew}/u, ta: /\p{Script=Tamil}/u, hy: /\p{Script=Armenian}/u, th: /\p{Script=Thai}/u,
+  ka: /\p{Script=Georgian}/u, bn: /\p{Script=Bengali}/u,
+};
 
 /**
  * The document's language as an ISO 639-1 code, from a sample of its text; null when the text is
- * too short or too mixed to tell. A text that is mostly CJK is classified by its script first:
- * tinyld reads very short Chinese text as other languages.
+ * too short or too mixed to tell. A text that is mostly CJK is classified by its script. Otherwise
+ * tinyld (built for short texts) classifies each sentence or line and the majority (by length) wins, which
+ * keeps code, option names and URLs in technical documents from swaying the whole document.
  */
 export function detectLanguage(text: string): string | null {
-  const sample = text.slice(0, DETECT_CHARS).replace(/\s+/g, ' ').trim();
-  if (sample.length < 3) return null;
+  const sample = text.slice(0, DETECT_CHARS);
   const letters = sample.match(/\p{L}/gu)?.length ?? 0;
+  if (letters < 3) return null;
   const cjk = sample.match(CJK_RUN)?.join('') ?? '';
-  if (letters && cjk.length / letters > 0.3) {
+  if (cjk.length / letters > 0.3) {
     if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(cjk)) return 'ja';
     if (/\p{Script=Hangul}/u.test(cjk)) return 'ko';
     return 'zh';
   }
-  const [best] = detectAll(sample);
-  return best && best.accuracy >= MIN_ACCURACY && LANGUAGE_CODE.test(best.lang) ? best.lang : null;
+  const segments = sample
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter((s) => (s.match(/\p{L}/gu)?.length ?? 0) >= SEGMENT_LETTERS)
+    .slice(0, DETECT_SEGMENTS);
+  // a short text is one segment
+  if (!segments.length) segments.push(sample.replace(/\s+/g, ' ').trim());
+  const votes = new Map<string, number>();
+  for (const segment of segments) {
+    const lang = detect(segment.slice(0, 400));
+    if (!lang || !LANGUAGE_CODE.test(lang) || (SCRIPT_OF[lang] && !SCRIPT_OF[lang].test(segment))) continue;
+    // weighted by length: prose sentences outweigh command lines and lists of names
+    votes.set(lang, (votes.get(lang) ?? 0) + segment.length);
+  }
+  const [best] = [...votes].sort((a, b) => b[1] - a[1]);
+  return best ? best[0] : null;
 }
+
+/**
+ * Chinese, Japanese and Korean: their own script is indexed as bigrams; the Latin words in them
+ * (option names, product names, quoted English) are English far more often than not, so those get
+ * the fallback configuration rather than `simple` — `simple` would keep English stop words, whose
+ * rarity in the project would then give them a high idf.
+ */
+const CJK_LANGUAGES = new Set(['zh', 'ja', 'ko']);
 
 /**
  * The configuration name for a language (null → the fallback, normally SEARCH_LANGUAGE); `simple`
  * for a known language without a stemmer of its own.
  */
 export function configForLanguage(language: string | null | undefined, fallback: string): string {
-  if (!language) return fallback;
+  if (!language || CJK_LANGUAGES.has(language)) return fallback;
   return TEXT_SEARCH_CONFIGS[language] ?? 'simple';
+}
+
+/** configForLanguage as a table, for SQL (languages not in it use `simple`, null the fallback). */
+export function languageConfigTable(fallback: string): Record<string, string> {
+  return { ...TEXT_SEARCH_CONFIGS, ...Object.fromEntries([...CJK_LANGUAGES].map((l) => [l, fallback])) };
 }

@@ -2,7 +2,7 @@ import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
 import { NotFoundError } from '../errors';
-import { analyseText, cjkVectorLiteral, TEXT_SEARCH_CONFIGS } from '../ingest/analysis';
+import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
 import { query } from '../ingest/index-writer';
 import { isUuid } from '../validation';
 import { BaseService } from './context';
@@ -161,7 +161,7 @@ export class RetrievalService extends BaseService {
          left join q on true
          left join term_stats ts on ts.project_id = p.id and ts.term = q.lexeme
         where p.id = ?`,
-      [projectId, JSON.stringify(TEXT_SEARCH_CONFIGS), this.config.searchLanguage, plain, cjkVectorLiteral(bigrams), projectId],
+      [projectId, JSON.stringify(languageConfigTable(this.config.searchLanguage)), this.config.searchLanguage, plain, cjkVectorLiteral(bigrams), projectId],
     );
     if (!rows.length) throw new NotFoundError('not_found', 'Project not found');
     const settingTopK = Number(rows[0].top_k);

@@ -53,9 +53,17 @@ beforeAll(async () => {
   const f = factories(t.orm, t.services);
   const owner = await f.makeUser({ platformRole: 'admin' });
   project = await f.makeProject({ owner });
-  // English documents stated as English: one configuration, which the reference above uses
-  const res = await uploadFiles(t.baseUrl, owner.token, project.id, await evalDocuments(), { language: 'en' });
-  for (const d of res.body.documents) expect(await waitForDocument(t.baseUrl, owner.token, d.id, 60_000)).toMatchObject({ status: 'ready' });
+  // English documents stated as English: one configuration, which the reference above uses. The
+  // plain-text ones are uploaded four times more (editions differing in their first line), so that
+  // common-word questions match more chunks than a bounded candidate pool would hold.
+  const docs = await evalDocuments();
+  const editions = [1, 2, 3, 4].flatMap((e) =>
+    docs.filter((d) => typeof d.content === 'string' && !d.name.endsWith('.html')).map((d) => ({ ...d, name: `edition-${e}-${d.name}`, content: `Edition ${e}.\n\n${d.content}` })),
+  );
+  for (const batch of [docs, editions]) {
+    const res = await uploadFiles(t.baseUrl, owner.token, project.id, batch, { language: 'en' });
+    for (const d of res.body.documents) expect(await waitForDocument(t.baseUrl, owner.token, d.id, 60_000)).toMatchObject({ status: 'ready' });
+  }
 }, 120_000);
 afterAll(async () => t?.close());
 
