@@ -115,6 +115,23 @@ describe('the issue\'s four-language project', () => {
   });
 });
 
+describe('several languages in one project', () => {
+  it('drops words any of the project\'s languages treats as stop words, so English ones kept by French stemming do not decide', async () => {
+    const p = await f.makeProject({ owner });
+    const [fr, en] = await ingest(p.id, [
+      {
+        name: 'exports.txt',
+        content:
+          "Options d'exportation du serveur de fichiers. Chaque ligne du fichier indique un répertoire partagé et les machines autorisées à le monter, avec leurs options.\n\n" +
+          'Note: what it is when the server is there, and what it was when it is not, is all that there is to it.',
+      },
+      { name: 'lid.txt', content: 'Closing the lid of the laptop suspends the machine, unless an external display is connected.' },
+    ]);
+    expect(fr.language).toBe('fr');
+    expect((await sourcesOf('What happens when the laptop lid is closed?', p.id))[0]).toBe(en.id);
+  });
+});
+
 describe('CJK text', () => {
   it('matches Latin tokens inside Chinese text, and Chinese words inside mixed questions', async () => {
     const p = await f.makeProject({ owner });
