@@ -21,7 +21,7 @@ describe('chunker', () => {
   });
 
   it('bounds chunk size, cuts at sentence boundaries, and overlaps neighbours by whole sentences', () => {
-    const text = paragraph(0, 60); // one ~3,700-character paragraph
+    const text = paragraph(0, 100); // one ~6,200-character paragraph
     const chunks = chunkPages([{ pageNumber: 1, text }]);
     expect(chunks.length).toBeGreaterThan(3);
     for (const c of chunks) {
