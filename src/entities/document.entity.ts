@@ -46,6 +46,21 @@ export class Document {
   @Property({ type: 'integer' })
   attempts: number & Opt = 0;
 
+  /** ISO 639-1 code: stated on upload, else detected at ingestion; null while unknown. */
+  @Property({ type: 'text', nullable: true })
+  language?: string | null;
+
+  /** True when the client stated the language (re-analysis then keeps it instead of re-detecting). */
+  @Property({ type: 'boolean' })
+  languageStated: boolean & Opt = false;
+
+  /**
+   * Which version of the text analysis (chunking, language, CJK bigrams, contextual headers) the
+   * document's chunks were indexed with; older ones are re-analysed in the background.
+   */
+  @Property({ type: 'integer' })
+  analysisVersion: number & Opt = 0;
+
   @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
   uploadedBy?: User | null;
 

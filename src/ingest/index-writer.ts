@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { analyseText, cjkVectorLiteral } from './analysis';
 import type { ChunkDraft } from './chunker';
 
 /** Runs SQL on `em`'s transaction (or a pooled connection outside one). */
@@ -45,15 +46,43 @@ export async function removeDocumentChunks(em: EntityManager, projectId: string,
 
 const ASCII = /^[\x00-\x7f]*$/;
 
+/** How a document's chunks are analysed for the full-text index. */
+export interface IndexAnalysis {
+  /** PostgreSQL text-search configuration of the document's language (see resolveTextSearchConfig). */
+  config: string;
+  /** The document's title (file name without extension), indexed with every chunk. */
+  title?: string;
+  /** The document's language (ISO 639-1) the configuration was chosen for; null when unknown. */
+  language?: string | null;
+}
+
+/**
+ * The configuration to index with: `wanted` when this server has it, else `simple` (older
+ * PostgreSQL versions lack some of the newer built-in configurations).
+ */
+export async function resolveTextSearchConfig(em: EntityManager, wanted: string): Promise<string> {
+  const [row] = await query<{ cfg: string }>(em, `select coalesce((select cfgname::text from pg_ts_config where cfgname = ?), 'simple') as cfg`, [wanted]);
+  return row.cfg;
+}
+
+/**
+ * What a chunk is indexed as: a contextual header (document title, section heading) and its text.
+ * The header goes into the vector only; the stored text and snippet stay the chunk's own.
+ */
+function indexedText(chunk: ChunkDraft, title: string | undefined): string {
+  return [title, chunk.section, chunk.text].filter(Boolean).join('\n');
+}
+
 /**
  * Computes chunks' full-text vectors into a temporary table of the current transaction, where they
  * wait (invisible to everyone else) until commitStagedChunks(). Ingestion stages pages while later
  * pages are still being read, so PostgreSQL builds vectors on one core while pdf.js parses on the
- * other. Vectors use the configured text-search language over unaccented text — the expression
- * queries use. Pure-ASCII text skips the unaccent call (it would return it unchanged), which
- * roughly halves the cost of building vectors for English documents.
+ * other. A vector is the document language's configuration over the unaccented non-CJK text,
+ * `||` the CJK bigrams (see analysis.ts) — the same analysis questions get. Pure-ASCII text skips
+ * the unaccent call (it would return it unchanged), which roughly halves the cost of building
+ * vectors for English documents.
  */
-export async function stageChunks(em: EntityManager, language: string, chunks: ChunkDraft[]): Promise<void> {
+export async function stageChunks(em: EntityManager, analysis: IndexAnalysis, chunks: ChunkDraft[]): Promise<void> {
   await query(
     em,
     `create temp table if not exists docqa_staged_chunks
@@ -61,15 +90,19 @@ export async function stageChunks(em: EntityManager, language: string, chunks: C
   );
   // batches keep each statement's parameter reasonably sized for very large documents
   for (let i = 0; i < chunks.length; i += 500) {
-    const batch = chunks.slice(i, i + 500).map((c) => ({ o: c.ordinal, p: c.pageNumber, e: c.pageEnd, t: c.text, c: c.context, a: ASCII.test(c.text) }));
+    const batch = chunks.slice(i, i + 500).map((c) => {
+      const { plain, bigrams } = analyseText(indexedText(c, analysis.title));
+      return { o: c.ordinal, p: c.pageNumber, e: c.pageEnd, t: c.text, c: c.context, x: plain, a: ASCII.test(plain), k: cjkVectorLiteral(bigrams) };
+    });
     await query(
       em,
       `insert into docqa_staged_chunks (ordinal, page_number, page_end, text, context, tsv, term_count)
        select x.o, x.p, x.e, x.t, x.c, v.tsv,
               coalesce((select sum(coalesce(array_length(u.positions, 1), 1)) from unnest(v.tsv) u), 0)
-         from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, t text, c text, a boolean)
-         cross join lateral (select to_tsvector(?::regconfig, case when x.a then x.t else docqa_unaccent(x.t) end) as tsv) v`,
-      [JSON.stringify(batch), language],
+         from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, t text, c text, x text, a boolean, k text)
+         cross join lateral (select to_tsvector(?::regconfig, case when x.a then x.x else docqa_unaccent(x.x) end)
+                                    || coalesce(x.k::tsvector, ''::tsvector) as tsv) v`,
+      [JSON.stringify(batch), analysis.config],
     );
   }
 }
@@ -114,8 +147,8 @@ export async function commitStagedChunks(em: EntityManager, projectId: string, d
  * Inserts a document's chunks (stage + commit in one go). Call inside a transaction holding
  * lockProjectIndex().
  */
-export async function insertDocumentChunks(em: EntityManager, projectId: string, documentId: string, language: string, chunks: ChunkDraft[]): Promise<number> {
+export async function insertDocumentChunks(em: EntityManager, projectId: string, documentId: string, analysis: IndexAnalysis, chunks: ChunkDraft[]): Promise<number> {
   if (!chunks.length) return 0;
-  await stageChunks(em, language, chunks);
+  await stageChunks(em, analysis, chunks);
   return commitStagedChunks(em, projectId, documentId);
 }

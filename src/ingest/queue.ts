@@ -6,6 +6,11 @@ import type { Logger } from '../logger';
 export const INGEST_QUEUE = 'document-ingest';
 /** Jobs that used up their retries (or whose worker kept dying) land here; its worker marks the document failed. */
 export const INGEST_DEAD_QUEUE = 'document-ingest-dead';
+/**
+ * Background re-analysis of documents indexed with an older text analysis (language, CJK bigrams,
+ * contextual headers). `stately`: at most one sweep waiting and one running.
+ */
+export const REANALYSE_QUEUE = 'document-reanalyse';
 /** pg-boss keeps its tables in this schema of the application's database. */
 export const JOBS_SCHEMA = 'pgboss';
 
@@ -104,6 +109,7 @@ export class IngestQueue {
     };
     await boss.createQueue(INGEST_QUEUE, options);
     await boss.updateQueue(INGEST_QUEUE, options); // settings may have changed since the queue was made
+    await boss.createQueue(REANALYSE_QUEUE, { name: REANALYSE_QUEUE, policy: 'stately', retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: this.settings.jobTimeoutSeconds });
     this.boss = boss;
   }
 
@@ -115,6 +121,16 @@ export class IngestQueue {
   /** Adds an ingestion job inside the transaction `em` belongs to. */
   async enqueue(em: EntityManager, documentId: string): Promise<void> {
     await this.started.insert([{ name: INGEST_QUEUE, data: { documentId } satisfies IngestJobData }], { db: transactionDb(em) });
+  }
+
+  /** Asks for a re-analysis sweep (ignored while one is already waiting). */
+  async enqueueReanalysis(): Promise<void> {
+    await this.started.send(REANALYSE_QUEUE, {});
+  }
+
+  /** Runs `handler` for re-analysis sweeps, one at a time in this process. */
+  workReanalysis(handler: (signal: AbortSignal) => Promise<void>): void {
+    this.loops.push(this.loop(REANALYSE_QUEUE, (_job, signal) => handler(signal)));
   }
 
   /** Tells this process's idle workers to look for jobs now (call after an enqueue committed). */

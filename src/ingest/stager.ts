@@ -1,7 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { chunkPages, closesParagraphs } from './chunker';
-import { stageChunks } from './index-writer';
+import { IndexAnalysis, stageChunks } from './index-writer';
 import type { ParsedPage } from './types';
+
+/** Decides how the document is analysed, from the text of its first pages (language detection). */
+export type AnalysisResolver = (sample: string) => Promise<IndexAnalysis>;
 
 /**
  * Chunks and stages pages while the rest of the document is still being read: pages are taken
@@ -15,12 +18,21 @@ export class PageStager {
   private chain: Promise<void> = Promise.resolve();
   /** Chunks produced so far. */
   chunkCount = 0;
+  /** Decided once, from the first batch of pages (see AnalysisResolver). */
+  private analysis: Promise<IndexAnalysis> | null = null;
+  /** The heading in force at the end of the pages chunked so far (it carries into the next batch). */
+  private section: string | undefined;
 
   constructor(
     private readonly em: EntityManager,
-    private readonly language: string,
+    private readonly resolveAnalysis: AnalysisResolver,
     private readonly batchPages = 16,
   ) {}
+
+  /** How the document was analysed (after finish()); null when it had no text. */
+  async result(): Promise<IndexAnalysis | null> {
+    return this.analysis;
+  }
 
   push(page: ParsedPage): void {
     this.pending.push(page);
@@ -29,12 +41,26 @@ export class PageStager {
 
   private flush(): void {
     if (!this.pending.length) return;
-    const chunks = chunkPages(this.pending, {}, this.nextOrdinal);
+    const pages = this.pending;
+    // the previous batch's last heading still governs the top of this one
+    if (this.section && !pages[0].sections?.some((s) => s.offset === 0)) pages[0] = { ...pages[0], sections: [{ offset: 0, title: this.section }, ...(pages[0].sections ?? [])] };
+    for (const p of pages) {
+      const last = [...(p.sections ?? [])].sort((a, b) => a.offset - b.offset).pop();
+      if (last) this.section = last.title;
+    }
+    const chunks = chunkPages(pages, {}, this.nextOrdinal);
     this.pending = [];
     this.nextOrdinal += chunks.length;
     this.chunkCount += chunks.length;
     if (!chunks.length) return;
-    this.chain = this.chain.then(() => stageChunks(this.em, this.language, chunks));
+    const sample = chunks.map((c) => c.text).join('\n\n').slice(0, 8000);
+    // resolved on the chain: the resolver may query on the same connection
+    if (!this.analysis) {
+      this.analysis = this.chain.then(() => this.resolveAnalysis(sample));
+      this.analysis.catch(() => undefined); // surfaces through the chain below
+    }
+    const analysis = this.analysis;
+    this.chain = this.chain.then(async () => stageChunks(this.em, await analysis, chunks));
     // the chain is awaited by finish()/settle(); this only keeps an early failure from being "unhandled"
     this.chain.catch(() => undefined);
   }

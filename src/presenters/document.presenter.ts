@@ -15,6 +15,7 @@ export function presentDocument(d: Document) {
     pageCount: d.pageCount,
     chunkCount: d.chunkCount,
     error: d.error ?? null,
+    language: d.language ?? null,
     uploadedBy: d.uploadedBy ? d.uploadedBy.id : null,
     createdAt: new Date(d.createdAt).toISOString(),
     updatedAt: new Date(d.updatedAt).toISOString(),

@@ -8,7 +8,8 @@ import { Document, Project, User } from '../entities';
 import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
 import { detectKind, kindOfMime, mimeTypeFor } from '../ingest/detect';
-import { commitStagedChunks, lockProjectIndex, query, removeDocumentChunks } from '../ingest/index-writer';
+import { configForLanguage, detectLanguage } from '../ingest/analysis';
+import { commitStagedChunks, IndexAnalysis, lockProjectIndex, query, removeDocumentChunks, resolveTextSearchConfig } from '../ingest/index-writer';
 import { ParserPool } from '../ingest/parsers/pool';
 import { DocumentProgress, ProgressHub } from '../ingest/progress';
 import { IngestJob, IngestQueue } from '../ingest/queue';
@@ -26,6 +27,16 @@ export interface UploadResult {
   duplicate: boolean;
 }
 
+/** What an ingestion needs of the document row. */
+interface IngestRow {
+  project_id: string;
+  name: string;
+  mime_type: string;
+  content: Buffer;
+  language: string | null;
+  language_stated: boolean;
+}
+
 /** GET /chat/chunks/:chunkId/source. */
 export interface ChunkSource {
   documentId: string;
@@ -34,6 +45,32 @@ export interface ChunkSource {
   chunkId: string;
   snippet: string;
   context: string;
+}
+
+/** Options of an upload that apply to all its files. */
+export interface UploadOptions {
+  /** The documents' language as the client states it (ISO 639-1, or a BCP 47 tag whose language part is used). */
+  language?: string;
+}
+
+/**
+ * Bumped when the text analysis changes (chunking, language handling, contextual headers): ready
+ * documents indexed with an older version are re-analysed by a background job (see reanalyseStale).
+ */
+export const ANALYSIS_VERSION = 1;
+
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
+
+/** A stated language → its ISO 639-1 code; 400 for anything that is not a known language. */
+function parseLanguage(value: string): string {
+  const code = /^([a-z]{2})(?:[-_][a-z0-9]{1,8})*$/i.exec(value.trim())?.[1]?.toLowerCase();
+  if (!code || languageNames.of(code) === code) throw ValidationError.field('language', 'must be an ISO 639-1 language code such as "de", "fr" or "zh"');
+  return code;
+}
+
+/** The title a document is indexed under: its file name without extension, separators as spaces. */
+function titleOf(name: string): string {
+  return name.replace(/\.[a-z0-9]{1,5}$/i, '').replace(/[_.\-]+/g, ' ').trim();
 }
 
 /** Files per upload request (each still bounded by MAX_UPLOAD_MB). */
@@ -87,6 +124,11 @@ export class DocumentsService extends BaseService {
     if (opts.workers) {
       queue.work(c.workerConcurrency, (job, signal) => this.runJob(job, signal));
       queue.workDead((documentId, reason) => this.giveUp(documentId, reason));
+      queue.workReanalysis(async (signal) => {
+        await this.reanalyseStale(signal);
+      });
+      // documents indexed by an older version of the analysis are re-analysed in the background
+      await queue.enqueueReanalysis();
       this.logger.info({ concurrency: c.workerConcurrency }, 'ingestion workers started');
     }
   }
@@ -167,8 +209,9 @@ export class DocumentsService extends BaseService {
    * document already in the project is reported as that document with `duplicate: true`.
    * A file of an unsupported format is kept as a `failed` document with the reason.
    */
-  async upload(actor: Actor, projectId: string, files: UploadFileInput[]): Promise<UploadResult[]> {
+  async upload(actor: Actor, projectId: string, files: UploadFileInput[], opts: UploadOptions = {}): Promise<UploadResult[]> {
     if (!files.length) throw ValidationError.field('file', 'at least one file is required (multipart field "file")');
+    const language = opts.language === undefined ? null : parseLanguage(opts.language);
     if (files.length > MAX_FILES_PER_UPLOAD) throw ValidationError.field('file', `at most ${MAX_FILES_PER_UPLOAD} files per upload`);
     const em = this.em();
     await requireTier(em, actor, projectId, 'edit');
@@ -197,6 +240,8 @@ export class DocumentsService extends BaseService {
             content: bytes,
             status: kind ? 'queued' : 'failed',
             error: kind ? null : `unsupported file type; upload ${SUPPORTED}`,
+            language,
+            languageStated: language !== null,
             uploadedBy: actor.system ? null : tx.getReference(User, actor.id),
           });
           await tx.flush();
@@ -344,16 +389,16 @@ export class DocumentsService extends BaseService {
    */
   private async runJob(job: IngestJob, signal: AbortSignal): Promise<void> {
     const em = this.freshEm();
-    const [doc] = await query<{ project_id: string; mime_type: string; content: Buffer }>(
+    const [doc] = await query<IngestRow>(
       em,
       `update documents set status = 'processing', pages_done = 0, pages_total = 0, attempts = attempts + 1, updated_at = now()
-        where id = ? returning project_id, mime_type, content`,
+        where id = ? returning project_id, name, mime_type, content, language, language_stated`,
       [job.documentId],
     );
     if (!doc) return;
     await this.announce(em, job.documentId);
     try {
-      await this.ingest(em, job.documentId, doc.project_id, doc.mime_type, doc.content, signal);
+      await this.ingest(em, job.documentId, doc, signal, false);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       if (e instanceof IngestError) {
@@ -375,46 +420,100 @@ export class DocumentsService extends BaseService {
     }
   }
 
-  private async ingest(em: EntityManager, documentId: string, projectId: string, mimeType: string, content: Buffer, signal: AbortSignal): Promise<void> {
-    const kind = kindOfMime(mimeType);
+  /**
+   * Reads the stored file and replaces the document's chunks and statistics in one transaction
+   * (the old chunks stay searchable until it commits). `quiet` is the background re-analysis of a
+   * ready document: no progress or status changes, only the index, the page/chunk counts and the
+   * language are renewed.
+   */
+  private async ingest(em: EntityManager, documentId: string, doc: IngestRow, signal: AbortSignal, quiet: boolean): Promise<void> {
+    const kind = kindOfMime(doc.mime_type);
     if (!kind) throw new IngestError(`unsupported file type; upload ${SUPPORTED}`);
     let lastWrite = 0;
     // progress goes through `em` (its own pooled connection, committed at once), not the
     // transaction below, so watchers see it while the document is being read
     const onProgress = async (pagesDone: number, pagesTotal: number) => {
       const now = Date.now();
-      if (pagesDone < pagesTotal && now - lastWrite < PROGRESS_EVERY_MS) return;
+      if (quiet || (pagesDone < pagesTotal && now - lastWrite < PROGRESS_EVERY_MS)) return;
       lastWrite = now;
       await query(em, 'update documents set pages_done = ?, pages_total = ?, updated_at = now() where id = ?', [pagesDone, pagesTotal, documentId]);
       await this.announce(em, documentId);
     };
-    await em.transactional(async (tx) => {
-      // pages are chunked and their vectors built (staged) while later pages are still read
-      const stager = new PageStager(tx, this.config.searchLanguage);
+    const written = await em.transactional(async (tx) => {
+      // the language is decided from the first pages (unless the client stated it); pages are
+      // chunked and their vectors built (staged) while later pages are still read
+      const stager = new PageStager(tx, async (sample): Promise<IndexAnalysis> => {
+        const language = doc.language_stated ? doc.language : detectLanguage(sample);
+        const config = await resolveTextSearchConfig(tx, configForLanguage(language, this.config.searchLanguage));
+        return { config, language, title: titleOf(doc.name) };
+      });
       let pages: ParsedPage[];
       try {
         if (!this.parsers) throw new Error('documents service not started');
-        pages = await this.parsers.parse(kind, content, { onProgress, onPage: (page) => stager.push(page), signal });
+        pages = await this.parsers.parse(kind, doc.content, { onProgress, onPage: (page) => stager.push(page), signal });
       } finally {
         await stager.settle(); // nothing of ours may still run on the connection when the transaction ends
       }
       await stager.finish();
       if (!stager.chunkCount) throw new IngestError(kind === 'pdf' ? 'no extractable text (scanned document?)' : 'no extractable text');
       signal.throwIfAborted();
+      const analysis = await stager.result();
       // the swap: under the project's index lock, old chunks and statistics out, staged ones in
-      await lockProjectIndex(tx, projectId);
+      await lockProjectIndex(tx, doc.project_id);
       // the row lock orders us after a concurrent delete; a deleted document gets no chunks
-      const [alive] = await query(tx, 'select id from documents where id = ? for update', [documentId]);
-      if (!alive) return;
-      await removeDocumentChunks(tx, projectId, documentId);
-      const chunkCount = await commitStagedChunks(tx, projectId, documentId);
+      const [alive] = await query<{ status: string }>(tx, 'select status from documents where id = ? for update', [documentId]);
+      if (!alive || (quiet && alive.status !== 'ready')) return false; // deleted, or (re-analysis) being reindexed or failed meanwhile
+      await removeDocumentChunks(tx, doc.project_id, documentId);
+      const chunkCount = await commitStagedChunks(tx, doc.project_id, documentId);
       await query(
         tx,
-        `update documents set status = 'ready', page_count = ?, pages_done = ?, pages_total = ?, chunk_count = ?, error = null, updated_at = now() where id = ?`,
-        [pages.length, pages.length, pages.length, chunkCount, documentId],
+        quiet
+          ? `update documents set page_count = ?, chunk_count = ?, language = ?, analysis_version = ? where id = ?`
+          : `update documents set status = 'ready', page_count = ?, pages_done = ?, pages_total = ?, chunk_count = ?, language = ?, analysis_version = ?, error = null, updated_at = now() where id = ?`,
+        quiet
+          ? [pages.length, chunkCount, analysis?.language ?? null, ANALYSIS_VERSION, documentId]
+          : [pages.length, pages.length, pages.length, chunkCount, analysis?.language ?? null, ANALYSIS_VERSION, documentId],
       );
+      return true;
     });
-    await this.announce(em, documentId);
+    if (written && !quiet) await this.announce(em, documentId);
+  }
+
+  /**
+   * The re-analysis sweep: ready documents indexed with an older ANALYSIS_VERSION get their
+   * language detected again (unless stated) and their chunks rebuilt, one document per
+   * transaction, so search keeps answering from the old chunks until each swap commits. A sweep
+   * works for at most half the job time-out and then queues its continuation.
+   */
+  async reanalyseStale(signal: AbortSignal): Promise<number> {
+    const em = this.freshEm();
+    const deadline = Date.now() + (this.config.ingestJobTimeoutSeconds * 1000) / 2;
+    let done = 0;
+    while (!signal.aborted) {
+      if (Date.now() > deadline) {
+        await this.jobs.enqueueReanalysis();
+        break;
+      }
+      const [doc] = await query<IngestRow & { id: string }>(
+        em,
+        `select id, project_id, name, mime_type, content, language, language_stated from documents
+          where status = 'ready' and analysis_version < ? order by created_at, id limit 1`,
+        [ANALYSIS_VERSION],
+      );
+      if (!doc) break;
+      try {
+        await this.ingest(em, doc.id, doc, signal, true);
+      } catch (e) {
+        if (!(e instanceof IngestError)) throw e; // retried (the sweep resumes where it stopped)
+        // the file no longer parses (e.g. a stricter parser): keep its current chunks, and do not try again
+        this.logger.warn({ err: e, documentId: doc.id }, 're-analysis could not read the document; its index is kept');
+        await query(em, 'update documents set analysis_version = ? where id = ?', [ANALYSIS_VERSION, doc.id]);
+        continue;
+      }
+      done++;
+    }
+    if (done) this.logger.info({ documents: done }, 'documents re-analysed');
+    return done;
   }
 
   /**

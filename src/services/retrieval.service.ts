@@ -1,7 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
 import { NotFoundError } from '../errors';
+import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
 import { query } from '../ingest/index-writer';
 import { isUuid } from '../validation';
 import { BaseService } from './context';
@@ -36,17 +37,26 @@ const CANDIDATES = 200;
  * the same recall on the labelled set, alone and among 100k distractors).
  */
 const TIER_TERMS = 4;
+/**
+ * Exact BM25 when it is cheap: when the question's terms have at most this many postings in the
+ * project (their document frequencies added up), every chunk containing any of them is scored,
+ * so the BM25 top-k is exact. Only larger projects with common question words go through the
+ * tiers, which bound the work (measured: see README, "Lexical ranking").
+ */
+const EXACT_POSTINGS = 6000;
 /** The "other rare terms" tier takes terms whose document frequencies add up to at most this. */
 const RARE_TERMS_BUDGET = 3000;
 /** How many BM25 leaders get the phrase/proximity bonus before the final cut. */
 const RERANK_POOL = 50;
 /** Weight of the proximity bonus relative to a term's idf. */
 const PROXIMITY_WEIGHT = 0.6;
+/** Where a question's CJK bigram positions start (after its other words; positions only feed the phrase bonus). */
+const CJK_POSITION_OFFSET = 4096;
 /** Longest question considered (characters) and most distinct terms used. */
 const MAX_QUERY_CHARS = 2000;
 const MAX_TERMS = 32;
 
-interface QueryTerm {
+export interface QueryTerm {
   term: string;
   /** Positions of the term in the question (word order, for the phrase bonus). */
   positions: number[];
@@ -100,7 +110,9 @@ export class RetrievalService extends BaseService {
   async search(actor: Actor | null, projectId: string, question: string, opts: { topK?: number } = {}): Promise<RetrievalHit[]> {
     if (actor) await requireTier(this.em(), actor, projectId, 'use');
     else if (!isUuid(projectId)) throw new NotFoundError('not_found', 'Project not found');
-    // a short read-only transaction of its own, so the planner setting below stays inside it
+    // a short read-only transaction of its own, so the planner setting below stays inside it; one
+    // snapshot for all its statements, so a document re-indexed meanwhile (new chunk ids) cannot
+    // make the chunks ranked by one statement vanish from the next
     return this.freshEm().transactional(async (em) => {
       // Testing `tsv @@ query` row by row detoasts every vector, which the planner does not price:
       // for a common term under LIMIT it would rather scan the table (hundreds of milliseconds at
@@ -122,24 +134,48 @@ export class RetrievalService extends BaseService {
         const row = byId.get(r.id);
         return row ? [{ chunkId: r.id, documentId: row.document_id, documentName: row.name, pageNumber: row.page_number, text: row.text, context: row.context, score: Math.round(r.score * 1e4) / 1e4 }] : [];
       });
-    });
+    }, { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
   }
 
   /**
-   * The question's index terms (same configuration and unaccenting as the index) with their
-   * document frequency and BM25 idf in this project, and the number of chunks to return.
+   * The question's index terms with their document frequency and BM25 idf in this project, and
+   * the number of chunks to return. The question is analysed as documents are (analysis.ts): its
+   * CJK runs as bigrams, the rest with the text-search configuration of every language present
+   * in the project (one vector per configuration, lexemes merged). Statistics are per lexeme, so a
+   * stem produced by two configurations is one term with one document frequency. A word that any
+   * of those languages treats as a stop word is left out in all of them: otherwise "the", kept by
+   * the French configuration, would match only the English passages of French documents and, rare
+   * there, outweigh the question's real words (measured: English recall@5 fell from 0.54 to 0.38
+   * on the evaluation corpus before this rule).
    */
   private async analyze(em: EntityManager, projectId: string, question: string, topK?: number): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number }> {
+    const { plain, bigrams } = analyseText(question);
     const rows = await query<{ lexeme: string | null; positions: number[] | null; df: number | null; chunk_count: number | null; top_k: string | null; table_chunks: number }>(
       em,
-      `select q.lexeme, q.positions, ts.df, s.chunk_count, p.settings->>'topK' as top_k,
+      `with langs as (select distinct language from documents where project_id = ?),
+            cfgs as (select distinct coalesce(pc.cfgname::text, 'simple') as cfg
+                       from langs l
+                       left join jsonb_each_text(?::jsonb) m on m.key = l.language
+                       left join pg_ts_config pc on pc.cfgname = case when l.language is null then ? else coalesce(m.value, 'simple') end),
+            v as (select cfgs.cfg, u.lexeme, u.positions from cfgs cross join lateral unnest(to_tsvector(cfgs.cfg::regconfig, docqa_unaccent(?))) u),
+            -- word positions that every configuration indexes: a word one of the project's
+            -- languages treats as a stop word is dropped in all of them
+            kept as (select p from v cross join lateral unnest(v.positions) p group by p having count(distinct v.cfg) = (select count(*) from cfgs)),
+            q as ((select distinct on (v.lexeme) v.lexeme, k.positions
+                     from v cross join lateral (select array_agg(p order by p) as positions from unnest(v.positions) p where p in (select p from kept)) k
+                    where k.positions is not null
+                    order by v.lexeme, v.cfg)
+                  union all
+                  -- CJK bigrams, placed after any Latin words (only distances among them matter)
+                  select u.lexeme, array(select p + ${CJK_POSITION_OFFSET} from unnest(u.positions) p) from unnest(coalesce(?::tsvector, ''::tsvector)) u)
+       select q.lexeme, q.positions, ts.df, s.chunk_count, p.settings->>'topK' as top_k,
               (select reltuples from pg_class where oid = 'chunks'::regclass) as table_chunks
          from projects p
          left join project_index_stats s on s.project_id = p.id
-         left join lateral unnest(to_tsvector(?::regconfig, docqa_unaccent(?))) q on true
+         left join q on true
          left join term_stats ts on ts.project_id = p.id and ts.term = q.lexeme
         where p.id = ?`,
-      [this.config.searchLanguage, question, projectId],
+      [projectId, JSON.stringify(languageConfigTable(this.config.searchLanguage)), this.config.searchLanguage, plain, cjkVectorLiteral(bigrams), projectId],
     );
     if (!rows.length) throw new NotFoundError('not_found', 'Project not found');
     const settingTopK = Number(rows[0].top_k);
@@ -168,26 +204,33 @@ export class RetrievalService extends BaseService {
    * the project index and test the (few) project rows.
    */
   private async rank(em: EntityManager, projectId: string, terms: QueryTerm[], topK: number, ginOnly: boolean): Promise<Array<{ id: string; score: number }>> {
-    const tierTerms = terms.slice(0, TIER_TERMS).map((t) => lexemeLiteral(t.term));
+    const postings = terms.reduce((n, t) => n + t.df, 0);
+    const exact = postings <= EXACT_POSTINGS;
     const tiers: string[] = [];
-    for (let k = tierTerms.length; k >= 1; k--) {
-      const all = tierTerms.slice(0, k).join(' & ');
-      tiers.push(k === tierTerms.length ? all : `${all} & !${tierTerms[k]}`);
+    if (exact) tiers.push(terms.map((t) => lexemeLiteral(t.term)).join(' | '));
+    else {
+      const tierTerms = terms.slice(0, TIER_TERMS).map((t) => lexemeLiteral(t.term));
+      for (let k = tierTerms.length; k >= 1; k--) {
+        const all = tierTerms.slice(0, k).join(' & ');
+        tiers.push(k === tierTerms.length ? all : `${all} & !${tierTerms[k]}`);
+      }
+      const rare: string[] = [];
+      let budget = 0;
+      for (const t of terms.slice(1)) {
+        if (budget + t.df > RARE_TERMS_BUDGET) break;
+        rare.push(lexemeLiteral(t.term));
+        budget += t.df;
+      }
+      if (rare.length) tiers.push(`(${rare.join(' | ')}) & !${tierTerms[0]}`);
     }
-    const rare: string[] = [];
-    let budget = 0;
-    for (const t of terms.slice(1)) {
-      if (budget + t.df > RARE_TERMS_BUDGET) break;
-      rare.push(lexemeLiteral(t.term));
-      budget += t.df;
-    }
-    if (rare.length) tiers.push(`(${rare.join(' | ')}) & !${tierTerms[0]}`);
+    // exact: no chunk containing a term is left out (they number at most `postings`)
+    const limit = exact ? Math.max(postings, 1) : CANDIDATES;
     // "offset 0" keeps the planner from merging the project condition into the index choice
     const source = ginOnly
       ? `(select id, project_id, term_count, tsv from chunks where tsv @@ ?::tsquery offset 0) c where c.project_id = ?`
       : `chunks c where c.tsv @@ ?::tsquery and c.project_id = ?`;
     // the vector travels as a TOAST pointer and is only read for the candidates kept
-    const tierSql = tiers.map(() => `(select c.id, c.term_count, c.tsv from ${source} limit ${CANDIDATES})`).join('\n union all ');
+    const tierSql = tiers.map(() => `(select c.id, c.term_count, c.tsv from ${source} limit ${limit})`).join('\n union all ');
     const tierParams = tiers.flatMap((q) => [q, projectId]);
     // each candidate's vector is cut down to the question's terms once (setweight marks them,
     // ts_filter keeps them); BM25 comes from that, and the positions of the leaders feed the
@@ -196,7 +239,7 @@ export class RetrievalService extends BaseService {
       em,
       `with terms as (select * from jsonb_to_recordset(?::jsonb) as t(term text, idf float8)),
        stats as (select total_terms::float8 / greatest(chunk_count, 1) as avgdl from project_index_stats where project_id = ?),
-       cand as (select * from (${tierSql}) tiers limit ${CANDIDATES}),
+       cand as (select * from (${tierSql}) tiers limit ${limit}),
        uniq as (select id, term_count, ts_filter(setweight(tsv, 'A', array(select term from terms)), '{a}') as qv from cand),
        scored as (
          select uniq.id, sum(t.idf * (tf.n * ${K1 + 1}) / (tf.n + ${K1} * (1 - ${B} + ${B} * uniq.term_count / greatest(s.avgdl, 1)))) as bm25

@@ -6,9 +6,10 @@ export interface TestFile {
   type?: string;
 }
 
-/** POST /api/projects/:projectId/documents as multipart (field `file`, one part per file). */
-export async function uploadFiles(baseUrl: string, token: string | undefined, projectId: string, files: TestFile[]): Promise<ApiResponse> {
+/** POST /api/projects/:projectId/documents as multipart (field `file`, one part per file; `fields` as text fields). */
+export async function uploadFiles(baseUrl: string, token: string | undefined, projectId: string, files: TestFile[], fields: Record<string, string> = {}): Promise<ApiResponse> {
   const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
   for (const f of files) {
     const bytes = typeof f.content === 'string' ? Buffer.from(f.content) : f.content;
     form.append('file', new Blob([new Uint8Array(bytes)], { type: f.type ?? 'application/octet-stream' }), f.name);

@@ -21,7 +21,7 @@ describe('chunker', () => {
   });
 
   it('bounds chunk size, cuts at sentence boundaries, and overlaps neighbours by whole sentences', () => {
-    const text = paragraph(0, 60); // one ~3,700-character paragraph
+    const text = paragraph(0, 100); // one ~6,200-character paragraph
     const chunks = chunkPages([{ pageNumber: 1, text }]);
     expect(chunks.length).toBeGreaterThan(3);
     for (const c of chunks) {
@@ -143,5 +143,29 @@ describe('chunker', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('section headings (contextual headers)', () => {
+  const para = (n: number, word: string) => Array.from({ length: n }, (_, i) => `${word} sentence number ${i} explains one thing.`).join(' ');
+
+  it('gives each chunk the heading in force where it starts, carried across pages', () => {
+    const p1 = `Installation\n\n${para(30, 'Install')}\n\nConfiguration\n\n${para(30, 'Configure')}`;
+    const p2 = para(30, 'Later');
+    const chunks = chunkPages([
+      { pageNumber: 1, text: p1, sections: [{ offset: 0, title: 'Installation' }, { offset: p1.indexOf('Configuration'), title: 'Configuration' }] },
+      { pageNumber: 2, text: p2 },
+    ]);
+    const containing = (s: string) => chunks.find((c) => c.text.includes(s));
+    expect(chunks[0].section).toBe('Installation');
+    expect(containing('Install sentence number 25')?.section).toBe('Installation');
+    expect(containing('Configure sentence number 25')?.section).toBe('Configuration');
+    expect(chunks.filter((c) => c.pageNumber === 2).every((c) => c.section === 'Configuration')).toBe(true);
+    // the heading is indexed with the chunk, never added to its text
+    expect(chunks.filter((c) => c.pageNumber === 2).some((c) => c.text.includes('Configuration'))).toBe(false);
+  });
+
+  it('has no section for pages without headings', () => {
+    expect(chunkPages([{ pageNumber: 1, text: para(5, 'Plain') }])[0].section).toBeUndefined();
   });
 });

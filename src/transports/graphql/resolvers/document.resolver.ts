@@ -37,12 +37,12 @@ export class DocumentResolver {
 
   @Mutation(() => [DocumentType], { description: 'POST /projects/:projectId/documents (edit tier), files base64-encoded; ingestion runs in the background' })
   async uploadDocuments(@Arg('projectId', () => ID) projectId: string, @ValidArg('input', UploadDocumentsInput) input: UploadDocumentsInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
-    const { files } = input;
+    const { files, language } = input;
     const maxBytes = ctx.services.ctx.config.maxUploadMb * 1024 * 1024;
     const decoded = files.map((f) => ({ name: f.name, mimeType: f.mimeType, content: Buffer.from(f.contentBase64, 'base64') }));
     // the same per-file limit as REST's multipart upload
     if (decoded.some((f) => f.content.length > maxBytes)) throw new PayloadTooLargeError(`Each file may be at most ${ctx.services.ctx.config.maxUploadMb} MB`);
-    return (await ctx.services.documents.upload(actor, projectId, decoded)).map(presentUploadResult);
+    return (await ctx.services.documents.upload(actor, projectId, decoded, { language: language ?? undefined })).map(presentUploadResult);
   }
 
   @Mutation(() => DeleteResultType, { description: 'DELETE /documents/:id (edit tier)' })

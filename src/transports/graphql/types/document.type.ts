@@ -25,6 +25,7 @@ export class DocumentType {
   @Field(() => Int) pageCount!: number;
   @Field(() => Int) chunkCount!: number;
   @Field(() => String, { nullable: true }) error!: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO 639-1 code: stated on upload, else detected at ingestion; null while unknown' }) language!: string | null;
   @Field(() => ID, { nullable: true }) uploadedBy!: string | null;
   @Field({ description: 'ISO timestamp' }) createdAt!: string;
   @Field({ description: 'ISO timestamp' }) updatedAt!: string;
@@ -84,6 +85,12 @@ export class UploadFileGraphqlInput {
 
 @InputType()
 export class UploadDocumentsInput {
+  @Field(() => String, { nullable: true, description: "The documents' language (ISO 639-1, e.g. \"de\"); detected when omitted" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(35)
+  language?: string;
+
   @Field(() => [UploadFileGraphqlInput])
   @IsArray()
   @ArrayMinSize(1)

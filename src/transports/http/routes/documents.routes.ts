@@ -45,7 +45,7 @@ class UploadSlots {
  * the error mapper answers 413 payload_too_large; a body that is not valid multipart (busboy's
  * errors carry no code) is the client's mistake: 400. The caller removes the files (`temp`).
  */
-function receiveFiles(req: Request, res: Response, temp: RequestTempFiles): Promise<UploadFileInput[]> {
+function receiveFiles(req: Request, res: Response, temp: RequestTempFiles): Promise<{ files: UploadFileInput[]; language?: string }> {
   const config = req.app.locals.config as Config;
   const upload = multer({
     storage: new HashingDiskStorage(config.uploadTmpDir, temp),
@@ -57,7 +57,10 @@ function receiveFiles(req: Request, res: Response, temp: RequestTempFiles): Prom
       if (err instanceof multer.MulterError) return reject(err);
       if (err) return reject(ValidationError.field('file', `malformed multipart body: ${err instanceof Error ? err.message : String(err)}`));
       const files = (req.files as Array<Express.Multer.File & { stored: UploadFileInput['stored'] }> | undefined) ?? [];
-      resolve(files.map((f) => ({ name: f.originalname, mimeType: f.mimetype, stored: f.stored })));
+      // optional text field `language` (the service validates it)
+      const language = (req.body as Record<string, unknown> | undefined)?.language;
+      if (language !== undefined && typeof language !== 'string') return reject(ValidationError.field('language', 'give the field "language" once'));
+      resolve({ files: files.map((f) => ({ name: f.originalname, mimeType: f.mimetype, stored: f.stored })), language });
     });
   });
 }
@@ -80,8 +83,8 @@ export function documentsRoutes(): Router {
         void temp.cleanup();
       });
       try {
-        const files = await receiveFiles(req, res, temp);
-        return { documents: (await documents.upload(req.actor, req.params.projectId, files)).map(presentUploadResult) };
+        const { files, language } = await receiveFiles(req, res, temp);
+        return { documents: (await documents.upload(req.actor, req.params.projectId, files, { language })).map(presentUploadResult) };
       } finally {
         release();
         await temp.cleanup();
