@@ -4,6 +4,7 @@ import { BootstrapService } from './bootstrap.service';
 import { ChatService } from './chat.service';
 import type { ServiceContext } from './context';
 import { DepartmentsService } from './departments.service';
+import { DeploymentSecrets } from './deployment-secrets';
 import { DocumentsService } from './documents.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
@@ -15,6 +16,8 @@ import { UsersService } from './users.service';
 /** Every service, built once per process; REST and GraphQL call the same instances. */
 export interface Services {
   ctx: ServiceContext;
+  /** JWT secret and provider-key encryption key, shared by every node (loaded by start()). */
+  secrets: DeploymentSecrets;
   auth: AuthService;
   bootstrap: BootstrapService;
   users: UsersService;
@@ -41,6 +44,7 @@ export function createServices(ctx: ServiceContext): Services {
   const documents = new DocumentsService(ctx);
   const s: Services = {
     ctx,
+    secrets: new DeploymentSecrets(ctx),
     auth: new AuthService(ctx),
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
@@ -54,6 +58,7 @@ export function createServices(ctx: ServiceContext): Services {
     retrieval,
     chat: new ChatService(ctx, { providers, retrieval }),
     async start(opts = {}) {
+      await s.secrets.load();
       await documents.start({ workers: opts.workers ?? ctx.config.runWorkers });
     },
     async stop() {

@@ -63,6 +63,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<P
   const p = await startProcess('dist/src/main.js', [], {
     // production mode, as operators run it (Apollo's signal handling, no introspection, etc.)
     NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: 'process-secret-process-secret',
+    ENCRYPTION_KEY: 'process-encryption-key-process',
     LOGIN_RATE_LIMIT_PER_IP: '0', LOGIN_RATE_LIMIT_PER_ACCOUNT: '0', ...env,
   }, /DocQA listening/);
   return Object.assign(p, { baseUrl: `http://127.0.0.1:${port}` });
