@@ -51,8 +51,8 @@ export async function startProcess(script: string, args: string[], env: Record<s
 }
 
 /** An embedded PostgreSQL in a process of its own. */
-export async function startPgProcess(dataDir: string, port: number): Promise<Proc & { url: string }> {
-  const p = await startProcess('dist/src/cli/embedded-pg.js', ['--data-dir', dataDir, '--port', String(port)], {}, /ready postgres:\/\/\S+\n/);
+export async function startPgProcess(dataDir: string, port?: number): Promise<Proc & { url: string }> {
+  const p = await startProcess('dist/src/cli/embedded-pg.js', ['--data-dir', dataDir, ...(port ? ['--port', String(port)] : [])], {}, /ready postgres:\/\/\S+\n/);
   const url = /ready (postgres:\/\/\S+)\n/.exec(p.output())![1];
   return Object.assign(p, { url });
 }
