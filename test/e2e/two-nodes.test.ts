@@ -78,7 +78,7 @@ describe('two nodes and a worker on one database', () => {
 
   it('the per-account login limit counts attempts on both nodes', async () => {
     const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
-    expect((await client(a.baseUrl, token).post('/api/users', { email: 'target@example.com', password: 'right-password', name: 'Target' })).status).toBe(201);
+    expect((await client(a.baseUrl, token).post('/api/users', { email: 'target@example.com', password: 'right-password', name: 'Target', platformRole: 'none', orgPosition: 'member' })).status).toBe(201);
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) statuses.push((await login(i % 2 ? b : a, 'target@example.com', 'wrong-password')).status);
     // 10 free failures (5 on each node), then the account+address pair is delayed on both
