@@ -9,6 +9,7 @@ import { RefreshToken, User } from '../entities';
 import { ServiceUnavailableError, UnauthorizedError } from '../errors';
 import { presentLoginUser } from '../presenters/user.presenter';
 import { BaseService, ServiceContext } from './context';
+import type { DeploymentSecrets } from './deployment-secrets';
 import type { LoginInput } from './auth.inputs';
 import { LoginLimiter } from './rate-limiter';
 import { isUuid } from '../validation';
@@ -96,14 +97,14 @@ export class AuthService extends BaseService {
   /** Built once: given a string, jsonwebtoken re-derives a key object on every sign and verify. */
   private keyObject: KeyObject | null = null;
 
-  constructor(ctx: ServiceContext) {
+  constructor(ctx: ServiceContext, private readonly secrets: DeploymentSecrets) {
     super(ctx);
     this.dummyHash = hashPassword(randomUUID());
   }
 
   /** The deployment's JWT secret (JWT_SECRET or the one stored in the database). */
   private get key(): KeyObject {
-    return (this.keyObject ??= createSecretKey(Buffer.from(this.services.secrets.jwtSecret, 'utf8')));
+    return (this.keyObject ??= createSecretKey(Buffer.from(this.secrets.jwtSecret, 'utf8')));
   }
 
   /** Login limits shared by every node (counters in PostgreSQL). */

@@ -38,14 +38,15 @@ export interface Services {
 
 export function createServices(ctx: ServiceContext): Services {
   // dependencies are passed explicitly, in construction order: no service reaches into a container
+  const secrets = new DeploymentSecrets(ctx);
   const audit = new AuditService(ctx);
-  const providers = new ProvidersService(ctx);
+  const providers = new ProvidersService(ctx, secrets);
   const retrieval = new RetrievalService(ctx);
   const documents = new DocumentsService(ctx);
   const s: Services = {
     ctx,
-    secrets: new DeploymentSecrets(ctx),
-    auth: new AuthService(ctx),
+    secrets,
+    auth: new AuthService(ctx, secrets),
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx),

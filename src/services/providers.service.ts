@@ -11,6 +11,7 @@ import { resolveProvider } from '../llm/resolve-provider';
 import { UpstreamError } from '../llm/upstream-http';
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
+import type { DeploymentSecrets } from './deployment-secrets';
 import type { CreateProviderInput, TestProviderInput, UpdateProviderInput } from './providers.inputs';
 
 /** spec: the provider test times out after 30 seconds. */
@@ -46,13 +47,13 @@ export class ProvidersService extends BaseService {
   /** The provider test's time-out; tests shorten it rather than wait 30 s. */
   testTimeoutMs = PROVIDER_TEST_TIMEOUT_MS;
 
-  constructor(ctx: ServiceContext) {
+  constructor(ctx: ServiceContext, private readonly secrets: DeploymentSecrets) {
     super(ctx);
   }
 
   /** Keys are encrypted bound to their provider's origin (see llm/api-key-crypto.ts). */
   private get cipher(): ApiKeyCipher {
-    return this.services.secrets.cipher;
+    return this.secrets.cipher;
   }
 
   /** The SSRF policy for calls to provider URLs (stored ones and drafts alike). */
