@@ -302,7 +302,13 @@ export async function startEmbeddedPostgres(opts: {
     url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
   });
 
-  if (!existsSync(path.join(layout.clusterDir, 'PG_VERSION'))) await initdb(layout, password, log);
+  if (!existsSync(path.join(layout.clusterDir, 'PG_VERSION'))) {
+    // no cluster yet: whatever an interrupted initdb left there goes (initdb wants an empty directory)
+    if (existsSync(layout.clusterDir)) {
+      for (const name of readdirSync(layout.clusterDir)) rmSync(path.join(layout.clusterDir, name), { recursive: true, force: true });
+    }
+    await initdb(layout, password, log);
+  }
 
   let child: ChildProcess | null = null;
   let port = 0;
