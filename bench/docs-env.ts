@@ -31,6 +31,7 @@ export async function openDocsBenchEnv(opts: { workers: boolean; env?: Record<st
   const config = loadConfig({
     NODE_ENV: 'production',
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+    ENCRYPTION_KEY: 'bench-encryption-key-bench-encryption-key',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : { DATA_DIR: tempDir!, EMBEDDED_PG_PORT: String(await freePort()) }),
     ...opts.env,

@@ -38,7 +38,7 @@ async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promis
  */
 export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM; services: Services }> {
   const started = Date.now();
-  const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: env.dbUrl, JWT_SECRET: env.jwtSecret, LOG_LEVEL: 'silent' });
+  const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: env.dbUrl, JWT_SECRET: env.jwtSecret, ENCRYPTION_KEY: env.jwtSecret, LOG_LEVEL: 'silent' });
   const orm = await createOrm(env.dbUrl, { poolMax: 10 });
   const services = createServices({ orm, config, logger: createLogger('silent'), shutdown: new AbortController().signal });
   const root = Actor.system();

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import type { Services } from './services';
+import { trustFunction } from './util/client-address';
 import { errorHandler } from './transports/http/errors';
 import { auditRoutes } from './transports/http/routes/audit.routes';
 import { authRoutes } from './transports/http/routes/auth.routes';
@@ -54,7 +55,7 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
   app.locals.services = services;
   app.locals.config = config;
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  app.set('trust proxy', trustFunction(config.trustProxy));
   app.set('etag', false);
   app.set('query parser', 'simple');
 

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ParseLimits, PoolLimits } from './ingest/limits';
+import proxyaddr from 'proxy-addr';
 
 /** Everything the service reads from its environment, parsed and validated once. */
 export interface Config {
@@ -11,8 +10,12 @@ export interface Config {
   host: string;
   databaseUrl: string | null;
   dataDir: string;
+  /** Preferred port of the embedded PostgreSQL; 0 = a free port chosen at each start. */
   embeddedPgPort: number;
-  jwtSecret: string;
+  /** HS256 secret; null outside production = the one generated once into the database. */
+  jwtSecret: string | null;
+  /** Key-encryption key of provider API keys; null outside production = generated into the database. */
+  encryptionKey: string | null;
   llmBaseUrl: string | null;
   llmApiKey: string;
   llmModel: string | null;
@@ -26,7 +29,8 @@ export interface Config {
   loginRateLimitPerIp: number;
   loginRateLimitPerAccount: number;
   corsOrigins: string[];
-  trustProxy: boolean;
+  /** Which proxies' X-Forwarded-For to believe: a hop count (0 = none) or trusted addresses/CIDRs. */
+  trustProxy: number | string[];
   /** Hosts/CIDRs that outgoing provider and search calls may reach even though they are private. */
   privateHostAllowList: string[];
   /** When false, provider tests and search calls to private/loopback addresses are refused. */
@@ -118,14 +122,34 @@ function list(env: Env, name: string): string[] {
   return raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : [];
 }
 
-/** Reads a persisted secret from DATA_DIR, creating it on first use (development only). */
-function persistedSecret(dataDir: string): string {
-  const file = path.join(dataDir, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret + '\n', { mode: 0o600 });
-  return secret;
+/**
+ * TRUST_PROXY: `false`/`0` (the socket's address), `true` (= 1: the one proxy in front of us), a
+ * hop count, or a comma list of trusted proxy addresses/CIDRs (also `loopback`, `linklocal`,
+ * `uniquelocal`), as Express's `trust proxy`: the client is the right-most untrusted address.
+ */
+function trustProxy(env: Env): number | string[] {
+  const raw = str(env, 'TRUST_PROXY');
+  if (raw === undefined || /^(false|no|off)$/i.test(raw)) return 0;
+  if (/^(true|yes|on)$/i.test(raw)) return 1;
+  if (/^\d+$/.test(raw)) {
+    const n = Number(raw);
+    if (n > 100) throw new ConfigError(`TRUST_PROXY hop count must be at most 100, got ${n}`);
+    return n;
+  }
+  const entries = list(env, 'TRUST_PROXY');
+  try {
+    proxyaddr.compile(entries);
+  } catch (e) {
+    throw new ConfigError(`TRUST_PROXY must be true, false, a hop count or a comma list of addresses/CIDRs: ${(e as Error).message}`);
+  }
+  return entries;
+}
+
+function secret(env: Env, name: string, production: boolean): string | null {
+  const value = str(env, name);
+  if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+  if (value === undefined && production) throw new ConfigError(`${name} is required when NODE_ENV=production`);
+  return value ?? null;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -139,14 +163,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`DATABASE_URL must be a postgres:// URL`);
   }
 
-  let jwtSecret = str(env, 'JWT_SECRET');
-  if (jwtSecret !== undefined && jwtSecret.length < 16) {
-    throw new ConfigError('JWT_SECRET must be at least 16 characters');
-  }
-  if (!jwtSecret) {
-    if (production) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production');
-    jwtSecret = persistedSecret(dataDir);
-  }
+  // unset outside production: generated once into the database (see DeploymentSecrets)
+  const jwtSecret = secret(env, 'JWT_SECRET', production);
+  // optional even in production: unset, it is generated once into the database (a warning says so),
+  // so a deployment that sets only the spec's JWT_SECRET still starts and can rotate it
+  const encryptionKey = secret(env, 'ENCRYPTION_KEY', false);
 
   const logLevel = str(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -174,8 +195,9 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST') ?? '0.0.0.0',
     databaseUrl,
     dataDir,
-    embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 0, 0, 65535),
     jwtSecret,
+    encryptionKey,
     llmBaseUrl: url(env, 'LLM_BASE_URL') ?? null,
     llmApiKey: str(env, 'LLM_API_KEY') ?? '',
     llmModel: str(env, 'LLM_MODEL') ?? null,
@@ -188,7 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     loginRateLimitPerIp: int(env, 'LOGIN_RATE_LIMIT_PER_IP', 30, 0, 1_000_000),
     loginRateLimitPerAccount: int(env, 'LOGIN_RATE_LIMIT_PER_ACCOUNT', 10, 0, 1_000_000),
     corsOrigins: list(env, 'CORS_ORIGINS'),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     privateHostAllowList: list(env, 'PRIVATE_HOST_ALLOWLIST'),
     allowPrivateNetwork: bool(env, 'ALLOW_PRIVATE_NETWORK', !production),
     graphqlIntrospection: bool(env, 'GRAPHQL_INTROSPECTION', !production),

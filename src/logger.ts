@@ -7,7 +7,7 @@ export const REDACT_PATHS = [
   'apiKey', '*.apiKey', 'apiKeyEnc', '*.apiKeyEnc',
   'accessToken', '*.accessToken', 'refreshToken', '*.refreshToken', 'token', '*.token',
   'authorization', '*.authorization', 'req.headers.authorization', 'req.headers.cookie',
-  'headers.authorization', 'jwtSecret', '*.jwtSecret', 'llmApiKey', '*.llmApiKey', 'searchApiKey', '*.searchApiKey',
+  'headers.authorization', 'jwtSecret', '*.jwtSecret', 'encryptionKey', '*.encryptionKey', 'llmApiKey', '*.llmApiKey', 'searchApiKey', '*.searchApiKey',
 ];
 
 /** `json`: one JSON object per line (production, log shippers); `pretty`: coloured lines for a terminal. */

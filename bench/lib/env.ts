@@ -89,6 +89,7 @@ export async function startBenchEnv(extraEnv: Record<string, string> = {}): Prom
     PORT: String(port),
     HOST: '127.0.0.1',
     JWT_SECRET: jwtSecret,
+    ENCRYPTION_KEY: 'bench-encryption-key-bench-encryption-key',
     LOG_LEVEL: 'warn',
     LOGIN_RATE_LIMIT_PER_IP: '0',
     LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',

@@ -7,8 +7,8 @@ import { startEmbeddedPostgres } from '../db/embedded';
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, database: { type: 'string' } } });
-  if (!values['data-dir'] || !values.port) throw new Error('usage: embedded-pg --data-dir DIR --port PORT [--database NAME]');
-  const db = await startEmbeddedPostgres({ dataDir: values['data-dir'], port: Number(values.port), database: values.database });
+  if (!values['data-dir']) throw new Error('usage: embedded-pg --data-dir DIR [--port PORT (default: a free one)] [--database NAME]');
+  const db = await startEmbeddedPostgres({ dataDir: values['data-dir'], port: values.port ? Number(values.port) : 0, database: values.database });
   process.stdout.write(`ready ${db.url}\n`);
   let stopping = false;
   const stop = () => {

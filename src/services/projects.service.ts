@@ -121,6 +121,7 @@ export class ProjectsService extends BaseService {
     return this.em().transactional(async (tx) => {
       const { project, access } = await requireTier(tx, actor, projectId, 'edit');
       const currentOwner = project.owner ? project.owner.id : null;
+      const wasPrivate = project.isPrivate;
       if (input.ownerId !== undefined && input.ownerId !== currentOwner) {
         requireOwnerTransfer(access);
         const owner = await tx.findOne(User, { id: input.ownerId });
@@ -137,6 +138,11 @@ export class ProjectsService extends BaseService {
       if (input.isPrivate !== undefined) project.isPrivate = input.isPrivate;
       if (input.settings !== undefined) project.settings = mergeSettings(project.settings ?? {}, input.settings);
       await tx.flush();
+      await this.audit.recordProjectAccessChange(tx, actor, {
+        projectId: project.id,
+        visibility: { from: wasPrivate, to: project.isPrivate },
+        owner: project.owner ? { from: currentOwner, to: project.owner.id } : undefined,
+      });
       return this.detail(tx, project);
     });
   }
@@ -149,8 +155,10 @@ export class ProjectsService extends BaseService {
   async delete(actor: Actor, projectId: string): Promise<{ id: string }> {
     await this.em().transactional(async (tx) => {
       await requireTier(tx, actor, projectId, 'full');
-      // audit rows first, while the grants still exist (same transaction as the delete)
-      await this.audit.recordProjectGrantsDeleted(tx, actor, projectId);
+      // the row lock keeps grants from being added until we commit (an insert's foreign-key check
+      // waits on it); the grants then go with an audit entry per row deleted, before the project
+      await tx.execute(`select 1 from projects where id = ? for update`, [projectId]);
+      await this.audit.deleteProjectGrants(tx, actor, projectId);
       // deleting the row locks it, so an ingestion commit touching the project waits and then fails
       // on its foreign key; the statistics go after that, so a concurrent ingest leaves no rows behind
       const deleted: unknown[] = await tx.execute(`delete from projects where id = ? returning id`, [projectId]);

@@ -4,13 +4,14 @@ import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { Provider } from '../entities';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
-import { ApiKeyCipher, ApiKeyDecryptError, maskApiKey } from '../llm/api-key-crypto';
+import { ApiKeyCipher, ApiKeyDecryptError, maskApiKey, sameOrigin } from '../llm/api-key-crypto';
 import type { NetworkPolicy } from '../llm/network-guard';
 import { completeOnce, UpstreamTarget } from '../llm/openai-client';
 import { resolveProvider } from '../llm/resolve-provider';
 import { UpstreamError } from '../llm/upstream-http';
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
+import type { DeploymentSecrets } from './deployment-secrets';
 import type { CreateProviderInput, TestProviderInput, UpdateProviderInput } from './providers.inputs';
 
 /** spec: the provider test times out after 30 seconds. */
@@ -43,13 +44,16 @@ function sameEndpoint(a: string, b: string): boolean {
 }
 
 export class ProvidersService extends BaseService {
-  private readonly cipher: ApiKeyCipher;
   /** The provider test's time-out; tests shorten it rather than wait 30 s. */
   testTimeoutMs = PROVIDER_TEST_TIMEOUT_MS;
 
-  constructor(ctx: ServiceContext) {
+  constructor(ctx: ServiceContext, private readonly secrets: DeploymentSecrets) {
     super(ctx);
-    this.cipher = new ApiKeyCipher(ctx.config.jwtSecret);
+  }
+
+  /** Keys are encrypted bound to their provider's origin (see llm/api-key-crypto.ts). */
+  private get cipher(): ApiKeyCipher {
+    return this.secrets.cipher;
   }
 
   /** The SSRF policy for calls to provider URLs (stored ones and drafts alike). */
@@ -84,7 +88,7 @@ export class ProvidersService extends BaseService {
         slug: input.slug,
         type: input.type ?? 'custom',
         baseUrl: input.baseUrl,
-        apiKeyEnc: this.cipher.encrypt(apiKey),
+        apiKeyEnc: this.cipher.encrypt(apiKey, input.baseUrl),
         apiKeyMask: maskApiKey(apiKey),
         models: input.models,
         isDefault: makeDefault,
@@ -119,6 +123,11 @@ export class ProvidersService extends BaseService {
         // disabling the only enabled provider keeps it the default (resolution skips a disabled default)
       }
 
+      // the stored key is only ever sent to the origin it was entered for: moving the provider
+      // elsewhere (scheme, host or port) needs the key for the new place
+      if (input.baseUrl !== undefined && p.apiKeyEnc && !input.apiKey && !sameOrigin(input.baseUrl, p.baseUrl)) {
+        throw ValidationError.field('apiKey', 'Changing the baseUrl origin (scheme, host or port) needs a new apiKey: the stored key stays with its origin');
+      }
       if (input.name !== undefined) p.name = input.name;
       if (input.slug !== undefined) p.slug = input.slug;
       if (input.type !== undefined) p.type = input.type;
@@ -127,7 +136,7 @@ export class ProvidersService extends BaseService {
       if (input.isEnabled !== undefined) p.isEnabled = input.isEnabled;
       // spec: an empty apiKey keeps the stored key
       if (input.apiKey) {
-        p.apiKeyEnc = this.cipher.encrypt(input.apiKey);
+        p.apiKeyEnc = this.cipher.encrypt(input.apiKey, p.baseUrl);
         p.apiKeyMask = maskApiKey(input.apiKey);
       }
       await em.flush();
@@ -171,7 +180,7 @@ export class ProvidersService extends BaseService {
           throw ValidationError.field('apiKey', 'Testing a different baseUrl needs its own apiKey: the stored key is only sent to the stored baseUrl');
         }
         try {
-          apiKey = this.cipher.decrypt(p.apiKeyEnc);
+          apiKey = this.cipher.decrypt(p.apiKeyEnc, p.baseUrl);
         } catch (e) {
           if (e instanceof ApiKeyDecryptError) return { ok: false, latencyMs: elapsed(), status: 0, error: e.message };
           throw e;
@@ -206,7 +215,7 @@ export class ProvidersService extends BaseService {
     const label = `${r.provider.slug}/${r.model}`;
     let apiKey: string;
     try {
-      apiKey = this.cipher.decrypt(r.provider.apiKeyEnc);
+      apiKey = this.cipher.decrypt(r.provider.apiKeyEnc, r.provider.baseUrl);
     } catch (e) {
       if (e instanceof ApiKeyDecryptError) return { ok: false, step: r.step, reason: `Provider "${r.provider.slug}": ${e.message}`, label };
       throw e;

@@ -177,8 +177,10 @@ export class UsersService extends BaseService {
     return this.em().transactional(async (em) => {
       const user = await this.load(em, id);
       requireDeletable(actor, user);
-      // audit rows first, while the grants still exist (same transaction as the delete)
-      await this.audit.recordUserGrantsDeleted(em, actor, user.id);
+      // the row lock keeps grants to the user from being added until we commit; the grants then go
+      // with an audit entry per row deleted, before the user
+      await em.execute(`select 1 from users where id = ? for update`, [user.id]);
+      await this.audit.deleteUserGrants(em, actor, user.id);
       await em.nativeDelete(User, { id: user.id });
       return { id: user.id };
     });

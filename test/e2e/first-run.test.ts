@@ -36,7 +36,7 @@ function runBash(script: string, cwd: string, timeoutMs: number): Promise<{ code
 async function startFresh(dataDir: string, env: Record<string, string> = {}): Promise<Proc & { baseUrl: string }> {
   const port = await freePort();
   const clean = { ...process.env };
-  for (const k of Object.keys(clean)) if (k.startsWith('BOOTSTRAP_') || k === 'DATABASE_URL' || k === 'NODE_ENV' || k === 'JWT_SECRET') delete clean[k];
+  for (const k of Object.keys(clean)) if (k.startsWith('BOOTSTRAP_') || k === 'DATABASE_URL' || k === 'NODE_ENV' || k === 'JWT_SECRET' || k === 'ENCRYPTION_KEY') delete clean[k];
   const p = await startProcess('dist/src/main.js', [], {
     ...clean, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', EMBEDDED_PG_PORT: String(await freePort()),
     LOG_LEVEL: 'info', LOGIN_RATE_LIMIT_PER_IP: '0', LOGIN_RATE_LIMIT_PER_ACCOUNT: '0', ...env,
@@ -121,7 +121,7 @@ describe('first run', () => {
   });
 
   it('production: creates nobody, shows no credentials, and says how to bootstrap', async () => {
-    const server = await startFresh(path.join(dir, 'prod'), { NODE_ENV: 'production', JWT_SECRET: 'first-run-production-secret', LOG_FORMAT: 'pretty' });
+    const server = await startFresh(path.join(dir, 'prod'), { NODE_ENV: 'production', JWT_SECRET: 'first-run-production-secret', ENCRYPTION_KEY: 'first-run-production-encryption-key', LOG_FORMAT: 'pretty' });
     try {
       const out = server.output();
       expect(out).not.toMatch(PASSWORD_LINE);

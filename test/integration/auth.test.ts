@@ -120,9 +120,9 @@ describe('auth', () => {
     expect((await me(none)).status).toBe(401);
     const foreign = jwt.sign({ typ: 'access' }, 'another-secret-another-secret', { algorithm: 'HS256', subject: u.id });
     expect((await me(foreign)).status).toBe(401);
-    const expired = jwt.sign({ typ: 'access', exp: Math.floor(Date.now() / 1000) - 10 }, t.config.jwtSecret, { algorithm: 'HS256', subject: u.id });
+    const expired = jwt.sign({ typ: 'access', exp: Math.floor(Date.now() / 1000) - 10 }, t.services.secrets.jwtSecret, { algorithm: 'HS256', subject: u.id });
     expect((await me(expired)).status).toBe(401);
-    const badSub = jwt.sign({ typ: 'access' }, t.config.jwtSecret, { algorithm: 'HS256', subject: 'not-a-uuid' });
+    const badSub = jwt.sign({ typ: 'access' }, t.services.secrets.jwtSecret, { algorithm: 'HS256', subject: 'not-a-uuid' });
     expect((await me(badSub)).status).toBe(401);
     // an access token is not a refresh token
     expect((await api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: s.accessToken } })).status).toBe(401);

@@ -141,7 +141,7 @@ describe('create and list', () => {
     const p = await create();
     const [row] = await f.em().getConnection().execute('select api_key_enc, api_key_mask from providers where id = ?', [p.id]);
     expect(row.api_key_enc).not.toContain(KEY);
-    expect(row.api_key_enc).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(row.api_key_enc).toMatch(/^v2\.[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(row.api_key_mask).toBe('sk-t…6789');
     // and it decrypts to the key: the test call sends exactly the plaintext
     const res = await client(t.baseUrl, engineer.token).post(`/api/providers/${p.id}/test`, { model: 'gpt-stub' });
@@ -328,7 +328,7 @@ describe('update and delete', () => {
 
   it('PATCH updates the other fields and validates them like create', async () => {
     const p = await create();
-    const res = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { models: ['x'], type: 'official', slug: 'new-slug', baseUrl: 'https://api.example.com/v1/' });
+    const res = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { models: ['x'], type: 'official', slug: 'new-slug', baseUrl: 'https://api.example.com/v1/', apiKey: 'sk-for-example-com' });
     expect(res.body.provider).toEqual(expect.objectContaining({ models: ['x'], type: 'official', slug: 'new-slug', baseUrl: 'https://api.example.com/v1' }));
     for (const bad of [{ models: [] }, { slug: 'Bad Slug' }, { baseUrl: 'nope' }, { isEnabled: 'yes' }, { name: null }]) {
       const r = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, bad);

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MetadataStorage } from '@mikro-orm/core';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/db/embedded';
+import { EmbeddedDbError, startEmbeddedPostgres } from '../../src/db/embedded';
 import { createOrm, migrate } from '../../src/db/orm';
 import { freePort } from '../../src/util/net';
 
@@ -18,7 +18,14 @@ export default async function globalSetup(): Promise<void> {
   if (process.env.TEST_DATABASE_ADMIN_URL) return; // an outer harness provides the server
   const dir = mkdtempSync(path.join(os.tmpdir(), 'docqa-test-'));
   const port = await freePort();
-  const db = await startEmbeddedPostgres({ dataDir: dir, port, database: TEMPLATE_DB });
+  let db: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+  try {
+    db = await startEmbeddedPostgres({ dataDir: dir, port, database: TEMPLATE_DB });
+  } catch (e) {
+    // one line naming cause and fix, not a stack trace
+    process.stderr.write(`\n${e instanceof EmbeddedDbError ? e.message : `embedded PostgreSQL: ${String(e)}`}\n`);
+    process.exit(1);
+  }
   const orm = await createOrm(db.url);
   await migrate(orm);
   await orm.close(true);

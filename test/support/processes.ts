@@ -51,8 +51,8 @@ export async function startProcess(script: string, args: string[], env: Record<s
 }
 
 /** An embedded PostgreSQL in a process of its own. */
-export async function startPgProcess(dataDir: string, port: number): Promise<Proc & { url: string }> {
-  const p = await startProcess('dist/src/cli/embedded-pg.js', ['--data-dir', dataDir, '--port', String(port)], {}, /ready postgres:\/\/\S+\n/);
+export async function startPgProcess(dataDir: string, port?: number): Promise<Proc & { url: string }> {
+  const p = await startProcess('dist/src/cli/embedded-pg.js', ['--data-dir', dataDir, ...(port ? ['--port', String(port)] : [])], {}, /ready postgres:\/\/\S+\n/);
   const url = /ready (postgres:\/\/\S+)\n/.exec(p.output())![1];
   return Object.assign(p, { url });
 }
@@ -63,6 +63,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<P
   const p = await startProcess('dist/src/main.js', [], {
     // production mode, as operators run it (Apollo's signal handling, no introspection, etc.)
     NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: 'process-secret-process-secret',
+    ENCRYPTION_KEY: 'process-encryption-key-process',
     LOGIN_RATE_LIMIT_PER_IP: '0', LOGIN_RATE_LIMIT_PER_ACCOUNT: '0', ...env,
   }, /DocQA listening/);
   return Object.assign(p, { baseUrl: `http://127.0.0.1:${port}` });

@@ -15,6 +15,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { AppDeps } from '../../app';
 import type { Config } from '../../config';
 import { inRequestContext } from '../../db/request-context';
+import { clientAddress, trustFunction } from '../../util/client-address';
 import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
 import { costLimitRule, depthLimitRule, documentShapeError, MAX_TOKENS } from './limits';
@@ -192,7 +193,8 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
         const errors = validate(schema, document, wsRules(config, variables));
         if (errors.length) return errors;
         // the user is re-read for every operation, as REST does per request: role changes apply at once
-        const ip = ctx.extra.request?.socket.remoteAddress ?? 'unknown';
+        // the same client-address rule (TRUST_PROXY) as REST's req.ip
+        const ip = ctx.extra.request ? clientAddress(ctx.extra.request, trustFunction(config.trustProxy)) : 'unknown';
         const contextValue = await createContext(services, ctx.connectionParams?.authorization, ip);
         const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
         return args;

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { uploadFiles } from '../support/documents';
+import { wsClient, wsCollect } from '../support/graphql';
+import { api, client } from '../support/http';
+import { startOpenAiStub, OpenAiStub } from '../support/openai-stub';
+import { makePdf } from '../support/pdf';
+import { Proc, startPgProcess, startProcess, startServerProcess } from '../support/processes';
+
+jest.setTimeout(240_000);
+
+/**
+ * Issue 13 item 8: two API nodes and one `npm run worker` process on one PostgreSQL, started the
+ * way a developer would (no JWT_SECRET, no ENCRYPTION_KEY, a DATA_DIR of their own each): they
+ * agree on tokens, provider keys and login limits, and share ingestion and its progress.
+ */
+describe('two nodes and a worker on one database', () => {
+  const dirs: string[] = [];
+  let pg: Proc & { url: string };
+  let a: Proc & { baseUrl: string };
+  let b: Proc & { baseUrl: string };
+  let worker: Proc | null = null;
+  let stub: OpenAiStub;
+  const tmp = () => {
+    const d = mkdtempSync(path.join(os.tmpdir(), 'docqa-2n-'));
+    dirs.push(d);
+    return d;
+  };
+  const nodeEnv = () => ({
+    NODE_ENV: 'development',
+    JWT_SECRET: '',
+    ENCRYPTION_KEY: '',
+    DATABASE_URL: pg.url,
+    DATA_DIR: tmp(),
+    RUN_WORKERS: 'false',
+    LOGIN_RATE_LIMIT_PER_IP: '1000',
+    LOGIN_RATE_LIMIT_PER_ACCOUNT: '10',
+    JOB_POLLING_SECONDS: '1',
+  });
+
+  beforeAll(async () => {
+    stub = await startOpenAiStub();
+    pg = await startPgProcess(tmp());
+    // A first: it applies the migrations and bootstraps; then B
+    a = await startServerProcess({ ...nodeEnv(), BOOTSTRAP_SUPERADMIN_EMAIL: 'root@example.com', BOOTSTRAP_SUPERADMIN_PASSWORD: 'rootpassword' });
+    b = await startServerProcess(nodeEnv());
+  });
+  afterAll(async () => {
+    await worker?.kill();
+    await a?.kill();
+    await b?.kill();
+    await pg?.kill();
+    await stub?.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  const login = async (node: { baseUrl: string }, email: string, password: string) => api(node.baseUrl, 'POST', '/api/auth/login', { body: { email, password } });
+
+  it('a token from node A works on node B (one JWT secret, generated into the database)', async () => {
+    const res = await login(a, 'root@example.com', 'rootpassword');
+    expect(res.status).toBe(200);
+    const me = await client(b.baseUrl, res.body.accessToken).get('/api/auth/me');
+    expect(me.status).toBe(200);
+    expect(me.body.user.email).toBe('root@example.com');
+    // and B's refresh rotates A's refresh token
+    expect((await api(b.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: res.body.refreshToken } })).status).toBe(200);
+  });
+
+  it('a provider key set on node A is used by node B', async () => {
+    const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
+    const created = await client(a.baseUrl, token).post('/api/providers', { name: 'Stub', slug: 'stub', baseUrl: stub.url, apiKey: 'sk-set-on-node-a-0001', models: ['m'] });
+    expect(created.status).toBe(201);
+    const test = await client(b.baseUrl, token).post(`/api/providers/${created.body.provider.id}/test`, { model: 'm' });
+    expect(test.body).toEqual(expect.objectContaining({ ok: true, status: 200 }));
+    expect(stub.last().authorization).toBe('Bearer sk-set-on-node-a-0001');
+  });
+
+  it('the per-account login limit counts attempts on both nodes', async () => {
+    const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
+    expect((await client(a.baseUrl, token).post('/api/users', { email: 'target@example.com', password: 'right-password', name: 'Target', platformRole: 'none', orgPosition: 'member' })).status).toBe(201);
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await login(i % 2 ? b : a, 'target@example.com', 'wrong-password')).status);
+    // 10 free failures (5 on each node), then the account+address pair is delayed on both
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10)).toContain(429);
+  });
+
+  it('an upload through node A is processed by the worker, its progress streamed by node B', async () => {
+    const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
+    const project = await client(a.baseUrl, token).post('/api/projects', { name: 'Two nodes' });
+    expect(project.status).toBe(201);
+    const pdf = makePdf([1, 2, 3].map((n) => ({ paragraphs: [`Page ${n} of the shared manual. The refund window is 30 days.`] })));
+    const up = await uploadFiles(a.baseUrl, token, project.body.project.id, [{ name: 'manual.pdf', content: pdf, type: 'application/pdf' }]);
+    expect(up.status).toBe(202);
+    const documentId = up.body.documents[0].id;
+    // no server runs workers: the document waits for the worker process
+    const ws = wsClient(b.baseUrl, token);
+    const collected = wsCollect(ws, 'subscription($d: ID!) { documentProgress(documentId: $d) { status pagesDone pagesTotal } }', { d: documentId });
+    await new Promise((r) => setTimeout(r, 500));
+    worker = await startProcess('dist/src/cli/worker.js', [], { ...nodeEnv(), LOG_LEVEL: 'info' }, /ingestion worker running/);
+    const events = (await collected).map((e) => e.data!.documentProgress);
+    await ws.dispose();
+    expect(events[0].status).toBe('queued');
+    expect(events.at(-1)).toEqual({ status: 'ready', pagesDone: 3, pagesTotal: 3 });
+    expect(events.length).toBeGreaterThan(2);
+  });
+});
