@@ -9,6 +9,7 @@ export { Conversation, Message } from './conversation.entity';
 export type { Citation } from './conversation.entity';
 export { Document, Chunk, TermStat, ProjectIndexStats } from './document.entity';
 export { RefreshToken } from './refresh-token.entity';
+export { ChunkEmbedding } from './chunk-embedding.entity';
 
 import { User } from './user.entity';
 import { Department } from './department.entity';
@@ -18,8 +19,9 @@ import { Provider } from './provider.entity';
 import { Conversation, Message } from './conversation.entity';
 import { Document, Chunk, TermStat, ProjectIndexStats } from './document.entity';
 import { RefreshToken } from './refresh-token.entity';
+import { ChunkEmbedding } from './chunk-embedding.entity';
 
 export const ALL_ENTITIES = [
   User, Department, Group, GroupMember, Project, ProjectMember, ProjectGrant, AuditEntry,
-  Provider, Conversation, Message, Document, Chunk, TermStat, ProjectIndexStats, RefreshToken,
+  Provider, Conversation, Message, Document, Chunk, TermStat, ProjectIndexStats, RefreshToken, ChunkEmbedding,
 ];
