@@ -61,7 +61,7 @@ export class Document {
 
   /** Embedding progress, filled in by the service that reads the document (never stored here). */
   @Property({ persist: false })
-  embeddings?: DocumentEmbeddings | null & Opt;
+  embeddings?: DocumentEmbeddings | null;
 }
 
 /** How many of a document's chunks have a vector of the project's current embedding model. */

@@ -5,6 +5,7 @@ import { ChatService } from './chat.service';
 import type { ServiceContext } from './context';
 import { DepartmentsService } from './departments.service';
 import { DocumentsService } from './documents.service';
+import { EmbeddingsService } from './embeddings.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
 import { ProjectsService } from './projects.service';
@@ -26,6 +27,7 @@ export interface Services {
   providers: ProvidersService;
   documents: DocumentsService;
   retrieval: RetrievalService;
+  embeddings: EmbeddingsService;
   chat: ChatService;
   /** Starts background work (ingestion workers) when configured. */
   start(opts?: { workers?: boolean }): Promise<void>;
@@ -37,8 +39,9 @@ export function createServices(ctx: ServiceContext): Services {
   // dependencies are passed explicitly, in construction order: no service reaches into a container
   const audit = new AuditService(ctx);
   const providers = new ProvidersService(ctx);
-  const retrieval = new RetrievalService(ctx);
-  const documents = new DocumentsService(ctx);
+  const embeddings = new EmbeddingsService(ctx, providers);
+  const retrieval = new RetrievalService(ctx, embeddings);
+  const documents = new DocumentsService(ctx, embeddings);
   const s: Services = {
     ctx,
     auth: new AuthService(ctx),
@@ -52,11 +55,16 @@ export function createServices(ctx: ServiceContext): Services {
     providers,
     documents,
     retrieval,
+    embeddings,
     chat: new ChatService(ctx, { providers, retrieval }),
     async start(opts = {}) {
-      await documents.start({ workers: opts.workers ?? ctx.config.runWorkers });
+      const workers = opts.workers ?? ctx.config.runWorkers;
+      await documents.start({ workers });
+      // after the ingestion queue, which creates the job schema and supervises its queues
+      await embeddings.start({ workers });
     },
     async stop() {
+      await embeddings.stop();
       await documents.stop();
       await s.auth.close();
     },
