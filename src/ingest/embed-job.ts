@@ -22,6 +22,9 @@ export interface EmbedQueueSettings {
  */
 export class EmbedQueue {
   private boss: PgBoss | null = null;
+  private stopping = false;
+  private readonly loops: Promise<void>[] = [];
+  private wake: (() => void) | null = null;
 
   constructor(private readonly url: string, private readonly settings: EmbedQueueSettings, private readonly logger: Logger) {}
 
@@ -49,17 +52,54 @@ export class EmbedQueue {
   async enqueue(documentId: string, dedupeSeconds?: number): Promise<void> {
     if (!this.boss) return;
     await this.boss.send(EMBED_QUEUE, { documentId }, dedupeSeconds ? { singletonKey: documentId, singletonSeconds: dedupeSeconds } : {});
+    this.wake?.();
   }
 
-  /** Runs `handler` for embedding jobs; a throw fails the attempt (retried with backoff). */
-  async work(handler: (documentId: string) => Promise<void>): Promise<void> {
-    if (!this.boss) throw new Error('the embedding queue is not started');
-    await this.boss.work<{ documentId: string }>(EMBED_QUEUE, { batchSize: 1, pollingIntervalSeconds: this.settings.pollingSeconds }, async ([job]) => {
-      if (job) await handler(job.data.documentId);
-    });
+  /**
+   * Runs `handler` for embedding jobs, `concurrency` at a time; a throw fails the attempt (retried
+   * with backoff). A loop that found a job asks again at once; an idle one waits `pollingSeconds`
+   * (or less, when enqueue() in this process wakes it).
+   */
+  work(concurrency: number, handler: (documentId: string) => Promise<void>): void {
+    for (let i = 0; i < concurrency; i++) this.loops.push(this.loop(handler));
   }
 
+  private async loop(handler: (documentId: string) => Promise<void>): Promise<void> {
+    while (this.boss && !this.stopping) {
+      const boss = this.boss;
+      let job: PgBoss.Job<{ documentId: string }> | undefined;
+      try {
+        [job] = await boss.fetch<{ documentId: string }>(EMBED_QUEUE, { batchSize: 1 });
+      } catch (err) {
+        if (!this.stopping) this.logger.warn({ err }, 'fetching embedding jobs failed');
+      }
+      if (!job) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, this.settings.pollingSeconds * 1000);
+          this.wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        this.wake = null;
+        continue;
+      }
+      try {
+        await handler(job.data.documentId);
+        await boss.complete(EMBED_QUEUE, job.id).catch((err) => this.logger.warn({ err }, 'completing an embedding job failed'));
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        this.logger.warn({ documentId: job.data.documentId, reason: message }, 'embedding attempt failed; it will be retried');
+        await boss.fail(EMBED_QUEUE, job.id, { message }).catch((err) => this.logger.warn({ err }, 'failing an embedding job failed'));
+      }
+    }
+  }
+
+  /** Stops taking jobs; a job in flight finishes (or is retried after its expiry if the process dies). */
   async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await Promise.allSettled(this.loops);
     const boss = this.boss;
     this.boss = null;
     if (boss) await boss.stop({ graceful: true, wait: true, close: true, timeout: 5000 });

@@ -27,6 +27,8 @@ export interface Neighbour {
 
 interface CacheEntry {
   ids: string[];
+  /** Row of each chunk id (a row is never loaded twice). */
+  rows: Map<string, number>;
   dims: number;
   matrix: Float32Array;
   count: number;
@@ -242,18 +244,19 @@ export class VectorStore {
     const key = cacheKey(projectId, model);
     const pending = this.loading.get(key);
     if (pending) return pending;
+    // one load per matrix at a time: two appending the same rows would duplicate them
     const p = (async () => {
       const seq = await this.maxSeq(em, projectId, model);
       const cached = this.cache.get(key);
       if (cached && cached.maxSeq === seq) return cached;
-      return this.load(em, projectId, model, cached && cached.maxSeq < seq ? cached : null);
+      return this.load(em, projectId, model, cached && cached.count > 0 && cached.maxSeq < seq ? cached : null);
     })();
     this.loading.set(key, p);
-    try {
-      return await p;
-    } finally {
-      this.loading.delete(key);
-    }
+    const clear = () => {
+      if (this.loading.get(key) === p) this.loading.delete(key);
+    };
+    p.then(clear, clear);
+    return p;
   }
 
   private async load(em: EntityManager, projectId: string, model: string, base: CacheEntry | null): Promise<CacheEntry | null> {
@@ -271,7 +274,7 @@ export class VectorStore {
     }
     let entry = base;
     if (!entry) {
-      entry = { ids: [], dims, matrix: new Float32Array(Math.max(1, stat.n) * dims), count: 0, maxSeq: 0n, dead: new Set(), bytes: 0, lastUsed: Date.now() };
+      entry = { ids: [], rows: new Map(), dims, matrix: new Float32Array(Math.max(1, stat.n) * dims), count: 0, maxSeq: 0n, dead: new Set(), bytes: 0, lastUsed: Date.now() };
     } else if (entry.matrix.length < needed / 4) {
       const grown = new Float32Array(Math.max(needed / 4, entry.matrix.length * 2));
       grown.set(entry.matrix.subarray(0, entry.count * dims));
@@ -285,7 +288,7 @@ export class VectorStore {
         [projectId, model, after.toString(), LOAD_PAGE],
       );
       for (const r of rows) {
-        if (r.dims !== dims) continue;
+        if (r.dims !== dims || entry.rows.has(r.id)) continue;
         if (entry.matrix.length < (entry.count + 1) * dims) {
           const grown = new Float32Array(Math.max((entry.count + 1) * dims, entry.matrix.length * 2));
           grown.set(entry.matrix.subarray(0, entry.count * dims));
@@ -293,6 +296,7 @@ export class VectorStore {
         }
         readInto(entry.matrix.subarray(entry.count * dims, (entry.count + 1) * dims), r.vec);
         entry.ids.push(r.id);
+        entry.rows.set(r.id, entry.count);
         entry.count++;
       }
       if (rows.length) after = BigInt(rows[rows.length - 1].seq);

@@ -61,7 +61,7 @@ export class EmbeddingsService extends BaseService {
     await queue.start();
     this.queue = queue;
     if (opts.workers) {
-      await queue.work((documentId) => this.embedDocument(documentId));
+      queue.work(2, (documentId) => this.embedDocument(documentId));
       this.sweepTimer = setInterval(() => void this.sweepOnce(), this.config.embeddingSweepSeconds * 1000);
       this.sweepTimer.unref();
     }
