@@ -196,6 +196,7 @@ export class EmbeddingsService extends BaseService {
    */
   async neighbours(projectId: string, question: string): Promise<QueryNeighbours | null> {
     try {
+      if (!(await this.mayHaveSource(projectId))) return null;
       const source = (await this.sourcesForProjects([projectId])).get(projectId);
       if (!source) return null;
       if ((this.failingUntil.get(source.key) ?? 0) > Date.now()) return null;
@@ -216,6 +217,23 @@ export class EmbeddingsService extends BaseService {
       this.logger.warn({ err, projectId }, 'vector search failed; retrieval is lexical');
       return null;
     }
+  }
+
+  /**
+   * One cheap statement on the query path: false when no source can apply (no project setting, no
+   * enabled provider with embedding models, no EMBEDDING_MODEL), so lexical-only retrieval pays
+   * one small query and nothing else.
+   */
+  private async mayHaveSource(projectId: string): Promise<boolean> {
+    if (this.config.embedding) return true;
+    const [row] = await query<{ yes: boolean }>(
+      this.freshEm(),
+      `select (p.settings ? 'embeddingModel')
+              or exists (select 1 from providers where is_enabled and jsonb_array_length(embedding_models) > 0) as yes
+         from projects p where p.id = ?`,
+      [projectId],
+    );
+    return !!row?.yes;
   }
 
   /** Retrieval found some neighbours' chunks gone: they leave the cached matrix. */
