@@ -231,7 +231,7 @@ describe('graphql: providers', () => {
     const created = await q(engineer, `mutation($i: CreateProviderInput!) { createProvider(input: $i) { ${ADMIN_FIELDS} } }`, { i: body() });
     expect(created.errors).toBeUndefined();
     expect(created.data.createProvider.apiKey).not.toContain(KEY);
-    expect((await q(member, '{ providers { id name slug models isDefault isEnabled } }')).data.providers).toEqual((await as(member).get('/api/providers')).body.providers);
+    expect((await q(member, '{ providers { id name slug models embeddingModels isDefault isEnabled } }')).data.providers).toEqual((await as(member).get('/api/providers')).body.providers);
     expect((await q(member, '{ providerModels { id model provider providerSlug providerId isDefault } }')).data.providerModels).toEqual((await as(member).get('/api/providers/models')).body.models);
     const leak = await q(member, '{ providers { id apiKey baseUrl } }');
     expect(leak.data.providers.every((p: any) => p.apiKey === null && p.baseUrl === null)).toBe(true);
