@@ -102,6 +102,6 @@ export class EmbedQueue {
     await Promise.allSettled(this.loops);
     const boss = this.boss;
     this.boss = null;
-    if (boss) await boss.stop({ graceful: true, wait: true, close: true, timeout: 5000 });
+    if (boss) await boss.stop({ graceful: false, wait: true, close: true });
   }
 }

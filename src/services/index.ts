@@ -64,8 +64,8 @@ export function createServices(ctx: ServiceContext): Services {
       await embeddings.start({ workers });
     },
     async stop() {
-      await embeddings.stop();
-      await documents.stop();
+      // side by side: the embedding queue's stop must not delay handing ingestion jobs back
+      await Promise.all([embeddings.stop(), documents.stop()]);
       await s.auth.close();
     },
   };
