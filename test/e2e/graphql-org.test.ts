@@ -222,7 +222,7 @@ describe('graphql: departments and groups', () => {
 describe('graphql: providers', () => {
   const KEY = 'sk-graphql-test-key-0123456789';
   const body = (over: Record<string, unknown> = {}) => ({ name: 'Stub', slug: `stub-${Date.now().toString(36)}`, type: 'custom', baseUrl: stub.url, apiKey: KEY, models: ['gpt-stub', 'gpt-mini'], ...over });
-  const ADMIN_FIELDS = 'id name slug type baseUrl apiKey hasApiKey models isDefault isEnabled createdAt updatedAt';
+  const ADMIN_FIELDS = 'id name slug type baseUrl apiKey hasApiKey models embeddingModels isDefault isEnabled createdAt updatedAt';
 
   it('the public listing and models equal REST; secrets are forbidden to non provider admins, the key is masked for admins', async () => {
     const engineer = await f.makeUser({ platformRole: 'engineer' });
