@@ -84,7 +84,8 @@ beforeAll(async () => {
       EMBEDDING_SWEEP_SECONDS: '1',
       EMBEDDING_RETRY_LIMIT: '2',
       EMBEDDING_RETRY_DELAY_SECONDS: '1',
-      EMBEDDING_QUERY_TIMEOUT_MS: '1000',
+      // generous: a loaded test machine must not turn a slow stub answer into a lexical fallback
+      EMBEDDING_QUERY_TIMEOUT_MS: '10000',
       JOB_POLLING_SECONDS: '1',
     },
   });
