@@ -228,7 +228,7 @@ export class EmbeddingsService extends BaseService {
     if (this.config.embedding) return true;
     const [row] = await query<{ yes: boolean }>(
       this.freshEm(),
-      `select (p.settings ? 'embeddingModel')
+      `select (p.settings->>'embeddingModel') is not null
               or exists (select 1 from providers where is_enabled and jsonb_array_length(embedding_models) > 0) as yes
          from projects p where p.id = ?`,
       [projectId],
