@@ -66,6 +66,21 @@ export interface Config {
   uploadConcurrencyPerUser: number;
   uploadConcurrency: number;
   searchLanguage: string;
+  /** Environment embedding source (used when no provider lists an embedding model); null when EMBEDDING_MODEL is unset. */
+  embedding: EmbeddingEnv | null;
+  /** Inputs per `POST /embeddings` request. */
+  embeddingBatchSize: number;
+  /** Time-out of one embeddings request during ingestion. */
+  embeddingTimeoutMs: number;
+  /** Time-out of embedding a question at query time (then retrieval is lexical for that question). */
+  embeddingQueryTimeoutMs: number;
+  /** Retries of a failed embedding job (exponential backoff from the delay). */
+  embeddingRetryLimit: number;
+  embeddingRetryDelaySeconds: number;
+  /** How often chunks without a vector of their project's current model are looked for. */
+  embeddingSweepSeconds: number;
+  /** Memory for cached vector matrices (portable path) per process. */
+  embeddingCacheMb: number;
   upstreamTimeoutMs: number;
   shutdownGraceMs: number;
   bootstrap: {
@@ -76,6 +91,13 @@ export interface Config {
     ceoPassword?: string;
     ceoName?: string;
   };
+}
+
+/** `EMBEDDING_*` as configured; with only EMBEDDING_MODEL set, the LLM_* URL and key. */
+export interface EmbeddingEnv {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
 }
 
 /** A configuration problem; main prints `message` (one line naming the variable) and exits. */
@@ -188,6 +210,20 @@ export function loadConfig(env: Env = process.env): Config {
 
   const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 2, 1, 64);
   const MB = 1024 * 1024;
+  const embeddingModel = str(env, 'EMBEDDING_MODEL');
+  const embeddingBaseUrl = url(env, 'EMBEDDING_BASE_URL');
+  const embeddingApiKey = str(env, 'EMBEDDING_API_KEY');
+  let embedding: EmbeddingEnv | null = null;
+  if (embeddingModel === undefined) {
+    if (embeddingBaseUrl || embeddingApiKey) throw new ConfigError('EMBEDDING_MODEL is required when EMBEDDING_BASE_URL or EMBEDDING_API_KEY is set');
+  } else {
+    if (embeddingModel.length > 200) throw new ConfigError('EMBEDDING_MODEL must be at most 200 characters');
+    // spec: with only EMBEDDING_MODEL set, the language model's URL and key are used
+    const baseUrl = embeddingBaseUrl ?? url(env, 'LLM_BASE_URL');
+    if (!baseUrl) throw new ConfigError('EMBEDDING_MODEL needs EMBEDDING_BASE_URL (or LLM_BASE_URL)');
+    const apiKey = embeddingBaseUrl ? (embeddingApiKey ?? '') : (embeddingApiKey ?? str(env, 'LLM_API_KEY') ?? '');
+    embedding = { baseUrl, apiKey, model: embeddingModel };
+  }
 
   return {
     nodeEnv,
@@ -245,6 +281,14 @@ export function loadConfig(env: Env = process.env): Config {
     uploadConcurrencyPerUser: int(env, 'UPLOAD_CONCURRENCY_PER_USER', 2, 1, 1000),
     uploadConcurrency: int(env, 'UPLOAD_CONCURRENCY', 8, 1, 10_000),
     searchLanguage,
+    embedding,
+    embeddingBatchSize: int(env, 'EMBEDDING_BATCH_SIZE', 64, 1, 2048),
+    embeddingTimeoutMs: int(env, 'EMBEDDING_TIMEOUT_MS', 60_000, 100, 600_000),
+    embeddingQueryTimeoutMs: int(env, 'EMBEDDING_QUERY_TIMEOUT_MS', 2000, 50, 60_000),
+    embeddingRetryLimit: int(env, 'EMBEDDING_RETRY_LIMIT', 8, 0, 100),
+    embeddingRetryDelaySeconds: int(env, 'EMBEDDING_RETRY_DELAY_SECONDS', 10, 0, 3600),
+    embeddingSweepSeconds: int(env, 'EMBEDDING_SWEEP_SECONDS', 60, 1, 86_400),
+    embeddingCacheMb: int(env, 'EMBEDDING_CACHE_MB', 512, 0, 65_536),
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bootstrap: {

@@ -73,6 +73,17 @@ export class Document {
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
   updatedAt: Date & Opt = new Date();
+
+  /** Embedding progress, filled in by the service that reads the document (never stored here). */
+  @Property({ persist: false })
+  embeddings?: DocumentEmbeddings | null;
+}
+
+/** How many of a document's chunks have a vector of the project's current embedding model. */
+export interface DocumentEmbeddings {
+  model: string;
+  chunksEmbedded: number;
+  chunksTotal: number;
 }
 
 @Entity({ tableName: 'chunks' })

@@ -10,6 +10,7 @@ export type { Citation } from './conversation.entity';
 export { Document, Chunk, TermStat, ProjectIndexStats } from './document.entity';
 export { RefreshToken } from './refresh-token.entity';
 export { Setting, RateLimitCounter } from './setting.entity';
+export { ChunkEmbedding } from './chunk-embedding.entity';
 
 import { User } from './user.entity';
 import { Department } from './department.entity';
@@ -20,9 +21,10 @@ import { Conversation, Message } from './conversation.entity';
 import { Document, Chunk, TermStat, ProjectIndexStats } from './document.entity';
 import { RefreshToken } from './refresh-token.entity';
 import { Setting, RateLimitCounter } from './setting.entity';
+import { ChunkEmbedding } from './chunk-embedding.entity';
 
 export const ALL_ENTITIES = [
   User, Department, Group, GroupMember, Project, ProjectMember, ProjectGrant, AuditEntry,
   Provider, Conversation, Message, Document, Chunk, TermStat, ProjectIndexStats, RefreshToken,
-  Setting, RateLimitCounter,
+  Setting, RateLimitCounter, ChunkEmbedding,
 ];

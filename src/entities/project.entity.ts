@@ -8,6 +8,8 @@ export interface ProjectSettings {
   model?: string;
   temperature?: number;
   topK?: number;
+  /** Embedding model for retrieval: `<provider_slug>/<model>` or a bare name (retrieval/embedding-source.ts). */
+  embeddingModel?: string;
 }
 
 @Entity({ tableName: 'projects' })

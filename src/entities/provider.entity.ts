@@ -32,6 +32,10 @@ export class Provider {
   @Property({ type: 'jsonb', defaultRaw: `'[]'::jsonb` })
   models: string[] & Opt = [];
 
+  /** Embedding models this provider serves (`POST {baseUrl}/embeddings`); may be empty. */
+  @Property({ type: 'jsonb', defaultRaw: `'[]'::jsonb` })
+  embeddingModels: string[] & Opt = [];
+
   @Property({ type: 'boolean' })
   isDefault: boolean & Opt = false;
 

@@ -62,6 +62,7 @@ export function presentProjectBase(p: ProjectFields) {
       ...(p.settings.model !== undefined ? { model: p.settings.model } : {}),
       ...(p.settings.temperature !== undefined ? { temperature: p.settings.temperature } : {}),
       ...(p.settings.topK !== undefined ? { topK: p.settings.topK } : {}),
+      ...(p.settings.embeddingModel !== undefined ? { embeddingModel: p.settings.embeddingModel } : {}),
     },
     ownerId: p.ownerId,
     createdBy: p.createdBy,

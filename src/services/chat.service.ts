@@ -19,6 +19,8 @@ export interface ChatTimings {
   /** From the request to the first `text` event; null when no text arrived. */
   firstTokenMs: number | null;
   totalMs: number;
+  /** Part of retrievalMs spent waiting for the embeddings provider (the question's vector); absent when none was asked. */
+  embeddingMs?: number;
 }
 
 /**
@@ -171,7 +173,7 @@ export class ChatService extends BaseService {
 
     // retrieval depends on nothing stored, so it starts at once and runs beside the writes below
     const retrievalStarted = performance.now();
-    const retrieval = (mode === 'docs' ? this.retrieveDocs(project.id, message) : this.retrieveWeb(message, mode, stop)).finally(() => {
+    const retrieval = (mode === 'docs' ? this.retrieveDocs(project.id, message, timings) : this.retrieveWeb(message, mode, stop)).finally(() => {
       timings.retrievalMs = Math.round(performance.now() - retrievalStarted);
     });
     retrieval.catch(() => undefined); // handled where it is awaited; never an unhandled rejection
@@ -317,10 +319,10 @@ export class ChatService extends BaseService {
     });
   }
 
-  private async retrieveDocs(projectId: string, question: string): Promise<ContextItem[]> {
+  private async retrieveDocs(projectId: string, question: string, timings: ChatTimings): Promise<ContextItem[]> {
     // access was checked in ask(): retrieval runs on the caller's behalf without checking again;
     // the number of chunks is the project's settings.topK (retrieval applies it and its default)
-    const hits = await this.deps.retrieval.search(null, projectId, question);
+    const hits = await this.deps.retrieval.search(null, projectId, question, { timings });
     return hits.map((h) => ({ id: h.chunkId, documentId: h.documentId, documentName: h.documentName, pageNumber: h.pageNumber, text: h.text }));
   }
 

@@ -16,7 +16,8 @@ import { IngestJob, IngestQueue } from '../ingest/queue';
 import { PageStager } from '../ingest/stager';
 import { IngestError, ParsedPage } from '../ingest/types';
 import { isUuid } from '../validation';
-import { BaseService } from './context';
+import { BaseService, ServiceContext } from './context';
+import type { EmbeddingsService } from './embeddings.service';
 import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
 
 export type { DocumentProgress } from '../ingest/progress';
@@ -92,6 +93,10 @@ function cleanName(name: string): string {
  * pipeline that runs as durable pg-boss jobs (in-process, or in `npm run worker` processes).
  */
 export class DocumentsService extends BaseService {
+  constructor(ctx: ServiceContext, private readonly embeddings: EmbeddingsService) {
+    super(ctx);
+  }
+
   private queue: IngestQueue | null = null;
   private hub: ProgressHub | null = null;
   /** Every parse runs in this pool of worker threads (heap and time limits per document). */
@@ -169,14 +174,19 @@ export class DocumentsService extends BaseService {
 
   /** GET /documents/:id (`use` on its project). */
   async get(actor: Actor, id: string): Promise<Document> {
-    return this.load(this.em(), actor, id, 'use');
+    const em = this.em();
+    const doc = await this.load(em, actor, id, 'use');
+    await this.embeddings.attachProgress(em, [doc]);
+    return doc;
   }
 
   /** GET /projects/:projectId/documents (`use`), newest first. */
   async list(actor: Actor, projectId: string, input: ListDocumentsInput = {}): Promise<Document[]> {
     const em = this.em();
     await requireTier(em, actor, projectId, 'use');
-    return em.find(Document, { project: projectId, ...(input.status ? { status: input.status } : {}) }, { orderBy: { createdAt: 'desc', id: 'asc' } });
+    const docs = await em.find(Document, { project: projectId, ...(input.status ? { status: input.status } : {}) }, { orderBy: { createdAt: 'desc', id: 'asc' } });
+    await this.embeddings.attachProgress(em, docs);
+    return docs;
   }
 
   /** GET /chat/chunks/:chunkId/source (`use` on the chunk's project). */
@@ -399,6 +409,8 @@ export class DocumentsService extends BaseService {
     await this.announce(em, job.documentId);
     try {
       await this.ingest(em, job.documentId, doc, signal, false);
+      // the embedding stage runs as its own job once the text is committed (searchable lexically now)
+      await this.embeddings.documentIndexed(job.documentId);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       if (e instanceof IngestError) {

@@ -7,6 +7,7 @@ import { ConversationsService } from './conversations.service';
 import { DepartmentsService } from './departments.service';
 import { DeploymentSecrets } from './deployment-secrets';
 import { DocumentsService } from './documents.service';
+import { EmbeddingsService } from './embeddings.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
 import { ProjectsService } from './projects.service';
@@ -30,6 +31,7 @@ export interface Services {
   providers: ProvidersService;
   documents: DocumentsService;
   retrieval: RetrievalService;
+  embeddings: EmbeddingsService;
   chat: ChatService;
   conversations: ConversationsService;
   /** Starts background work (ingestion workers) when configured. */
@@ -43,8 +45,9 @@ export function createServices(ctx: ServiceContext): Services {
   const secrets = new DeploymentSecrets(ctx);
   const audit = new AuditService(ctx);
   const providers = new ProvidersService(ctx, secrets);
-  const retrieval = new RetrievalService(ctx);
-  const documents = new DocumentsService(ctx);
+  const embeddings = new EmbeddingsService(ctx, providers);
+  const retrieval = new RetrievalService(ctx, embeddings);
+  const documents = new DocumentsService(ctx, embeddings);
   const s: Services = {
     ctx,
     secrets,
@@ -59,14 +62,19 @@ export function createServices(ctx: ServiceContext): Services {
     providers,
     documents,
     retrieval,
+    embeddings,
     chat: new ChatService(ctx, { providers, retrieval }),
     conversations: new ConversationsService(ctx),
     async start(opts = {}) {
       await s.secrets.load();
-      await documents.start({ workers: opts.workers ?? ctx.config.runWorkers });
+      const workers = opts.workers ?? ctx.config.runWorkers;
+      await documents.start({ workers });
+      // after the ingestion queue, which creates the job schema and supervises its queues
+      await embeddings.start({ workers });
     },
     async stop() {
-      await documents.stop();
+      // side by side: the embedding queue's stop must not delay handing ingestion jobs back
+      await Promise.all([embeddings.stop(), documents.stop()]);
       await s.auth.close();
     },
   };

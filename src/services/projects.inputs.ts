@@ -31,6 +31,14 @@ export class ProjectSettingsInput {
   @Min(1)
   @Max(50)
   topK?: number | null;
+
+  /** The embedding model retrieval uses: `<provider_slug>/<model>` or a bare name; null falls back to the default. */
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  embeddingModel?: string | null;
 }
 
 @InputType()

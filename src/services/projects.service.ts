@@ -215,7 +215,7 @@ export class ProjectsService extends BaseService {
 export function mergeSettings(stored: ProjectSettings, patch: ProjectSettingsInput | undefined): ProjectSettings {
   const out: ProjectSettings = { ...stored };
   if (!patch) return out;
-  for (const key of ['model', 'temperature', 'topK'] as const) {
+  for (const key of ['model', 'temperature', 'topK', 'embeddingModel'] as const) {
     const v = patch[key];
     if (v === null) delete out[key];
     else if (v !== undefined) (out as Record<string, unknown>)[key] = v;

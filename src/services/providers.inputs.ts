@@ -67,6 +67,18 @@ export class CreateProviderInput {
   @MaxLength(200, { each: true })
   models!: string[];
 
+  /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
+  @Field(() => [String], { nullable: true })
+  @Optional()
+  @TrimEach()
+  @IsArray()
+  @ArrayMaxSize(MAX_MODELS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(200, { each: true })
+  embeddingModels?: string[];
+
   @Field({ nullable: true })
   @Optional()
   @IsBoolean()
@@ -122,6 +134,18 @@ export class UpdateProviderInput {
   @MinLength(1, { each: true })
   @MaxLength(200, { each: true })
   models?: string[];
+
+  /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
+  @Field(() => [String], { nullable: true })
+  @Optional()
+  @TrimEach()
+  @IsArray()
+  @ArrayMaxSize(MAX_MODELS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(200, { each: true })
+  embeddingModels?: string[];
 
   @Field({ nullable: true })
   @Optional()

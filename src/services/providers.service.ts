@@ -8,6 +8,7 @@ import { ApiKeyCipher, ApiKeyDecryptError, maskApiKey, sameOrigin } from '../llm
 import type { NetworkPolicy } from '../llm/network-guard';
 import { completeOnce, UpstreamTarget } from '../llm/openai-client';
 import { resolveProvider } from '../llm/resolve-provider';
+import { resolveEmbeddingSource } from '../retrieval/embedding-source';
 import { UpstreamError } from '../llm/upstream-http';
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
@@ -27,6 +28,12 @@ export type ProviderTestResult =
 export type ChatTarget =
   | { ok: true; step: 1 | 2 | 3 | 4 | 5; target: UpstreamTarget; providerId: string | null; label: string }
   | { ok: false; step: number; reason: string; label: string };
+
+/** An embedding model to call, and the key its vectors are stored under. */
+export interface EmbeddingTarget {
+  key: string;
+  target: UpstreamTarget;
+}
 
 const ORDER = { createdAt: 'asc', id: 'asc' } as const;
 
@@ -91,6 +98,7 @@ export class ProvidersService extends BaseService {
         apiKeyEnc: this.cipher.encrypt(apiKey, input.baseUrl),
         apiKeyMask: maskApiKey(apiKey),
         models: input.models,
+        embeddingModels: input.embeddingModels ?? [],
         isDefault: makeDefault,
         isEnabled,
       });
@@ -133,6 +141,7 @@ export class ProvidersService extends BaseService {
       if (input.type !== undefined) p.type = input.type;
       if (input.baseUrl !== undefined) p.baseUrl = input.baseUrl;
       if (input.models !== undefined) p.models = input.models;
+      if (input.embeddingModels !== undefined) p.embeddingModels = input.embeddingModels;
       if (input.isEnabled !== undefined) p.isEnabled = input.isEnabled;
       // spec: an empty apiKey keeps the stored key
       if (input.apiKey) {
@@ -227,6 +236,35 @@ export class ProvidersService extends BaseService {
       label,
       target: { baseUrl: r.provider.baseUrl, apiKey, model: r.model, policy: this.networkPolicy() },
     };
+  }
+
+  /**
+   * The embedding source of each project (given its `settings.embeddingModel`, or null), resolved
+   * as retrieval/embedding-source.ts describes; null where none is configured or the chosen
+   * provider's stored key cannot be decrypted. Keys are decrypted only for the providers chosen.
+   */
+  async resolveForEmbeddings(projectModels: Array<string | null | undefined>): Promise<Array<EmbeddingTarget | null>> {
+    const providers = await this.freshEm().find(Provider, { isEnabled: true }, { orderBy: ORDER });
+    const keys = new Map<string, string | null>();
+    return projectModels.map((projectModel) => {
+      const r = resolveEmbeddingSource(providers, projectModel, this.config.embedding);
+      if (r.kind === 'none') return null;
+      // operator-configured (environment), so outside the SSRF policy, as chat's LLM_BASE_URL
+      if (r.kind === 'env') return { key: r.key, target: { baseUrl: r.baseUrl, apiKey: r.apiKey, model: r.model } };
+      let apiKey = keys.get(r.provider.id);
+      if (apiKey === undefined) {
+        try {
+          apiKey = this.cipher.decrypt(r.provider.apiKeyEnc, r.provider.baseUrl);
+        } catch (e) {
+          if (!(e instanceof ApiKeyDecryptError)) throw e;
+          this.logger.warn({ provider: r.provider.slug }, `embeddings: ${e.message}`);
+          apiKey = null;
+        }
+        keys.set(r.provider.id, apiKey);
+      }
+      if (apiKey === null) return null;
+      return { key: r.key, target: { baseUrl: r.provider.baseUrl, apiKey, model: r.model, policy: this.networkPolicy() } };
+    });
   }
 
   /** Provider writes are serialized so the one-default rule never races. */

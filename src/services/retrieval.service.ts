@@ -4,8 +4,10 @@ import { requireTier } from '../access/resolver';
 import { NotFoundError } from '../errors';
 import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
 import { query } from '../ingest/index-writer';
+import { reciprocalRankFusion } from '../retrieval/fusion';
 import { isUuid } from '../validation';
-import { BaseService } from './context';
+import { BaseService, ServiceContext } from './context';
+import type { EmbeddingsService } from './embeddings.service';
 
 /** One retrieved chunk, best first. */
 export interface RetrievalHit {
@@ -52,6 +54,8 @@ const RERANK_POOL = 50;
 const PROXIMITY_WEIGHT = 0.6;
 /** Where a question's CJK bigram positions start (after its other words; positions only feed the phrase bonus). */
 const CJK_POSITION_OFFSET = 4096;
+/** BM25 leaders taken into fusion with the vector neighbours (the proximity-reranked pool). */
+const FUSION_DEPTH = 50;
 /** Longest question considered (characters) and most distinct terms used. */
 const MAX_QUERY_CHARS = 2000;
 const MAX_TERMS = 32;
@@ -102,14 +106,21 @@ export function proximityBonus(terms: QueryTerm[], positions: Record<string, num
  * statistics ranks them, and a phrase/proximity bonus reorders the leaders. Chat calls search().
  */
 export class RetrievalService extends BaseService {
+  constructor(ctx: ServiceContext, private readonly embeddings: EmbeddingsService) {
+    super(ctx);
+  }
+
   /**
    * The `topK` best chunks for `question` in the project (default: the project's `settings.topK`,
    * else 6). With an actor, `use` on the project is checked first; chat passes null after it has
    * authorized the caller itself.
    */
-  async search(actor: Actor | null, projectId: string, question: string, opts: { topK?: number } = {}): Promise<RetrievalHit[]> {
+  async search(actor: Actor | null, projectId: string, question: string, opts: { topK?: number; timings?: { embeddingMs?: number } } = {}): Promise<RetrievalHit[]> {
     if (actor) await requireTier(this.em(), actor, projectId, 'use');
     else if (!isUuid(projectId)) throw new NotFoundError('not_found', 'Project not found');
+    // the semantic side (embed the question, vector neighbours) runs beside the lexical one; it
+    // resolves null when there is no embedding source or the embedder fails, and never throws
+    const semantic = this.embeddings.neighbours(projectId, question.slice(0, MAX_QUERY_CHARS));
     // a short read-only transaction of its own, so the planner setting below stays inside it; one
     // snapshot for all its statements, so a document re-indexed meanwhile (new chunk ids) cannot
     // make the chunks ranked by one statement vanish from the next
@@ -119,8 +130,11 @@ export class RetrievalService extends BaseService {
       // 100k chunks) than read the GIN index's matches. See rank() for the index path it gets.
       await query(em, 'set local enable_seqscan = off');
       const { terms, topK, projectChunks, tableChunks } = await this.analyze(em, projectId, question.slice(0, MAX_QUERY_CHARS), opts.topK);
-      if (!terms.length) return [];
-      const ranked = await this.rank(em, projectId, terms, topK, projectChunks * projectChunks > CANDIDATES * tableChunks);
+      const lexical = terms.length ? await this.rank(em, projectId, terms, Math.max(topK, FUSION_DEPTH), projectChunks * projectChunks > CANDIDATES * tableChunks) : [];
+      // the fusion point: BM25 ranking and vector neighbours by reciprocal rank fusion (lexical alone without vectors)
+      const vectors = await semantic;
+      if (opts.timings && vectors) opts.timings.embeddingMs = Math.round(vectors.embeddingMs);
+      const ranked = vectors?.neighbours.length ? reciprocalRankFusion([lexical, vectors.neighbours], topK) : lexical.slice(0, topK);
       if (!ranked.length) return [];
       const rows = await query<{ id: string; document_id: string; name: string; page_number: number; text: string; context: string }>(
         em,
@@ -130,6 +144,7 @@ export class RetrievalService extends BaseService {
         [JSON.stringify(ranked.map((r) => r.id))],
       );
       const byId = new Map(rows.map((r) => [r.id, r]));
+      if (vectors && rows.length < ranked.length) this.embeddings.forget(projectId, vectors.model, ranked.filter((r) => !byId.has(r.id)).map((r) => r.id));
       return ranked.flatMap((r) => {
         const row = byId.get(r.id);
         return row ? [{ chunkId: r.id, documentId: row.document_id, documentName: row.name, pageNumber: row.page_number, text: row.text, context: row.context, score: Math.round(r.score * 1e4) / 1e4 }] : [];

@@ -89,7 +89,7 @@ describe('graphql: documents', () => {
   });
 
   it('document queries equal REST; project.documents nests them', async () => {
-    const FIELDS = 'id projectId name mimeType size sha256 status progress { pagesDone pagesTotal } pageCount chunkCount error language uploadedBy createdAt updatedAt';
+    const FIELDS = 'id projectId name mimeType size sha256 status progress { pagesDone pagesTotal } pageCount chunkCount embeddings { model chunksEmbedded chunksTotal } error language uploadedBy createdAt updatedAt';
     const rest = (await client(t.baseUrl, member.token).get(`/api/projects/${project.id}/documents`)).body.documents;
     const r = await gql(t.baseUrl, `query($p: ID!, $d: ID!) { documents(projectId: $p) { total items { ${FIELDS} } } document(id: $d) { ${FIELDS} } project(id: $p) { documents { id } } }`, { token: member.token, variables: { p: project.id, d: documentId } });
     expect(r.errors).toBeUndefined();

@@ -222,7 +222,7 @@ describe('graphql: departments and groups', () => {
 describe('graphql: providers', () => {
   const KEY = 'sk-graphql-test-key-0123456789';
   const body = (over: Record<string, unknown> = {}) => ({ name: 'Stub', slug: `stub-${Date.now().toString(36)}`, type: 'custom', baseUrl: stub.url, apiKey: KEY, models: ['gpt-stub', 'gpt-mini'], ...over });
-  const ADMIN_FIELDS = 'id name slug type baseUrl apiKey hasApiKey models isDefault isEnabled createdAt updatedAt';
+  const ADMIN_FIELDS = 'id name slug type baseUrl apiKey hasApiKey models embeddingModels isDefault isEnabled createdAt updatedAt';
 
   it('the public listing and models equal REST; secrets are forbidden to non provider admins, the key is masked for admins', async () => {
     const engineer = await f.makeUser({ platformRole: 'engineer' });
@@ -231,7 +231,7 @@ describe('graphql: providers', () => {
     const created = await q(engineer, `mutation($i: CreateProviderInput!) { createProvider(input: $i) { ${ADMIN_FIELDS} } }`, { i: body() });
     expect(created.errors).toBeUndefined();
     expect(created.data.createProvider.apiKey).not.toContain(KEY);
-    expect((await q(member, '{ providers { id name slug models isDefault isEnabled } }')).data.providers).toEqual((await as(member).get('/api/providers')).body.providers);
+    expect((await q(member, '{ providers { id name slug models embeddingModels isDefault isEnabled } }')).data.providers).toEqual((await as(member).get('/api/providers')).body.providers);
     expect((await q(member, '{ providerModels { id model provider providerSlug providerId isDefault } }')).data.providerModels).toEqual((await as(member).get('/api/providers/models')).body.models);
     const leak = await q(member, '{ providers { id apiKey baseUrl } }');
     expect(leak.data.providers.every((p: any) => p.apiKey === null && p.baseUrl === null)).toBe(true);

@@ -14,7 +14,7 @@ let f: ReturnType<typeof factories>;
 let owner: TestUser;
 let project: Project;
 
-const DOC_KEYS = ['chunkCount', 'createdAt', 'error', 'id', 'language', 'mimeType', 'name', 'pageCount', 'progress', 'projectId', 'sha256', 'size', 'status', 'updatedAt', 'uploadedBy'];
+const DOC_KEYS = ['chunkCount', 'createdAt', 'embeddings', 'error', 'id', 'language', 'mimeType', 'name', 'pageCount', 'progress', 'projectId', 'sha256', 'size', 'status', 'updatedAt', 'uploadedBy'];
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => (await t.orm.em.fork().getConnection().execute(text, params)) as T[];

@@ -131,7 +131,7 @@ describe('create and list', () => {
     const p = res.body.provider;
     expect(p).toEqual({
       id: expect.any(String), name: expect.any(String), slug: 'openai-main', type: 'custom', baseUrl: stub.url,
-      apiKey: 'sk-t…6789', hasApiKey: true, models: ['gpt-stub', 'gpt-stub-mini'], isDefault: true, isEnabled: true,
+      apiKey: 'sk-t…6789', hasApiKey: true, models: ['gpt-stub', 'gpt-stub-mini'], embeddingModels: [], isDefault: true, isEnabled: true,
       createdAt: expect.any(String), updatedAt: expect.any(String),
     });
     expect(JSON.stringify(res.body)).not.toContain(KEY);
@@ -155,7 +155,7 @@ describe('create and list', () => {
     const res = await client(t.baseUrl, member.token).get('/api/providers');
     expect(res.status).toBe(200);
     expect(res.body.providers.map((p: any) => p.id)).toEqual([on.id]);
-    expect(Object.keys(res.body.providers[0]).sort()).toEqual(['id', 'isDefault', 'isEnabled', 'models', 'name', 'slug']);
+    expect(Object.keys(res.body.providers[0]).sort()).toEqual(['embeddingModels', 'id', 'isDefault', 'isEnabled', 'models', 'name', 'slug']);
     expect(res.text).not.toContain('…');
     expect(res.text).not.toContain(KEY);
     const adminIds = (await adminList()).map((p) => p.id);
@@ -199,6 +199,10 @@ describe('create and list', () => {
     ['a missing name', { name: undefined }, 'name'],
     ['a numeric apiKey', { apiKey: 42 }, 'apiKey'],
     ['an unknown field', { colour: 'red' }, 'colour'],
+    ['embeddingModels that is not a list', { embeddingModels: 'e5' }, 'embeddingModels'],
+    ['a blank embedding model', { embeddingModels: ['e5', ' '] }, 'embeddingModels'],
+    ['duplicate embedding models', { embeddingModels: ['e5', 'e5'] }, 'embeddingModels'],
+    ['a non-string embedding model', { embeddingModels: [7] }, 'embeddingModels'],
   ])('refuses %s with 400', async (_what, over, field) => {
     const res = await client(t.baseUrl, engineer.token).post('/api/providers', body(over));
     expect(res.status).toBe(400);
@@ -523,3 +527,47 @@ async function closedPort(): Promise<number> {
     });
   });
 }
+
+describe('embedding models (managed like models)', () => {
+  beforeAll(wipe);
+  it('REST: create, list, PATCH and clear embeddingModels', async () => {
+    const p = await create({ embeddingModels: [' text-embedding-3-small ', 'BAAI/bge-m3'] });
+    expect(p.embeddingModels).toEqual(['text-embedding-3-small', 'BAAI/bge-m3']);
+    expect((await adminList()).find((x) => x.id === p.id).embeddingModels).toEqual(['text-embedding-3-small', 'BAAI/bge-m3']);
+    const pub = (await client(t.baseUrl, member.token).get('/api/providers')).body.providers.find((x: any) => x.id === p.id);
+    expect(pub.embeddingModels).toEqual(['text-embedding-3-small', 'BAAI/bge-m3']);
+    // chat's model listing is unchanged: embedding models are not chat models
+    const models = (await client(t.baseUrl, member.token).get('/api/providers/models')).body.models.filter((m: any) => m.providerId === p.id);
+    expect(models.map((m: any) => m.model)).toEqual(['gpt-stub', 'gpt-stub-mini']);
+    const patched = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { embeddingModels: ['nomic-embed-text'] });
+    expect(patched.status).toBe(200);
+    expect(patched.body.provider.embeddingModels).toEqual(['nomic-embed-text']);
+    // other fields leave them alone; an empty list clears them
+    expect((await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { name: 'Renamed' })).body.provider.embeddingModels).toEqual(['nomic-embed-text']);
+    expect((await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { embeddingModels: [] })).body.provider.embeddingModels).toEqual([]);
+    const bad = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { embeddingModels: [''] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: any) => d.field)).toContain('embeddingModels');
+  });
+
+  it('a provider created without embeddingModels has an empty list', async () => {
+    expect((await create()).embeddingModels).toEqual([]);
+  });
+
+  it('GraphQL: createProvider / updateProvider take embeddingModels and Provider shows them', async () => {
+    const gql = (query: string, variables: Record<string, unknown>, token = engineer.token) =>
+      client(t.baseUrl, token).post('/graphql', { query, variables });
+    const created = await gql(`mutation($input: CreateProviderInput!) { createProvider(input: $input) { id embeddingModels } }`, {
+      input: { name: 'GQL embeddings', slug: `gql-emb-${Date.now().toString(36)}`, baseUrl: stub.url, apiKey: KEY, models: ['gpt-stub'], embeddingModels: ['e5-small'] },
+    });
+    expect(created.body.errors).toBeUndefined();
+    const id = created.body.data.createProvider.id;
+    expect(created.body.data.createProvider.embeddingModels).toEqual(['e5-small']);
+    const updated = await gql(`mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { embeddingModels } }`, { id, input: { embeddingModels: ['e5-large', 'e5-small'] } });
+    expect(updated.body.data.updateProvider.embeddingModels).toEqual(['e5-large', 'e5-small']);
+    const listed = await gql(`{ providers { id embeddingModels } }`, {}, member.token);
+    expect(listed.body.data.providers.find((x: any) => x.id === id).embeddingModels).toEqual(['e5-large', 'e5-small']);
+    const refused = await gql(`mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { id } }`, { id, input: { embeddingModels: ['x', 'x'] } });
+    expect(refused.body.errors[0].extensions.code).toBe('validation_failed');
+  });
+});

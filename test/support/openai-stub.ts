@@ -38,6 +38,35 @@ export interface StubBehaviour {
   models?: string[];
 }
 
+/**
+ * How `/embeddings` answers (a channel of its own, so embedding calls never take a chat test's
+ * queued behaviour). Vectors are deterministic: a hashed bag of words (lower-cased words, a
+ * trailing "s" dropped, short stop words skipped), each word adding ±1 to a few of `dims`
+ * coordinates, so texts sharing words are near and unrelated ones nearly orthogonal. `synonyms`
+ * groups words that count as one (the stub's "semantics": a question can match a passage with
+ * which it shares no word).
+ */
+export interface EmbeddingBehaviour {
+  status?: number;
+  errorBody?: unknown;
+  /** Delay before answering. */
+  delayMs?: number;
+  dims?: number;
+  synonyms?: string[][];
+  /** Destroy the socket instead of answering (a network failure). */
+  drop?: boolean;
+  /** Answer 404 model_not_found for any other model. */
+  models?: string[];
+  requireKey?: string;
+}
+
+export interface EmbeddingRequest {
+  model: string;
+  input: string[];
+  authorization: string | null;
+  status: number;
+}
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -57,6 +86,12 @@ export interface OpenAiStub {
   /** Base URL to configure as a provider's baseUrl (ends with /v1). */
   url: string;
   requests: RecordedRequest[];
+  /** Every `/embeddings` call (kept apart from `requests`). */
+  embeddingRequests: EmbeddingRequest[];
+  setEmbeddings(b: EmbeddingBehaviour): void;
+  onceEmbeddings(b: EmbeddingBehaviour): void;
+  /** The stub's vector for a text under the current embedding behaviour. */
+  embed(text: string, model?: string): number[];
   set(b: StubBehaviour): void;
   once(b: StubBehaviour): void;
   reset(): void;
@@ -68,8 +103,41 @@ export interface OpenAiStub {
 const DEFAULT_DELTAS = ['Hello', ' world', '.'];
 const estimateTokens = (s: string) => Math.max(1, Math.ceil(s.length / 4));
 
+const STOP = new Set(['a', 'an', 'the', 'of', 'to', 'in', 'on', 'and', 'or', 'is', 'are', 'be', 'it', 'do', 'i', 'my', 'how', 'what', 'when', 'for', 'with', 'this', 'that', 'by', 'at', 'as', 'can', 'does']);
+
+function fnv1a(s: string, seed = 0x811c9dc5): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** The stub's deterministic embedding (see EmbeddingBehaviour). The model name seeds the hashes, so two models' vectors differ. */
+export function stubEmbedding(text: string, dims = 64, synonyms: string[][] = [], model = ''): number[] {
+  const canon = new Map<string, string>();
+  for (const group of synonyms) for (const w of group) canon.set(w.toLowerCase(), group[0].toLowerCase());
+  const v = new Array<number>(dims).fill(0);
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  for (const raw of words) {
+    if (STOP.has(raw)) continue;
+    const w0 = raw.length > 3 && raw.endsWith('s') ? raw.slice(0, -1) : raw;
+    const w = canon.get(w0) ?? canon.get(raw) ?? w0;
+    for (let k = 0; k < 3; k++) {
+      const h = fnv1a(`${model}\u0000${w}\u0000${k}`);
+      v[h % dims] += h & 0x80000000 ? -1 : 1;
+    }
+  }
+  if (!v.some((x) => x !== 0)) v[fnv1a(model) % dims] = 1e-3;
+  return v;
+}
+
 export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<OpenAiStub> {
   let behaviour: StubBehaviour = { ...initial };
+  let embeddingBehaviour: EmbeddingBehaviour = {};
+  const embeddingQueue: EmbeddingBehaviour[] = [];
+  const embeddingRequests: EmbeddingRequest[] = [];
   const queue: StubBehaviour[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
@@ -93,6 +161,10 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
         rec.body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
       } catch {
         rec.body = Buffer.concat(chunks).toString('utf8');
+      }
+      if (req.method === 'POST' && /\/embeddings$/.test((req.url ?? '').split('?')[0])) {
+        void answerEmbeddings(res, rec, embeddingQueue.shift() ?? embeddingBehaviour).catch(() => res.destroy());
+        return;
       }
       requests.push(rec);
       res.on('close', () => {
@@ -128,6 +200,44 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
+
+  async function answerEmbeddings(res: http.ServerResponse, rec: RecordedRequest, b: EmbeddingBehaviour): Promise<void> {
+    const body = rec.body as { model?: unknown; input?: unknown } | null;
+    const input = Array.isArray(body?.input) ? body!.input.map(String) : typeof body?.input === 'string' ? [body.input] : [];
+    const model = String(body?.model ?? '');
+    const record = (status: number): void => {
+      embeddingRequests.push({ model, input, authorization: rec.authorization, status });
+    };
+    await sleep(b.delayMs ?? 0, res);
+    if (gone(res)) return record(0);
+    if (b.drop) {
+      record(0);
+      res.destroy();
+      return;
+    }
+    if (b.requireKey !== undefined && rec.authorization !== `Bearer ${b.requireKey}`) {
+      record(401);
+      return json(res, rec, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    }
+    if (b.models && !b.models.includes(model)) {
+      record(404);
+      return json(res, rec, 404, { error: { message: `The model \`${model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } });
+    }
+    const status = b.status ?? 200;
+    if (status < 200 || status >= 300) {
+      record(status);
+      return json(res, rec, status, b.errorBody ?? { error: { message: `stub embeddings failure ${status}`, type: 'server_error' } });
+    }
+    if (!input.length) {
+      record(400);
+      return json(res, rec, 400, { error: { message: 'input must be a non-empty list', type: 'invalid_request_error' } });
+    }
+    record(200);
+    const tokens = input.reduce((n, t) => n + estimateTokens(t), 0);
+    // listed last to first, as some servers do: clients must place vectors by `index`
+    const data = input.map((text, index) => ({ object: 'embedding', index, embedding: stubEmbedding(text, b.dims ?? 64, b.synonyms ?? [], model) })).reverse();
+    return json(res, rec, 200, { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+  }
 
   async function answer(req: http.IncomingMessage, res: http.ServerResponse, rec: RecordedRequest, b: StubBehaviour): Promise<void> {
     if (req.method !== 'POST' || !/\/chat\/completions$/.test((req.url ?? '').split('?')[0])) {
@@ -210,6 +320,14 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    embeddingRequests,
+    setEmbeddings: (b) => {
+      embeddingBehaviour = { ...b };
+    },
+    onceEmbeddings: (b) => {
+      embeddingQueue.push({ ...b });
+    },
+    embed: (text, model = '') => stubEmbedding(text, embeddingBehaviour.dims ?? 64, embeddingBehaviour.synonyms ?? [], model),
     set: (b) => {
       behaviour = { ...b };
     },
@@ -220,6 +338,9 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
       behaviour = { ...initial };
       queue.length = 0;
       requests.length = 0;
+      embeddingBehaviour = {};
+      embeddingQueue.length = 0;
+      embeddingRequests.length = 0;
     },
     last: () => {
       const r = requests[requests.length - 1];

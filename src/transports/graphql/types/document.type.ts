@@ -11,6 +11,14 @@ export class ProgressCountsType {
   @Field(() => Int) pagesTotal!: number;
 }
 
+/** How many of a document's chunks have a vector of the project's current embedding model. */
+@ObjectType('DocumentEmbeddings')
+export class DocumentEmbeddingsType {
+  @Field({ description: 'The embedding model (`<provider_slug>/<model>`, or the bare EMBEDDING_MODEL)' }) model!: string;
+  @Field(() => Int) chunksEmbedded!: number;
+  @Field(() => Int) chunksTotal!: number;
+}
+
 /** A document of a project (the stored file never goes on the wire). */
 @ObjectType('Document')
 export class DocumentType {
@@ -24,6 +32,7 @@ export class DocumentType {
   @Field(() => ProgressCountsType) progress!: ProgressCountsType;
   @Field(() => Int) pageCount!: number;
   @Field(() => Int) chunkCount!: number;
+  @Field(() => DocumentEmbeddingsType, { nullable: true, description: 'Embedding progress; null when the project has no embedding source' }) embeddings!: DocumentEmbeddingsType | null;
   @Field(() => String, { nullable: true }) error!: string | null;
   @Field(() => String, { nullable: true, description: 'ISO 639-1 code: stated on upload, else detected at ingestion; null while unknown' }) language!: string | null;
   @Field(() => ID, { nullable: true }) uploadedBy!: string | null;

@@ -8,6 +8,7 @@ export class ProjectSettingsType {
   @Field(() => String, { nullable: true }) model?: string;
   @Field(() => Float, { nullable: true }) temperature?: number;
   @Field(() => Int, { nullable: true }) topK?: number;
+  @Field(() => String, { nullable: true }) embeddingModel?: string;
 }
 
 /** REST's `_count` (the list has documents and conversations; the detail adds chunks). */

@@ -13,6 +13,7 @@ export class ProviderType {
   @Field() name!: string;
   @Field() slug!: string;
   @Field(() => [String]) models!: string[];
+  @Field(() => [String], { description: 'Embedding models served at POST {baseUrl}/embeddings (may be empty)' }) embeddingModels!: string[];
   @Field() isDefault!: boolean;
   @Field() isEnabled!: boolean;
   @Field(() => ProviderTypeEnum, { nullable: true }) @FromView() type?: string;
