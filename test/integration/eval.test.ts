@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { corpusDocuments, corpusQuestions, EVAL_DOCS_DIR, normText, ParsedCorpusDocument, parseCorpus, verifyLabels } from '../support/eval/corpus';
+import { askAll, ingestCorpus, report } from '../support/eval/run-eval';
+import { factories } from '../support/factories';
+import { createTestApp } from '../support/test-app';
 
 /**
  * The independent evaluation corpus (test/fixtures/eval) and its labels, checked with our own
@@ -58,4 +62,44 @@ describe('evaluation corpus labels', () => {
     // questions name their documents by file name; no question is asked twice
     expect(new Set(questions.map((q) => q.question)).size).toBe(questions.length);
   });
+});
+
+/**
+ * Retrieval quality floors on the corpus, in the test environment's configuration (no embedding
+ * source: lexical retrieval). The floors sit just under what the current ranking measures and
+ * well above the ranking before the retrieval issues (recall@5 0.578, recall@1 0.359, Chinese and
+ * Japanese recall@5 0.14 / 0.10), which fails them; the issues' own targets (recall@5 ≥ 0.92,
+ * recall@1 ≥ 0.75) are not reached yet and are tracked in the README's evaluation table. Every
+ * document goes through the real upload and ingestion path; every question through
+ * RetrievalService.search, the function chat calls.
+ */
+describe('evaluation corpus floors (lexical configuration)', () => {
+  it('meets recall@5 ≥ 0.70, recall@1 ≥ 0.45, page accuracy ≥ 0.95, and finds Chinese and Japanese answers', async () => {
+    const t = await createTestApp({ workers: true });
+    try {
+      const owner = await factories(t.orm, t.services).makeUser({ platformRole: 'admin' });
+      const actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);
+      const docs = corpusDocuments();
+      const { projectId } = await ingestCorpus({ baseUrl: t.baseUrl, dbUrl: t.dbUrl, accessToken: owner.token }, docs, 'eval floors');
+      const kindOf = new Map(docs.map((d) => [d.name, d.kind]));
+      const runs = await askAll(t.dbUrl, corpusQuestions(), (name) => kindOf.get(name) ?? '?', async (question) => {
+        const t0 = performance.now();
+        const hits = await t.services.retrieval.search(actor, projectId, question);
+        return { ids: hits.map((h) => h.chunkId), sourcesMs: performance.now() - t0, retrievalMs: null };
+      });
+      const r = report(runs, parsed, 'retrieval call');
+      process.stdout.write(`eval floors: ${JSON.stringify(r.overall)}\n`);
+      const cjk = ['zh', 'ja'].map((lang) => r.byLang[lang]);
+      expect({
+        recallAt5: r.overall.recallAt5 >= 0.7,
+        recallAt1: r.overall.recallAt1 >= 0.45,
+        pageAccuracy: r.overall.pageAccuracy >= 0.95,
+        cjkRecallAt5: cjk.every((c) => c.recallAt5 >= 0.8),
+        cjkEmpty: cjk.reduce((n, c) => n + c.empty, 0),
+        overall: r.overall,
+      }).toEqual({ recallAt5: true, recallAt1: true, pageAccuracy: true, cjkRecallAt5: true, cjkEmpty: 0, overall: r.overall });
+    } finally {
+      await t.close();
+    }
+  }, 600_000);
 });
