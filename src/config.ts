@@ -176,7 +176,12 @@ function secret(env: Env, name: string, production: boolean): string | null {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * The configuration, from `env` (the process environment by default: this module is the only reader
+ * of process.env). `defaults.logLevel` is the level when LOG_LEVEL is unset (command-line tools
+ * stay quiet).
+ */
+export function loadConfig(env: Env = process.env, defaults: { logLevel?: string } = {}): Config {
   const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
   const production = nodeEnv === 'production';
   const dataDir = path.resolve(str(env, 'DATA_DIR') ?? './.data');
@@ -191,7 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
   // so a deployment that sets only the spec's JWT_SECRET still starts and can rotate it
   const encryptionKey = secret(env, 'ENCRYPTION_KEY', false);
 
-  const logLevel = str(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
+  const logLevel = str(env, 'LOG_LEVEL') ?? defaults.logLevel ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }

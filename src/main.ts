@@ -5,7 +5,7 @@ import { startRuntime } from './runtime';
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig();
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`configuration error: ${e.message}\n`);

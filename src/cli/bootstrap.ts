@@ -19,8 +19,8 @@ async function main(): Promise<void> {
   if (!values.email || !values.password || !values.name) throw new Error(USAGE);
   const hasCeo = values['ceo-email'] || values['ceo-password'] || values['ceo-name'];
   if (hasCeo && (!values['ceo-email'] || !values['ceo-password'] || !values['ceo-name'])) throw new Error(USAGE);
-  const config = loadConfig(process.env);
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
+  const config = loadConfig(undefined, { logLevel: 'warn' });
+  const logger = createLogger(config.logLevel);
   const db = await openDatabase(config, logger);
   try {
     const services = createServices({ orm: db.orm, config, logger, shutdown: new AbortController().signal });

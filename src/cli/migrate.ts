@@ -4,8 +4,8 @@ import { openDatabase } from '../db/database';
 import { createLogger } from '../logger';
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
+  const config = loadConfig(undefined, { logLevel: 'warn' });
+  const logger = createLogger(config.logLevel);
   const db = await openDatabase(config, logger, { migrate: false });
   try {
     const applied = await db.orm.getMigrator().up();

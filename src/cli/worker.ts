@@ -11,7 +11,7 @@ import { createServices } from '../services';
  * the rest back to the queue for a retry.
  */
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  const config = loadConfig();
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
   const db = await openDatabase(config, logger);
   const shutdown = new AbortController();

@@ -1,0 +1,42 @@
+// ESLint: typescript-eslint's type-checked rules, tuned to this codebase. Every rule turned off or
+// relaxed says why in one line. The layer rules live in .dependency-cruiser.cjs (npm run lint runs both).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'migrations/', 'test/fixtures/', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // config.ts is the only reader of the environment: everything else receives Config
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through loadConfig() in src/config.ts and pass Config down.' }],
+    },
+  },
+  {
+    files: ['src/config.ts', 'test/**', 'bench/**', 'mikro-orm.config.ts'],
+    ignores: ['test/fixtures/**'],
+    // the configuration module itself, tests (child-process environments) and benchmarks set and read the environment
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    files: ['test/**', 'bench/**'],
+    rules: {
+      // response bodies are untyped JSON: tests and benchmarks read them loosely and assert their shape
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      // jest's expect(obj.method) and handler references are checked by the test itself
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);

@@ -1,0 +1,42 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { ROOT } from '../support/processes';
+
+jest.setTimeout(120_000);
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/architecture');
+const bin = (name: string) => path.join(ROOT, 'node_modules/.bin', name);
+
+/** Runs a linter expected to fail; returns what it printed. */
+function failingRun(cmd: string, args: string[], cwd: string): string {
+  try {
+    execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) {
+    const err = e as { stdout: string; stderr: string };
+    return err.stdout + err.stderr;
+  }
+  throw new Error(`${cmd} ${args.join(' ')} passed on deliberate violations`);
+}
+
+describe('architecture rules fire on deliberate violations', () => {
+  let cruise: string;
+  beforeAll(() => {
+    cruise = failingRun(bin('depcruise'), ['--config', path.join(ROOT, '.dependency-cruiser.cjs'), 'src'], FIXTURE);
+  });
+
+  it.each([
+    ['transports-no-orm', 'src/transports/http/things.routes.ts → src/entities/thing.entity.ts'],
+    ['services-no-transport', 'src/services/things.service.ts → node_modules/'],
+    ['inner-layers-point-inward', 'src/presenters/thing.presenter.ts → src/services/things.service.ts'],
+    ['no-circular', 'src/cycle/a.ts'],
+  ])('%s', (rule, edge) => {
+    const line = cruise.split('\n').find((l) => l.includes(`error ${rule}:`) && l.includes(edge.split(' → ')[0]));
+    expect(line).toBeDefined();
+  });
+
+  it('only src/config.ts reads process.env', () => {
+    const out = failingRun(bin('eslint'), ['--no-ignore', path.join(FIXTURE, 'src/services/reads-env.ts')], ROOT);
+    expect(out).toContain('no-restricted-properties');
+    expect(out).toContain('src/config.ts');
+  });
+});
