@@ -22,6 +22,7 @@ import { projectsRoutes } from './transports/http/routes/projects.routes';
 import { providersRoutes } from './transports/http/routes/providers.routes';
 import { usersRoutes } from './transports/http/routes/users.routes';
 import { mountGraphql } from './transports/graphql/server';
+import { inRequestContext } from './db/request-context';
 
 export interface AppDeps {
   config: Config;
@@ -105,7 +106,7 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
   });
   app.use('/api', api);
 
-  const graphql = await mountGraphql(app, server, deps, json);
+  const graphql = await mountGraphql(app, server, { ...deps, requestScope: (fn) => inRequestContext(deps.orm, fn) }, json);
 
   app.use((req, res) => {
     res.status(404).json({ error: 'not_found' });

@@ -1,5 +1,21 @@
 import type { Document } from '../entities';
-import type { ChunkSource, DocumentProgress, UploadResult } from '../services/documents.service';
+import type { DocumentProgress } from '../ingest/progress';
+
+/** One file of an upload: the document, and whether identical content already existed in the project. */
+export interface UploadResult {
+  document: Document;
+  duplicate: boolean;
+}
+
+/** GET /chat/chunks/:chunkId/source. */
+export interface ChunkSource {
+  documentId: string;
+  documentName: string;
+  pageNumber: number;
+  chunkId: string;
+  snippet: string;
+  context: string;
+}
 
 /** A document as every transport shows it (the stored file itself never goes on the wire). */
 export function presentDocument(d: Document) {

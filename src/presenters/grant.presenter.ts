@@ -1,7 +1,30 @@
+import type { Tier } from '../entities/base';
 import type { ProjectGrant } from '../entities';
-import type { GrantsByUser, UserGrantRow } from '../services/grants.service';
 import { presentProjectRef } from './project.presenter';
 import { iso } from './user.presenter';
+
+/** One row of GET /grants/by-user, before presentation. */
+export interface UserGrantRow {
+  grant_id: string;
+  project_id: string;
+  tier: Tier;
+  via: 'user' | 'group' | 'department';
+  project_name: string;
+  project_color: string;
+  project_is_private: boolean;
+  project_owner_id: string | null;
+  group_id: string | null;
+  group_name: string | null;
+  department_id: string | null;
+  department_name: string | null;
+  department_color: string | null;
+}
+
+export interface GrantsByUser {
+  direct: UserGrantRow[];
+  viaGroup: UserGrantRow[];
+  viaDepartment: UserGrantRow[];
+}
 
 /** A grant with its target nested; the two non-target relations are null. */
 export function presentGrant(g: ProjectGrant) {

@@ -21,12 +21,8 @@ import type { EmbeddingsService } from './embeddings.service';
 import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
 
 export type { DocumentProgress } from '../ingest/progress';
-
-/** One file of an upload: the document, and whether identical content already existed in the project. */
-export interface UploadResult {
-  document: Document;
-  duplicate: boolean;
-}
+import type { ChunkSource, UploadResult } from '../presenters/document.presenter';
+export type { ChunkSource, UploadResult };
 
 /** What an ingestion needs of the document row. */
 interface IngestRow {
@@ -36,16 +32,6 @@ interface IngestRow {
   content: Buffer;
   language: string | null;
   language_stated: boolean;
-}
-
-/** GET /chat/chunks/:chunkId/source. */
-export interface ChunkSource {
-  documentId: string;
-  documentName: string;
-  pageNumber: number;
-  chunkId: string;
-  snippet: string;
-  context: string;
 }
 
 /** Options of an upload that apply to all its files. */

@@ -10,6 +10,8 @@ import type { AuditService } from './audit.service';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
 import type { UpsertGrantInput } from './grants.inputs';
+import type { GrantsByUser, UserGrantRow } from '../presenters/grant.presenter';
+export type { GrantsByUser, UserGrantRow };
 
 /** The three target columns of a grant; exactly one is set (spec invariant). */
 export interface GrantTarget {
@@ -43,29 +45,6 @@ export function grantTarget(targetType: TargetType, targetId: string): GrantTarg
 export interface GrantResult {
   grant: ProjectGrant;
   action: 'created' | 'updated';
-}
-
-/** One row of GET /grants/by-user, before presentation. */
-export interface UserGrantRow {
-  grant_id: string;
-  project_id: string;
-  tier: Tier;
-  via: 'user' | 'group' | 'department';
-  project_name: string;
-  project_color: string;
-  project_is_private: boolean;
-  project_owner_id: string | null;
-  group_id: string | null;
-  group_name: string | null;
-  department_id: string | null;
-  department_name: string | null;
-  department_color: string | null;
-}
-
-export interface GrantsByUser {
-  direct: UserGrantRow[];
-  viaGroup: UserGrantRow[];
-  viaDepartment: UserGrantRow[];
 }
 
 const POPULATE = ['user', 'group', 'group.department', 'department'] as const;

@@ -12,9 +12,9 @@ import {
 import { useServer } from 'graphql-ws/use/ws';
 import type http from 'node:http';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { AppDeps } from '../../app';
+import type { Logger } from '../../logger';
+import type { Services } from '../../services';
 import type { Config } from '../../config';
-import { inRequestContext } from '../../db/request-context';
 import { clientAddress, trustFunction } from '../../util/client-address';
 import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
@@ -127,8 +127,16 @@ function setMaxPayload(socket: WebSocket, bytes: number): void {
  * GraphQL over the same services as REST: Apollo on POST (and the landing page on GET) at /graphql,
  * and graphql-ws on the same HTTP server and path for subscriptions (and any operation).
  */
-export async function mountGraphql(app: Express, server: http.Server, deps: AppDeps, json: RequestHandler): Promise<{ close(): Promise<void> }> {
-  const { config, services, logger, orm } = deps;
+/** What GraphQL is mounted with; `requestScope` gives each WebSocket operation a unit of work of its own. */
+export interface GraphqlDeps {
+  config: Config;
+  services: Services;
+  logger: Logger;
+  requestScope: <T>(fn: () => T) => T;
+}
+
+export async function mountGraphql(app: Express, server: http.Server, deps: GraphqlDeps, json: RequestHandler): Promise<{ close(): Promise<void> }> {
+  const { config, services, logger, requestScope } = deps;
   const schema = await buildGraphqlSchema();
 
   const apollo = new ApolloServer<GraphqlContext>({
@@ -200,8 +208,8 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
         return args;
       },
       // each operation gets an EntityManager fork of its own, like an HTTP request
-      execute: (args) => inRequestContext(orm, () => execute(args)),
-      subscribe: (args) => inRequestContext(orm, () => subscribe(args)),
+      execute: (args) => requestScope(() => execute(args)),
+      subscribe: (args) => requestScope(() => subscribe(args)),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: formatErrors(result.errors, logger) } : undefined),
       onError: (_ctx, _id, _payload, errors) => formatErrors(errors, logger),
     },

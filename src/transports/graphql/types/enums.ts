@@ -1,7 +1,7 @@
 import { registerEnumType } from 'type-graphql';
 import {
   AUDIT_ACTIONS, DOCUMENT_STATUSES, MESSAGE_ROLES, ORG_POSITIONS, PLATFORM_ROLES, PROVIDER_TYPES, TARGET_TYPES, TIERS, USER_STATUSES,
-} from '../../../entities/base';
+} from '../../../domain/values';
 
 /** GraphQL enums whose values are the REST strings themselves, so both transports answer alike. */
 function enumOf<T extends readonly string[]>(values: T, name: string, description: string): Record<T[number], T[number]> {
