@@ -44,7 +44,7 @@ export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM;
   const root = Actor.system();
 
   const departments: string[] = [];
-  for (let d = 0; d < 40; d++) departments.push((await services.departments.create(root, { name: `Department ${d}`, color: '#336699', description: `Bench department ${d}` } as never)).department.id);
+  for (let d = 0; d < 40; d++) departments.push((await services.departments.create(root, { name: `Department ${d}`, color: '#336699', description: `Bench department ${d}` })).department.id);
 
   const users: Array<{ id: string; dept: string | null; role: string }> = [];
   const specs = Array.from({ length: 2000 }, (_, i) => {
@@ -63,23 +63,23 @@ export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM;
   const groups: string[] = [];
   for (let g = 0; g < 200; g++) {
     const dept = pick(departments, g);
-    const group = await services.groups.create(root, { name: `Group ${g}`, description: '', departmentId: dept } as never);
+    const group = await services.groups.create(root, { name: `Group ${g}`, description: '', departmentId: dept });
     groups.push(group.group.id);
     const inDept = members.filter((m) => m.dept === dept);
     const ids = Array.from({ length: 8 }, (_, k) => inDept[(g * 3 + k * 7) % inDept.length].id);
-    await services.groups.addMembers(root, group.group.id, { userIds: [...new Set(ids)] } as never);
+    await services.groups.addMembers(root, group.group.id, { userIds: [...new Set(ids)] });
   }
 
   const reader = members[100];
   const readerGroups = groups.filter((_, g) => pick(departments, g) === reader.dept).slice(0, 3);
-  await Promise.all(readerGroups.map((g) => services.groups.addMembers(root, g, { userIds: [reader.id] } as never)));
+  await Promise.all(readerGroups.map((g) => services.groups.addMembers(root, g, { userIds: [reader.id] })));
 
   const projects: string[] = [];
   await pool(Array.from({ length: 1000 }, (_, i) => i), 4, async (i) => {
     const owner = pick(admins, i);
     const ownerActor = { ...root, id: owner.id, platformRole: 'admin' as const, system: false };
     // every 8th project is public; the reader sees those
-    const p = await services.projects.create(ownerActor, { name: `Project ${i}`, description: `Bench project ${i}`, isPrivate: i % 8 !== 0 } as never);
+    const p = await services.projects.create(ownerActor, { name: `Project ${i}`, description: `Bench project ${i}`, isPrivate: i % 8 !== 0 });
     projects[i] = p.project.id;
   });
 

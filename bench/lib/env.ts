@@ -41,8 +41,8 @@ export async function spawnReady(script: string, args: string[], env: Record<str
       };
       void poll();
     }
-    proc.stdout!.on('data', on);
-    proc.stderr!.on('data', on);
+    proc.stdout.on('data', on);
+    proc.stderr.on('data', on);
     proc.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${script} exited (${code}):\n${out.slice(-2000)}`));

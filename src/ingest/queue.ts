@@ -168,10 +168,10 @@ export class IngestQueue {
       const signal = AbortSignal.any([timeout, this.abortAll.signal]);
       try {
         await handler({ id: job.id, documentId: job.data.documentId, retryCount: job.retryCount, retryLimit: job.retryLimit, lastError: failureReason(job.output) }, signal);
-        await this.started.complete(queue, job.id).catch((err) => this.logger.warn({ err, jobId: job!.id }, 'completing a job failed'));
+        await this.started.complete(queue, job.id).catch((err) => this.logger.warn({ err, jobId: job.id }, 'completing a job failed'));
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        await this.started.fail(queue, job.id, { message }).catch((err) => this.logger.warn({ err, jobId: job!.id }, 'failing a job failed'));
+        await this.started.fail(queue, job.id, { message }).catch((err) => this.logger.warn({ err, jobId: job.id }, 'failing a job failed'));
       }
     }
   }

@@ -133,7 +133,7 @@ export function sendRequest(req: OutgoingRequest): Promise<http.IncomingMessage>
       method: req.method,
       headers,
       signal: req.signal,
-      lookup: req.policy ? (guardedLookup(req.policy) as never) : undefined,
+      lookup: req.policy ? (guardedLookup(req.policy)) : undefined,
       agent: secure ? pool.https : pool.http,
     });
     r.once('response', resolve);

@@ -20,7 +20,7 @@ export class AuditLogQuery {
 
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @IsIn(AUDIT_ACTIONS as unknown as string[])
+  @IsIn(AUDIT_ACTIONS)
   action?: AuditAction;
 
   /** Inclusive lower bound on createdAt (ISO 8601). */

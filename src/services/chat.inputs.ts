@@ -33,7 +33,7 @@ export class AskInput {
   /** Defaults to `docs`. */
   @Field(() => String, { nullable: true })
   @Optional()
-  @IsIn(CHAT_MODES as unknown as string[])
+  @IsIn(CHAT_MODES)
   mode?: ChatMode;
 }
 

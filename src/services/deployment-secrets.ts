@@ -37,7 +37,7 @@ export class DeploymentSecrets {
 
   /** Reads (or generates) the secrets, then re-encrypts provider keys still in the old format. */
   async load(): Promise<void> {
-    const em = this.ctx.orm.em.fork() as EntityManager;
+    const em = this.ctx.orm.em.fork();
     const { config } = this.ctx;
     this.jwt = config.jwtSecret ?? (await this.stored(em, JWT_SECRET_KEY, this.legacyJwtSecretFile()));
     this.encryptionKey = config.encryptionKey ?? (await this.stored(em, ENCRYPTION_KEY_KEY, null));

@@ -26,6 +26,6 @@ export interface UploadFileInput {
 export class ListDocumentsInput {
   @Field(() => String, { nullable: true })
   @IsOptional()
-  @IsIn(DOCUMENT_STATUSES as unknown as string[])
+  @IsIn(DOCUMENT_STATUSES)
   status?: DocumentStatus;
 }

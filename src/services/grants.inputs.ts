@@ -6,7 +6,7 @@ import { TARGET_TYPES, TargetType, Tier, TIERS } from '../entities/base';
 @InputType()
 export class UpsertGrantInput {
   @Field(() => String)
-  @IsIn(TARGET_TYPES as unknown as string[])
+  @IsIn(TARGET_TYPES)
   targetType!: TargetType;
 
   @Field(() => ID)
@@ -14,6 +14,6 @@ export class UpsertGrantInput {
   targetId!: string;
 
   @Field(() => String)
-  @IsIn(TIERS as unknown as string[])
+  @IsIn(TIERS)
   tier!: Tier;
 }

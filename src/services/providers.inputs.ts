@@ -41,7 +41,7 @@ export class CreateProviderInput {
   /** Defaults to `custom`. */
   @Field(() => String, { nullable: true })
   @Optional()
-  @IsIn(PROVIDER_TYPES as unknown as string[])
+  @IsIn(PROVIDER_TYPES)
   type?: ProviderType;
 
   @Field()
@@ -107,7 +107,7 @@ export class UpdateProviderInput {
 
   @Field(() => String, { nullable: true })
   @Optional()
-  @IsIn(PROVIDER_TYPES as unknown as string[])
+  @IsIn(PROVIDER_TYPES)
   type?: ProviderType;
 
   @Field({ nullable: true })

@@ -17,5 +17,5 @@ export function trustFunction(trust: TrustProxy): TrustFunction {
  */
 export function clientAddress(req: IncomingMessage, trust: TrustFunction): string {
   if (!req.socket?.remoteAddress) return 'unknown';
-  return proxyaddr(req as Parameters<typeof proxyaddr>[0], trust);
+  return proxyaddr(req, trust);
 }

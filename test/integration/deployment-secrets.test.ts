@@ -84,7 +84,7 @@ describe('rotating JWT_SECRET keeps provider keys readable (they use ENCRYPTION_
     try {
       const root = await factories(before.services.ctx.orm, before.services).superadmin();
       const engineer = await before.services.auth.authenticate(root.token);
-      id = (await before.services.providers.create(engineer, { name: 'P', slug: 'p', baseUrl: stub.url, apiKey: 'sk-survives-rotation', models: ['m'] } as never)).id;
+      id = (await before.services.providers.create(engineer, { name: 'P', slug: 'p', baseUrl: stub.url, apiKey: 'sk-survives-rotation', models: ['m'] })).id;
     } finally {
       await before.close();
     }
@@ -93,9 +93,9 @@ describe('rotating JWT_SECRET keeps provider keys readable (they use ENCRYPTION_
     try {
       const root = await factories(after.services.ctx.orm, after.services).superadmin();
       const actor = await after.services.auth.authenticate(root.token);
-      expect(await after.services.providers.test(actor, id, { model: 'm' } as never)).toMatchObject({ ok: true });
+      expect(await after.services.providers.test(actor, id, { model: 'm' })).toMatchObject({ ok: true });
       expect(stub.last().authorization).toBe('Bearer sk-survives-rotation');
-      expect(await wrongKey.services.providers.test(actor, id, { model: 'm' } as never)).toMatchObject({ ok: false, error: expect.stringMatching(/ENCRYPTION_KEY/) });
+      expect(await wrongKey.services.providers.test(actor, id, { model: 'm' })).toMatchObject({ ok: false, error: expect.stringMatching(/ENCRYPTION_KEY/) });
     } finally {
       await after.close();
       await wrongKey.close();

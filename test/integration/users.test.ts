@@ -193,7 +193,7 @@ describe('POST /users', () => {
     const res = await as(cast.admin).post('/api/users', body);
     expect(res.status).toBe(201);
     expect(res.body.user).toEqual(expect.objectContaining({
-      email: (body.email as string).toLowerCase(),
+      email: (body.email).toLowerCase(),
       name: body.name,
       platformRole: 'none',
       orgPosition: 'member',
@@ -204,7 +204,7 @@ describe('POST /users', () => {
     expect(res.text).not.toMatch(/password|\$2[aby]\$/i);
     const [row] = await sql(`select password_hash from users where id = ?`, [res.body.user.id]);
     expect(row.password_hash).toMatch(/^\$2[aby]\$10\$/);
-    expect((await login((body.email as string).toUpperCase(), 'long-enough-pw')).status).toBe(200);
+    expect((await login((body.email).toUpperCase(), 'long-enough-pw')).status).toBe(200);
   });
 
   it('lets the superadmin create platform staff without a department', async () => {

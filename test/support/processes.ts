@@ -32,8 +32,8 @@ export async function startProcess(script: string, args: string[], env: Record<s
         resolve();
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`${script} exited with ${code} before ready:\n${out}`));

@@ -76,7 +76,7 @@ function limitOf(field: FieldNode, variables: Record<string, unknown>): number |
       if (f) return asCount(value(f.value));
     } else if (arg.value.kind === Kind.VARIABLE) {
       const v = variables[arg.value.name.value];
-      if (v && typeof v === 'object' && 'limit' in v) return asCount((v as { limit: unknown }).limit);
+      if (v && typeof v === 'object' && 'limit' in v) return asCount((v).limit);
     }
   }
   return undefined;
