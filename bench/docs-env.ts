@@ -108,7 +108,7 @@ export function table(head: string[], rows: Array<Array<string | number>>): stri
 export async function waitReady(orm: MikroORM, documentId: string, timeoutMs = 600_000): Promise<{ status: string; error: string | null; page_count: number; chunk_count: number; updated_at: Date }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = (await orm.em.fork().getConnection().execute('select status, error, page_count, chunk_count, updated_at from documents where id = ?', [documentId])) as Array<{ status: string; error: string | null; page_count: number; chunk_count: number; updated_at: Date }>;
+    const [row] = await orm.em.fork().getConnection().execute<Array<{ status: string; error: string | null; page_count: number; chunk_count: number; updated_at: Date }>>('select status, error, page_count, chunk_count, updated_at from documents where id = ?', [documentId]);
     if (row && (row.status === 'ready' || row.status === 'failed')) return row;
     if (Date.now() > until) throw new Error(`document ${documentId} not done after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { hostileCases, HostileCase, probe, ProbeResult } from '../test/support/hostile';
 import { round, table, writeResult } from './docs-env';
@@ -84,7 +85,7 @@ export async function benchHostile(opts: { deadlineSeconds?: number } = {}): Pro
     await waitAll(ids);
     const allTogetherSeconds = round((performance.now() - t0) / 1000, 2);
     const during = await p.stop();
-    const peakRssMb = Math.round(Number(/VmHWM:\s+(\d+)/.exec(require('node:fs').readFileSync(`/proc/${env.server.proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+    const peakRssMb = Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${env.server.proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
     return { idle, during, cases: results, allTogetherSeconds, peakRssMb, target: '/healthz p99 < 100 ms while hostile documents are ingested', met: during.p99 < 100 && during.failures === 0 };
   } finally {
     await env.close();

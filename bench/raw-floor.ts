@@ -49,4 +49,4 @@ app.get('/healthz', (_req, res) => {
   res.json({ status: 'ok' });
 });
 app.listen(Number(arg('port')), '127.0.0.1', () => process.stdout.write('ready\n'));
-process.on('SIGTERM', () => pool.end().then(() => process.exit(0)));
+process.on('SIGTERM', () => void pool.end().then(() => process.exit(0)));

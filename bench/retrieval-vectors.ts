@@ -53,7 +53,7 @@ export async function benchVectors(opts: { chunks?: number; dims?: number; queri
     const seedSeconds = round((performance.now() - s0) / 1000);
     // vectors as the embedding job stores them (VectorStore.write), computed with the stub's function
     const v0 = performance.now();
-    const exec = (sql: string, params: unknown[] = []) => env.orm.em.fork().getConnection().execute(sql, params) as Promise<Array<{ id: string; text: string }>>;
+    const exec = (sql: string, params: unknown[] = []) => env.orm.em.fork().getConnection().execute<Array<{ id: string; text: string }>>(sql, params);
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
       const rows = await exec('select id, text from chunks where project_id = ? and id > ? order by id limit 2000', [big.id, after]);
@@ -92,10 +92,10 @@ export async function benchVectors(opts: { chunks?: number; dims?: number; queri
     const readySeconds = (performance.now() - i0) / 1000;
     let counts = { total: 0, embedded: 0 };
     for (;;) {
-      const [c] = (await env.orm.em.fork().getConnection().execute(
+      const [c] = await env.orm.em.fork().getConnection().execute<Array<{ total: number; embedded: number }>>(
         `select count(*)::int as total, count(e.chunk_id)::int as embedded from chunks c left join chunk_embeddings e on e.chunk_id = c.id and e.model = 'stub-embed' where c.document_id = ?`,
         [u.document.id],
-      )) as Array<{ total: number; embedded: number }>;
+      );
       counts = c;
       if (c.total > 0 && c.embedded === c.total) break;
       if (performance.now() - i0 > 600_000) throw new Error('embedding did not finish in 10 minutes');

@@ -118,10 +118,10 @@ async function evaluate(env: DocsBenchEnv, projectId: string): Promise<EvalScore
 
 /** Questions built from words of random synthetic chunks, mixed with common words and stop words. */
 async function syntheticQuestions(orm: MikroORM, projectId: string, n: number): Promise<string[]> {
-  const rows = (await orm.em.fork().getConnection().execute(
+  const rows = await orm.em.fork().getConnection().execute<Array<{ text: string }>>(
     `select text from chunks where project_id = ? and document_id in (select id from documents where project_id = ? and name like 'synthetic-%') order by md5(id::text) limit ?`,
     [projectId, projectId, n],
-  )) as Array<{ text: string }>;
+  );
   const rand = prng(7);
   const common = ['what', 'is', 'the', 'policy', 'for', 'how', 'do', 'employees', 'report', 'time', 'when', 'does', 'access'];
   return rows.map((r) => {

@@ -177,9 +177,10 @@ async function main(): Promise<void> {
   });
 
   results.finishedAt = new Date().toISOString();
-  results.seconds = Math.round((Date.now() - started) / 1000);
+  const seconds = Math.round((Date.now() - started) / 1000);
+  results.seconds = seconds;
   save();
-  process.stdout.write(`\n${table(rows)}\n\n(${results.seconds} s on ${os.cpus().length} cores; JSON in bench/results/)\n`);
+  process.stdout.write(`\n${table(rows)}\n\n(${seconds} s on ${os.cpus().length} cores; JSON in bench/results/)\n`);
 }
 
 main().catch((e) => {

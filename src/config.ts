@@ -176,6 +176,11 @@ function secret(env: Env, name: string, production: boolean): string | null {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** The environment child processes inherit (this module is the only reader of process.env). */
+export function processEnv(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
 /**
  * The configuration, from `env` (the process environment by default: this module is the only reader
  * of process.env). `defaults.logLevel` is the level when LOG_LEVEL is unset (command-line tools

@@ -37,7 +37,7 @@ export async function spawnReady(script: string, args: string[], env: Record<str
         if (await ready().catch(() => false)) {
           clearTimeout(timer);
           resolve();
-        } else setTimeout(poll, 100);
+        } else setTimeout(() => void poll(), 100);
       };
       void poll();
     }

@@ -20,7 +20,7 @@ export async function openDatabase(config: Config, logger: Logger, opts: { migra
     const db = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log: (m) => logger.debug({ pg: m }, 'postgres') });
     logger.info({ port: db.port }, 'embedded PostgreSQL on 127.0.0.1');
     url = db.url;
-    stopEmbedded = db.stop;
+    stopEmbedded = () => db.stop();
   }
   const orm = await createOrm(url, { poolMax: opts.poolMax });
   if (opts.migrate !== false) {

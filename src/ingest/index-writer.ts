@@ -4,7 +4,7 @@ import type { ChunkDraft } from './chunker';
 
 /** Runs SQL on `em`'s transaction (or a pooled connection outside one). */
 export async function query<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
-  return (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as T[];
+  return await em.getConnection().execute<T[]>(sql, params, 'all', em.getTransactionContext());
 }
 
 /**
@@ -44,6 +44,7 @@ export async function removeDocumentChunks(em: EntityManager, projectId: string,
   return chunks;
 }
 
+// eslint-disable-next-line no-control-regex -- the ASCII range deliberately includes the control characters
 const ASCII = /^[\x00-\x7f]*$/;
 
 /** How a document's chunks are analysed for the full-text index. */

@@ -51,7 +51,7 @@ function transactionDb(em: EntityManager): PgBoss.Db {
     executeSql: async (text, values) => {
       const params: unknown[] = [];
       const sql = text.replace(/\$(\d+)/g, (_m, n: string) => {
-        const v = values[Number(n) - 1];
+        const v: unknown = values[Number(n) - 1];
         params.push(v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v);
         return '?';
       });

@@ -98,7 +98,7 @@ async function embedOnce(target: UpstreamTarget, inputs: string[], opts: EmbedOp
   opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
   const timer = setTimeout(() => controller.abort(new UpstreamError(0, `The embeddings request timed out after ${opts.timeoutMs} ms`)), opts.timeoutMs);
   const explain = (e: unknown): Error => {
-    const reason = controller.signal.reason;
+    const reason: unknown = controller.signal.reason;
     if (controller.signal.aborted && (reason instanceof UpstreamError || reason instanceof UpstreamAbortedError)) return reason;
     return e instanceof UpstreamError ? e : new UpstreamError(0, describeNetworkError(e, url));
   };
@@ -130,28 +130,31 @@ export function parseEmbeddings(body: string, expected: number, status = 200): E
   const bad = (why: string) => new UpstreamError(status, `The embeddings answer is not usable: ${why}`);
   let json: { data?: Array<{ index?: unknown; embedding?: unknown }>; usage?: { total_tokens?: unknown } };
   try {
-    json = JSON.parse(body);
+    json = JSON.parse(body) as typeof json;
   } catch {
     throw bad('not JSON');
   }
   if (!Array.isArray(json?.data)) throw bad('no data array');
   if (json.data.length !== expected) throw bad(`${json.data.length} vectors for ${expected} inputs`);
-  const vectors: Float32Array[] = new Array(expected);
+  const vectors = new Array<Float32Array>(expected);
   let dims = -1;
   json.data.forEach((item, position) => {
     const index = item?.index === undefined ? position : item.index;
-    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= expected || vectors[index as number]) throw bad(`bad or repeated index ${String(index)}`);
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= expected || vectors[index]) {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- index is any JSON value from the answer; String() is the intended rendering in the message
+      throw bad(`bad or repeated index ${String(index)}`);
+    }
     const e = item.embedding;
     if (!Array.isArray(e) || e.length === 0 || e.length > 16_000) throw bad('an embedding is not a list of numbers');
     if (dims === -1) dims = e.length;
     else if (e.length !== dims) throw bad('embeddings of different lengths');
     const v = new Float32Array(e.length);
     for (let i = 0; i < e.length; i++) {
-      const x = e[i];
+      const x: unknown = e[i];
       if (typeof x !== 'number' || !Number.isFinite(x)) throw bad('an embedding holds a non-number');
       v[i] = x;
     }
-    vectors[index as number] = v;
+    vectors[index] = v;
   });
   const tokens = Number(json.usage?.total_tokens);
   return { vectors, totalTokens: Number.isFinite(tokens) ? tokens : 0 };

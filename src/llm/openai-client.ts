@@ -75,7 +75,7 @@ class CallControl {
   /** The error to throw for a failure: the abort reason when we aborted, else a described network error. */
   explain(e: unknown, url: URL, status = 0): Error {
     if (this.signal.aborted) {
-      const reason = this.signal.reason;
+      const reason: unknown = this.signal.reason;
       if (reason instanceof UpstreamError || reason instanceof UpstreamAbortedError) return reason;
     }
     if (e instanceof UpstreamError) return e;

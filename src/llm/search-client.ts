@@ -25,7 +25,7 @@ export async function webSearch(
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => ctl.abort(new UpstreamError(0, `The web search timed out after ${Math.round(opts.timeoutMs / 1000)} s`)), opts.timeoutMs);
   const explain = (e: unknown, status = 0): Error => {
-    const reason = ctl.signal.reason;
+    const reason: unknown = ctl.signal.reason;
     if (ctl.signal.aborted && (reason instanceof UpstreamError || reason instanceof UpstreamAbortedError)) return reason;
     if (e instanceof UpstreamError) return e;
     return new UpstreamError(status, `Web search failed: ${describeNetworkError(e, url)}`);
@@ -52,7 +52,7 @@ export async function webSearch(
     }
     let json: { results?: Array<{ title?: unknown; url?: unknown; content?: unknown }> };
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(text) as typeof json;
     } catch {
       throw new UpstreamError(status, 'Web search answered with something that is not JSON');
     }

@@ -120,6 +120,7 @@ export function sendRequest(req: OutgoingRequest): Promise<http.IncomingMessage>
       try {
         checkLiteralHost(req.policy, req.url);
       } catch (e) {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on checkLiteralHost's error unchanged
         reject(e);
         return;
       }

@@ -110,7 +110,7 @@ class TopK {
 }
 
 async function sql<T = Record<string, unknown>>(em: EntityManager, text: string, params: unknown[] = []): Promise<T[]> {
-  return (await em.getConnection().execute(text, params, 'all', em.getTransactionContext())) as T[];
+  return await em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext());
 }
 
 export class VectorStore {

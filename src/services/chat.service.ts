@@ -162,6 +162,7 @@ export class ChatService extends BaseService {
     let stored = false;
     const error = (message: ChatErrorMessage, detail: string): ChatEvent => ({ event: 'error', data: { type: 'error', message, detail } });
     // a client that left hears nothing more; a shutdown ends open streams with an error event
+    // eslint-disable-next-line @typescript-eslint/require-await -- must be an async generator: it is yielded from with yield* in an async stream
     const stopped = async function* (): AsyncGenerator<ChatEvent, void, undefined> {
       if (stop.reason === 'shutdown') yield error('SERVER_SHUTTING_DOWN', 'The server is restarting; the answer so far was saved. Ask again in a moment.');
     };

@@ -39,7 +39,7 @@ export class ConversationsService extends BaseService {
     const facts = found.map((c) => ({ id: c.id, userId: c.user?.id ?? null, projectId: c.project.id }));
     const toCheck = conversationProjectsToCheck(actor, facts);
     const out: Batch<ConversationRead> = new Map(ids.map((id) => [id, notFound()]));
-    const readable = new Set(splitVerdicts(checkConversationAccess(actor, facts, toCheck.length ? await checkProjectAccess(em, actor, toCheck, 'use') : new Map()), out));
+    const readable = new Set(splitVerdicts(checkConversationAccess(actor, facts, toCheck.length ? await checkProjectAccess(em, actor, toCheck, 'use') : new Map<string, never>()), out));
     const conversations = found.filter((c) => readable.has(c.id));
     const messages = conversations.length
       ? await em.find(Message, { conversation: { $in: conversations.map((c) => c.id) } }, { orderBy: { createdAt: 'asc', id: 'asc' } })

@@ -57,7 +57,7 @@ function parseLanguage(value: string): string {
 
 /** The title a document is indexed under: its file name without extension, separators as spaces. */
 function titleOf(name: string): string {
-  return name.replace(/\.[a-z0-9]{1,5}$/i, '').replace(/[_.\-]+/g, ' ').trim();
+  return name.replace(/\.[a-z0-9]{1,5}$/i, '').replace(/[_.-]+/g, ' ').trim();
 }
 
 /** Files per upload request (each still bounded by MAX_UPLOAD_MB). */
@@ -70,6 +70,7 @@ const SUPPORTED = 'PDF, DOCX, Markdown, plain text or HTML';
 
 /** A file name safe to store and show: no directories, no control characters, bounded length. */
 function cleanName(name: string): string {
+  // eslint-disable-next-line no-control-regex -- removes control characters from the file name on purpose
   const base = path.basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
   return (base || 'untitled').slice(0, 255);
 }
@@ -89,7 +90,7 @@ export class DocumentsService extends BaseService {
   private parsers: ParserPool | null = null;
 
   private get dbUrl(): string {
-    return this.ctx.orm.config.get('clientUrl') as string;
+    return this.ctx.orm.config.get<'clientUrl', string>('clientUrl');
   }
 
   /** Starts the ingestion queue (and in-process workers when `workers`) and the progress listener. */

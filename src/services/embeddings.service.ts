@@ -49,7 +49,7 @@ export class EmbeddingsService extends BaseService {
   async start(opts: { workers: boolean }): Promise<void> {
     await this.store.detect(this.freshEm());
     const queue = new EmbedQueue(
-      this.ctx.orm.config.get('clientUrl') as string,
+      this.ctx.orm.config.get<'clientUrl', string>('clientUrl'),
       {
         retryLimit: this.config.embeddingRetryLimit,
         retryDelaySeconds: this.config.embeddingRetryDelaySeconds,

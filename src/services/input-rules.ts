@@ -9,7 +9,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, IsUUID, Matches, MaxLeng
 export const Optional = (): PropertyDecorator => ValidateIf((_o, v) => v !== undefined);
 
 /** Trims surrounding whitespace from strings before validation (so "  " fails MinLength(1)). */
-export const Trim = (): PropertyDecorator => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+export const Trim = (): PropertyDecorator => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
 /** The one colour rule: `#rgb` or `#rrggbb` (projects accepted the short form from the start). */
 export const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;

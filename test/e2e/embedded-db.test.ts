@@ -120,7 +120,7 @@ describe('embedded PostgreSQL', () => {
     expect(execFileSync('readlink', [`/proc/${pid}/exe`]).toString()).not.toContain('node_modules');
   });
 
-  it('a failure to start is one line naming cause and fix, not a stack trace', async () => {
+  it('a failure to start is one line naming cause and fix, not a stack trace', () => {
     const file = path.join(tmp(), 'not-a-dir');
     writeFileSync(file, 'x');
     const r = spawnSync(process.execPath, [path.join(ROOT, 'dist/src/main.js')], {

@@ -37,7 +37,7 @@ const DISTRACTORS = [
   'Parking permits are renewed every January.',
 ];
 
-const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => (await t.orm.em.fork().getConnection().execute(text, params)) as T[];
+const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => await t.orm.em.fork().getConnection().execute<T[]>(text, params);
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -194,7 +194,7 @@ describe('with an embedding provider', () => {
     stub.setEmbeddings({ dims: 64, synonyms: SYNONYMS, status: 503 });
     const [doc] = await upload(project.id, [{ name: 'outage.txt', content: 'Backups run nightly at two o clock and keep thirty days of history.' }]);
     expect(doc.status).toBe('ready');
-    await until('failed embedding attempts', async () => stub.embeddingRequests.filter((r) => r.status === 503).length >= 3);
+    await until('failed embedding attempts', () => Promise.resolve(stub.embeddingRequests.filter((r) => r.status === 503).length >= 3));
     const during = await getDoc(doc.id);
     expect(during.status).toBe('ready');
     expect(during.error).toBeNull();

@@ -60,7 +60,7 @@ describe('first run', () => {
 
   it('development: creates admin@localhost once, prints its password once, and the README quick start works as written', async () => {
     const dataDir = path.join(dir, 'dev');
-    let firstPassword = '';
+    let firstPassword: string;
     let server = await startFresh(dataDir);
     try {
       const out = server.output();

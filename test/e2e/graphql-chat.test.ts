@@ -67,7 +67,7 @@ afterAll(async () => {
 beforeEach(() => stub.reset());
 
 describe('graphql: documents', () => {
-  it('ingestion progress streams status and pages, ending in ready', async () => {
+  it('ingestion progress streams status and pages, ending in ready', () => {
     expect(progressEvents.length).toBeGreaterThanOrEqual(1);
     const last = progressEvents.at(-1)!.data.documentProgress;
     expect(last).toMatchObject({ documentId, projectId: project.id, status: 'ready', pagesDone: 4, pagesTotal: 4, progress: { pagesDone: 4, pagesTotal: 4 }, pageCount: 4, error: null });

@@ -87,6 +87,7 @@ describe('limits that hold', () => {
     const u = await f.makeUser();
     const ws = new WebSocket(`${t.baseUrl.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
     const messages: Array<{ type: string; id?: string; payload?: unknown }> = [];
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- text frames arrive as a Buffer, whose String() is the UTF-8 text
     ws.on('message', (m) => messages.push(JSON.parse(String(m))));
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));

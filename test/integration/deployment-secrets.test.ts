@@ -2,7 +2,7 @@ import jwt from 'jsonwebtoken';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config';
 import { createOrm } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
 import { createServices, Services } from '../../src/services';

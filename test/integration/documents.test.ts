@@ -17,7 +17,7 @@ let project: Project;
 const DOC_KEYS = ['chunkCount', 'createdAt', 'embeddings', 'error', 'id', 'language', 'mimeType', 'name', 'pageCount', 'progress', 'projectId', 'sha256', 'size', 'status', 'updatedAt', 'uploadedBy'];
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => (await t.orm.em.fork().getConnection().execute(text, params)) as T[];
+const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => await t.orm.em.fork().getConnection().execute<T[]>(text, params);
 const text = (s: string, name = `note-${Math.random().toString(36).slice(2)}.txt`) => ({ name, content: s, type: 'text/plain' });
 
 /** Uploads as `owner` and waits for the workers to finish every file. */

@@ -95,7 +95,7 @@ async function crashingWorker(): Promise<string> {
   return taken;
 }
 
-const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => (await t.orm.em.fork().getConnection().execute(text, params)) as T[];
+const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => await t.orm.em.fork().getConnection().execute<T[]>(text, params);
 const jobStates = (documentId: string) =>
   sql<{ state: string; retry_count: number }>(`select state, retry_count from pgboss.job where name = 'document-ingest' and data->>'documentId' = ? order by created_on`, [documentId]);
 
@@ -189,7 +189,7 @@ it('a worker stopped gracefully mid-job hands the job back; the next worker fini
     if (!blocking) return real.call(this, kind, buf, opts);
     await onProgress?.(1, 3);
     // a long parse that only ends when the worker is told to stop
-    await new Promise<void>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    await new Promise<void>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
     throw new Error('unreachable');
   });
   const first = await startWorkers({ SHUTDOWN_GRACE_MS: '300' });

@@ -58,7 +58,7 @@ beforeAll(async () => {
   // common-word questions match more chunks than a bounded candidate pool would hold.
   const docs = await evalDocuments();
   const editions = [1, 2, 3, 4].flatMap((e) =>
-    docs.filter((d) => typeof d.content === 'string' && !d.name.endsWith('.html')).map((d) => ({ ...d, name: `edition-${e}-${d.name}`, content: `Edition ${e}.\n\n${d.content}` })),
+    docs.filter((d) => typeof d.content === 'string' && !d.name.endsWith('.html')).map((d) => ({ ...d, name: `edition-${e}-${d.name}`, content: `Edition ${e}.\n\n${String(d.content)}` })),
   );
   for (const batch of [docs, editions]) {
     const res = await uploadFiles(t.baseUrl, owner.token, project.id, batch, { language: 'en' });

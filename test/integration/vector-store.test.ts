@@ -22,7 +22,7 @@ function vectors(n: number, seed: number): Float32Array[] {
 }
 
 async function seed(orm: MikroORM): Promise<{ projectId: string; chunkIds: string[] }> {
-  const x = (sql: string, p: unknown[] = []) => orm.em.fork().getConnection().execute(sql, p) as Promise<any[]>;
+  const x = (sql: string, p: unknown[] = []) => orm.em.fork().getConnection().execute<any[]>(sql, p);
   const [project] = await x(`insert into projects (name) values ('vectors') returning id`);
   const [doc] = await x(`insert into documents (project_id, name, mime_type, size, sha256, content, status) values (?, 'v.txt', 'text/plain', 1, ?, '\\x00', 'ready') returning id`, [project.id, randomBytes(16).toString('hex')]);
   const rows = await x(
@@ -59,7 +59,7 @@ async function exercise(orm: MikroORM, store: VectorStore): Promise<void> {
   expect(await store.write(em(), projectId, 'm1', [{ chunkId: chunkIds[0], vector: q }])).toBe(0);
   // deleting chunks deletes their vectors (cascade)
   await em().getConnection().execute(`delete from chunks where id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`, [JSON.stringify(top.slice(0, 3).map((n) => n.id))]);
-  const [{ n }] = (await em().getConnection().execute('select count(*)::int as n from chunk_embeddings where model = ? and project_id = ?', ['m1', projectId])) as any[];
+  const [{ n }] = await em().getConnection().execute<any[]>('select count(*)::int as n from chunk_embeddings where model = ? and project_id = ?', ['m1', projectId]);
   expect(n).toBe(297);
   // the portable cache learns of the deletion from retrieval (forget); pgvector never sees them
   store.forget(projectId, 'm1', top.slice(0, 3).map((x) => x.id));
@@ -126,7 +126,7 @@ if (!PGVECTOR_URL) {
     const store = new VectorStore(64 * 1024 * 1024, logger);
     expect(await store.detect(orm.em.fork())).toBe(true);
     await exercise(orm, store);
-    const idx = (await orm.em.fork().getConnection().execute(`select indexdef from pg_indexes where tablename = 'chunk_embeddings' and indexdef like '%hnsw%'`)) as any[];
+    const idx = await orm.em.fork().getConnection().execute<any[]>(`select indexdef from pg_indexes where tablename = 'chunk_embeddings' and indexdef like '%hnsw%'`);
     expect(idx.length).toBeGreaterThanOrEqual(2); // one per (model, dims)
   });
 });

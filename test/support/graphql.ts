@@ -34,6 +34,7 @@ export function wsCollect<T = any>(client: Client, query: string, variables?: Re
     const out: Array<GqlResult<T>> = [];
     client.subscribe<T>({ query, variables }, {
       next: (v) => out.push(v as GqlResult<T>),
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- graphql-ws hands over an Error or a CloseEvent; the caller sees it as given
       error: (e) => (Array.isArray(e) ? resolve([...out, { errors: e }]) : reject(e)),
       complete: () => resolve(out),
     });

@@ -22,7 +22,7 @@ export async function api<T = any>(
   }
   const res = await fetch(baseUrl + path, { method, headers, body });
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

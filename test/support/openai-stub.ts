@@ -204,6 +204,7 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
   async function answerEmbeddings(res: http.ServerResponse, rec: RecordedRequest, b: EmbeddingBehaviour): Promise<void> {
     const body = rec.body as { model?: unknown; input?: unknown } | null;
     const input = Array.isArray(body?.input) ? body.input.map(String) : typeof body?.input === 'string' ? [body.input] : [];
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the stub records whatever model value the client sent
     const model = String(body?.model ?? '');
     const record = (status: number): void => {
       embeddingRequests.push({ model, input, authorization: rec.authorization, status });

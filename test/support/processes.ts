@@ -34,7 +34,8 @@ export async function startProcess(script: string, args: string[], env: Record<s
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    exited.then((code) => {
+    // not awaited: inside the executor; an exit before the ready line rejects the outer promise
+    void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`${script} exited with ${code} before ready:\n${out}`));
     });

@@ -46,7 +46,7 @@ describe('prompt', () => {
   });
 
   it('history keeps the newest turns within the token budget, oldest first, and drops empty ones', () => {
-    const turns = Array.from({ length: 10 }, (_, i) => ({ role: (i % 2 ? 'assistant' : 'user') as 'user' | 'assistant', content: `${i}`.repeat(400) }));
+    const turns = Array.from<unknown, { role: 'user' | 'assistant'; content: string }>({ length: 10 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `${i}`.repeat(400) }));
     const kept = historyWithinBudget(turns, 3 * (estimateTokens('x'.repeat(400)) + 4));
     expect(kept.map((t) => t.content[0])).toEqual(['7', '8', '9']);
     const msgs = buildPrompt({ instructions: '', deep: false, context: [], history: [{ role: 'assistant', content: '' }], question: 'q' });

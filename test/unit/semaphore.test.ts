@@ -22,6 +22,6 @@ it('runs at most `max` tasks at once, in FIFO order', async () => {
 
 it('releases its slot when a task throws', async () => {
   const s = new Semaphore(1);
-  await expect(s.run(async () => { throw new Error('boom'); })).rejects.toThrow('boom');
-  await expect(s.run(async () => 42)).resolves.toBe(42);
+  await expect(s.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+  await expect(s.run(() => Promise.resolve(42))).resolves.toBe(42);
 });

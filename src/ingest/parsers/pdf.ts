@@ -18,6 +18,7 @@ export interface PdfTextItem {
  * under jest). readPdf() runs there; layout into lines and paragraphs happens in the same thread,
  * one page at a time, so page numbers are exactly pdf.js's page indexes.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- false positive: the import attributes of a type-only import() are not a value (tsc resolves the type)
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
 let pdfjs: Promise<PdfJs> | null = null;
 const loadPdfjs = (): Promise<PdfJs> => (pdfjs ??= import(pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href) as Promise<PdfJs>);
@@ -118,7 +119,8 @@ export async function readPdf(buf: Buffer, limits: Pick<ParseLimits, 'pdfMaxPage
       let chars = 0;
       try {
         for (;;) {
-          const { value, done } = await reader.read();
+          // pdf.js types the streamed chunks as any: this is the part of a text content chunk read here
+          const { value, done } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: { items: Array<{ str?: unknown; transform: number[]; width: number; height: number; hasEOL?: boolean }> } };
           if (done) break;
           for (const it of value.items) {
             if (!('str' in it) || typeof it.str !== 'string') continue;

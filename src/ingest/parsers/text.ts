@@ -19,10 +19,12 @@ export function decodeText(buf: Buffer): string {
   }
   // control characters other than tab, newline, carriage return and form feed mean binary data
   const sample = text.slice(0, 65536);
+  // eslint-disable-next-line no-control-regex -- counts control characters on purpose to detect binary content
   const controls = sample.match(/[\u0000-\u0008\u000e-\u001f]/g)?.length ?? 0;
   if (controls > 0 && controls / Math.max(1, sample.length) > 0.001) {
     throw new IngestError('the file is not readable text (binary content)');
   }
+  // eslint-disable-next-line no-control-regex -- strips control characters on purpose
   return text.replace(/[\u0000-\u0008\u000b\u000e-\u001f]/g, '');
 }
 

@@ -22,7 +22,7 @@ export async function checkZip(buf: Buffer, limits: Pick<ParseLimits, 'maxExpand
   let actual = 0;
   try {
     await new Promise<void>((resolve, reject) => {
-      zip.on('error', (err) => reject(invalid(err, what)));
+      zip.on('error', (err: Error) => reject(invalid(err, what)));
       zip.on('end', () => resolve());
       zip.on('entry', (entry: yauzl.Entry) => {
         declared += entry.uncompressedSize;

@@ -1,6 +1,6 @@
 import {
   ASTVisitor, DocumentNode, FieldNode, FragmentDefinitionNode, getNamedType, getNullableType, GraphQLError, GraphQLNamedType, GraphQLObjectType,
-  GraphQLField, GraphQLSchema, isAbstractType, isInterfaceType, isListType, isObjectType, Kind, OperationDefinitionNode, SchemaMetaFieldDef,
+  GraphQLField, GraphQLSchema, isAbstractType, isInterfaceType, isListType, isObjectType, Kind, OperationDefinitionNode, OperationTypeNode, SchemaMetaFieldDef,
   SelectionSetNode, TypeMetaFieldDef, ValidationContext, ValidationRule, ValueNode,
 } from 'graphql';
 
@@ -145,7 +145,7 @@ function fieldCost(field: FieldNode, parent: GraphQLNamedType, env: CostEnv, see
 
 /** Computes an operation's static cost (exported for tests and for the limit rule). */
 export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode, fragments: Fragments, variables: Record<string, unknown> = {}): number {
-  const root = op.operation === 'query' ? schema.getQueryType() : op.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const root = op.operation === OperationTypeNode.QUERY ? schema.getQueryType() : op.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getSubscriptionType();
   return costOf(op.selectionSet, root ?? undefined, { schema, fragments, variables: withDefaults(op, variables) }, new Set());
 }
 

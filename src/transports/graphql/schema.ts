@@ -1,6 +1,6 @@
 import { createPubSub } from '@graphql-yoga/subscription';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
-import { buildSchema, NonEmptyArray } from 'type-graphql';
+import { buildSchema, BuildSchemaOptions } from 'type-graphql';
 import { authChecker } from './auth-checker';
 import { AuditResolver } from './resolvers/audit.resolver';
 import { AuthResolver } from './resolvers/auth.resolver';
@@ -14,7 +14,7 @@ import { ProviderResolver } from './resolvers/provider.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 
 /** Every resolver class; the schema (and the committed schema.graphql) is built from these. */
-export const RESOLVERS: NonEmptyArray<Function> = [
+export const RESOLVERS: BuildSchemaOptions['resolvers'] = [
   AuthResolver, UserResolver, DepartmentResolver, GroupResolver, ProjectResolver, GrantResolver, AuditResolver, ProviderResolver,
   DocumentResolver, ChatResolver,
 ];

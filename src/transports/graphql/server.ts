@@ -26,8 +26,10 @@ export const GRAPHQL_PATH = '/graphql';
 /** Cost is checked once the variables are known, so `limit: $n` counts like a literal. */
 function costPlugin(schema: GraphQLSchema, config: Config): ApolloServerPlugin<GraphqlContext> {
   return {
+    // eslint-disable-next-line @typescript-eslint/require-await -- Apollo plugin hooks return promises; async keeps a throw a rejection
     async requestDidStart() {
       return {
+        // eslint-disable-next-line @typescript-eslint/require-await -- Apollo plugin hooks return promises; async keeps a throw a rejection
         async didResolveOperation({ document, request }) {
           const errors = validate(schema, document, [costLimitRule(config.graphqlMaxCost, request.variables ?? {})]);
           if (errors.length) throw errors[0];
@@ -54,12 +56,15 @@ function wsRules(config: Config, variables: Record<string, unknown>) {
  */
 function statusPlugin(): ApolloServerPlugin<GraphqlContext> {
   return {
+    // eslint-disable-next-line @typescript-eslint/require-await -- Apollo plugin hooks return promises; async keeps a throw a rejection
     async requestDidStart({ request }) {
       let requestError = false;
       return {
+        // eslint-disable-next-line @typescript-eslint/require-await -- Apollo plugin hooks return promises; async keeps a throw a rejection
         async didEncounterErrors({ errors }) {
           requestError = errors.every((e) => REQUEST_ERROR_CODES.has(String(e.extensions?.code)));
         },
+        // eslint-disable-next-line @typescript-eslint/require-await -- Apollo plugin hooks return promises; async keeps a throw a rejection
         async willSendResponse({ response }) {
           if (!requestError || response.body.kind !== 'single' || 'data' in response.body.singleResult || response.http.status !== 400) return;
           if (prefersPlainJson(request.http?.headers.get('accept'))) response.http.status = 200;
@@ -88,8 +93,10 @@ const refusedDocuments = new WeakMap<DocumentNode, GraphQLError>();
 
 function shapePlugin(config: Config): ApolloServerPlugin<GraphqlContext> {
   return {
+    // eslint-disable-next-line @typescript-eslint/require-await -- Apollo plugin hooks return promises; async keeps a throw a rejection
     async requestDidStart() {
       return {
+        // eslint-disable-next-line @typescript-eslint/require-await -- Apollo plugin hooks return promises; async keeps a throw a rejection
         async validationDidStart(requestContext) {
           const error = documentShapeError(requestContext.document, config.graphqlMaxAliases, config.graphqlMaxRootFields);
           if (!error) return;

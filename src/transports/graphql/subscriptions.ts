@@ -8,6 +8,7 @@ export async function abortableStream<T>(open: (signal: AbortSignal) => Promise<
   const controller = new AbortController();
   const source = (await open(controller.signal))[Symbol.asyncIterator]();
   let finished = false;
+  // eslint-disable-next-line @typescript-eslint/require-await -- implements the async iterator's return(): async keeps any throw a rejection
   const finish = async (): Promise<IteratorResult<T>> => {
     if (!finished) {
       finished = true;

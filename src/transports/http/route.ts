@@ -23,7 +23,7 @@ export interface AuthedRequest extends Request<PathParams> {
   actor: Actor;
 }
 
-type Handler<A extends AuthMode> = (req: A extends 'required' ? AuthedRequest : Request<PathParams>, res: Response) => Promise<unknown> | unknown;
+type Handler<A extends AuthMode> = (req: A extends 'required' ? AuthedRequest : Request<PathParams>, res: Response) => unknown;
 
 /** Marker a router test reads to prove every route declares its authentication. */
 export const AUTH_MODE = Symbol('authMode');

@@ -55,6 +55,7 @@ function receiveFiles(req: Request, res: Response, temp: RequestTempFiles): Prom
   return new Promise((resolve, reject) => {
     upload(req, res, (err: unknown) => {
       if (err instanceof multer.MulterError) return reject(err);
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- fallback for a non-Error thrown by multer; String() is the intended rendering
       if (err) return reject(ValidationError.field('file', `malformed multipart body: ${err instanceof Error ? err.message : String(err)}`));
       const files = (req.files as Array<Express.Multer.File & { stored: UploadFileInput['stored'] }> | undefined) ?? [];
       // optional text field `language` (the service validates it)
