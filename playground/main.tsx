@@ -56,6 +56,7 @@ subscription DocumentProgress($documentId: ID!) {
 /** Keeps the headers editor's Authorization in step with the session (sign-in, refresh, sign-out). */
 function HeaderSync({ session }: { session: Session | null }) {
   const headerEditor = useGraphiQL((s) => s.headerEditor);
+  const activeTab = useGraphiQL((s) => s.activeTabIndex);
   useEffect(() => {
     if (!headerEditor) return;
     let current: Record<string, unknown> = {};
@@ -68,7 +69,7 @@ function HeaderSync({ session }: { session: Session | null }) {
     const next = session ? { ...current, Authorization: `Bearer ${session.accessToken}` } : current;
     const text = JSON.stringify(next, null, 2);
     if (headerEditor.getValue() !== text) headerEditor.setValue(text);
-  }, [headerEditor, session]);
+  }, [headerEditor, session, activeTab]);
   return null;
 }
 
