@@ -17,7 +17,7 @@ let opened: OpenedPage | undefined;
 
 beforeAll(async () => {
   // a pause between deltas, so each one is on screen long enough to be seen arriving
-  stub = await startOpenAiStub({ deltas: DELTAS, deltaDelayMs: 1500 });
+  stub = await startOpenAiStub({ deltas: DELTAS, deltaDelayMs: 3000 });
   t = await createTestApp();
 }, 60_000);
 
@@ -46,7 +46,7 @@ async function resultContains(page: Page, text: string): Promise<void> {
 
 /** Replaces the contents of the Monaco editor inside `container`. */
 async function typeInto(page: Page, container: string, text: string): Promise<void> {
-  await page.locator(`${container} .monaco-editor`).first().click();
+  await page.locator(`${container} .monaco-editor:visible`).first().click();
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Delete');
   await page.keyboard.insertText(text);
@@ -107,6 +107,18 @@ describe('GraphiQL playground', () => {
     await page.locator('.graphiql-execute-button').click();
     await resultContains(page, `"email": "${user.email}"`);
 
+    // an access token the server refuses: the fetcher refreshes once, retries, and the headers editor
+    // gets the new token
+    await page.getByRole('button', { name: 'Headers' }).click();
+    await typeInto(page, '.graphiql-editor-tool', JSON.stringify({ Authorization: 'Bearer not-a-valid-token' }));
+    await page.locator('.graphiql-editor-tool', { hasText: 'not-a-valid-token' }).waitFor();
+    await resultText(page).then((text) => expect(text).toContain(user.email)); // still the earlier answer
+    await page.locator('.graphiql-execute-button').click();
+    await page.locator('.graphiql-editor-tool', { hasText: 'not-a-valid-token' }).waitFor({ state: 'detached', timeout: 20_000 });
+    await page.locator('.graphiql-editor-tool', { hasText: 'Bearer ey' }).waitFor({ timeout: 20_000 });
+    await resultContains(page, `"email": "${user.email}"`);
+    expect(await resultText(page)).not.toContain('unauthorized');
+
     // the chat subscription tab: the stub's deltas arrive one by one over graphql-ws
     await page.locator('.graphiql-tabs').getByText('Chat', { exact: true }).click();
     await page.getByRole('button', { name: 'Variables' }).click();
@@ -117,10 +129,10 @@ describe('GraphiQL playground', () => {
     for (const delta of DELTAS.slice(0, -1)) {
       await resultContains(page, `"delta": "${delta}"`);
     }
+    await page.screenshot({ path: 'docs/playground.png' }); // mid-answer, for the README
     await resultContains(page, 'ChatDone');
     expect(stub.requests.length).toBeGreaterThan(0);
 
-    await page.screenshot({ path: 'docs/playground.png' });
     expect(cspViolations).toEqual([]);
     expect(foreignRequests).toEqual([]);
   }, 180_000);
