@@ -72,6 +72,17 @@ describe('GraphiQL playground', () => {
     expect(await get.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
+  it('is not served when GRAPHQL_PLAYGROUND is off', async () => {
+    const off = await createTestApp({ env: { GRAPHQL_PLAYGROUND: 'false' } });
+    try {
+      const html = await fetch(`${off.baseUrl}/graphql`, { headers: { accept: 'text/html' } });
+      expect(await html.text()).not.toContain('/graphql/assets/main.js');
+      expect((await fetch(`${off.baseUrl}/graphql/assets/main.js`)).headers.get('content-type')).not.toMatch(/javascript/);
+    } finally {
+      await off.close();
+    }
+  }, 60_000);
+
   it('signs in, runs a query and streams the chat subscription, all from our origin', async () => {
     const f = factories(t.orm, t.services);
     await f.superadmin(); // a bootstrapped platform: sign-in needs one
