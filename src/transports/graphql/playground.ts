@@ -15,7 +15,7 @@ export const PLAYGROUND_CSP = [
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "font-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self'",
   "connect-src 'self'",
   "worker-src 'self'",
   "object-src 'none'",
