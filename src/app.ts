@@ -76,7 +76,7 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
   });
 
   const server = http.createServer(app);
-  // the GraphQL playground (Apollo's landing page) loads from a CDN, so CSP is relaxed on /graphql only
+  // /graphql answers JSON; its playground page and assets set their own same-origin CSP (playground.ts)
   const secureHeaders = helmet();
   const graphqlHeaders = helmet({ contentSecurityPolicy: false });
   app.use((req, res, next) => (req.path === '/graphql' ? graphqlHeaders(req, res, next) : secureHeaders(req, res, next)));

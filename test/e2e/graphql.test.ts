@@ -129,11 +129,13 @@ describe('graphql: operations safety with defaults (development)', () => {
     expect(r.data.__schema.queryType.name).toBe('Query');
   });
 
-  it('GET /graphql serves the playground landing page', async () => {
+  it('GET /graphql serves our own playground page (no Apollo CDN landing page)', async () => {
     const res = await fetch(`${t.baseUrl}/graphql`, { headers: { accept: 'text/html' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
-    expect(await res.text()).toMatch(/apollo/i);
+    const html = await res.text();
+    expect(html).toContain('/graphql/assets/main.js');
+    expect(html).not.toMatch(/apollo|https?:\/\//i);
   });
 });
 

@@ -1,6 +1,5 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import Negotiator from 'negotiator';
@@ -19,6 +18,7 @@ import { clientAddress, trustFunction } from '../../util/client-address';
 import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
 import { costLimitRule, depthLimitRule, documentShapeError, MAX_TOKENS } from './limits';
+import { mountPlayground } from './playground';
 import { buildGraphqlSchema } from './schema';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -131,7 +131,7 @@ function setMaxPayload(socket: WebSocket, bytes: number): void {
 }
 
 /**
- * GraphQL over the same services as REST: Apollo on POST (and the landing page on GET) at /graphql,
+ * GraphQL over the same services as REST: Apollo on POST and GET (and our playground page on a browser's GET) at /graphql,
  * and graphql-ws on the same HTTP server and path for subscriptions (and any operation).
  */
 /** What GraphQL is mounted with; `requestScope` gives each WebSocket operation a unit of work of its own. */
@@ -167,10 +167,12 @@ export async function mountGraphql(app: Express, server: http.Server, deps: Grap
       shapePlugin(config),
       statusPlugin(),
       costPlugin(schema, config),
-      config.graphqlPlayground ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
+      // our own playground (playground.ts) answers browsers; Apollo's CDN landing page never does
+      ApolloServerPluginLandingPageDisabled(),
     ],
   });
   await apollo.start();
+  if (config.graphqlPlayground) mountPlayground(app, GRAPHQL_PATH, logger);
   app.use(
     GRAPHQL_PATH,
     // the same body limit as REST (MAX_BODY_KB): uploads go to the REST multipart route
