@@ -12,6 +12,7 @@ import { AskInput, ChatMode } from './chat.inputs';
 import { BaseService, ServiceContext } from './context';
 import type { ProvidersService } from './providers.service';
 import type { RetrievalService } from './retrieval.service';
+import { observeChat } from '../observability/chat-metrics';
 
 export interface ChatTimings {
   /** Retrieval (documents or web search). */
@@ -94,7 +95,7 @@ export class ChatService extends BaseService {
       if (!owned) throw new NotFoundError('not_found', 'Conversation not found in this project');
     }
     const settings = project.settings ?? {};
-    return this.stream(
+    const events = this.stream(
       {
         actor,
         project: {
@@ -111,6 +112,7 @@ export class ChatService extends BaseService {
       },
       signal,
     );
+    return observeChat(this.metrics, mode, started, events);
   }
 
   /**
@@ -174,7 +176,9 @@ export class ChatService extends BaseService {
     // retrieval depends on nothing stored, so it starts at once and runs beside the writes below
     const retrievalStarted = performance.now();
     const retrieval = (mode === 'docs' ? this.retrieveDocs(project.id, message, timings) : this.retrieveWeb(message, mode, stop)).finally(() => {
-      timings.retrievalMs = Math.round(performance.now() - retrievalStarted);
+      const ms = performance.now() - retrievalStarted;
+      timings.retrievalMs = Math.round(ms);
+      this.metrics.retrievalDuration.observe({ mode }, ms / 1000);
     });
     retrieval.catch(() => undefined); // handled where it is awaited; never an unhandled rejection
     try {
@@ -204,6 +208,7 @@ export class ChatService extends BaseService {
           return;
         }
         if (!(e instanceof UpstreamError)) throw e;
+        this.metrics.chatUpstreamErrors.inc({ provider: 'web-search' });
         yield error('SEARCH_API_ERROR', e.message);
         return;
       }
@@ -240,6 +245,7 @@ export class ChatService extends BaseService {
           return;
         }
         if (!(e instanceof UpstreamError)) throw e;
+        this.metrics.chatUpstreamErrors.inc({ provider: this.metrics.provider(target.providerId === null ? null : target.label.split('/')[0]) });
         yield error('LLM_API_ERROR', e.message);
         return;
       }

@@ -20,6 +20,7 @@ import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
 import { costLimitRule, depthLimitRule, documentShapeError, MAX_TOKENS } from './limits';
 import { buildGraphqlSchema } from './schema';
+import { graphqlMetricsPlugin } from '../../observability/graphql-metrics';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -152,6 +153,7 @@ export async function mountGraphql(app: Express, server: http.Server, deps: AppD
       shapePlugin(config),
       statusPlugin(),
       costPlugin(schema, config),
+      graphqlMetricsPlugin(services.ctx.metrics),
       config.graphqlPlayground ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
     ],
   });
