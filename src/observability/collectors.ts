@@ -37,8 +37,8 @@ export function databaseSources(orm: MikroORM, opts: { queues: string[]; jobsSch
     queueDepth: async () => {
       try {
         const rows = await execute<{ queue: string; state: string; count: number }>(
-          `select name as queue, state::text as state, count(*)::int as count from ${opts.jobsSchema}.job where name = any(?) group by 1, 2`,
-          [opts.queues],
+          `select name as queue, state::text as state, count(*)::int as count from ${opts.jobsSchema}.job where name in (${opts.queues.map(() => '?').join(', ')}) group by 1, 2`,
+          opts.queues,
         );
         return opts.queues.flatMap((queue) =>
           JOB_STATES.map((state) => ({ queue, state, count: rows.find((r) => r.queue === queue && r.state === state)?.count ?? 0 })),

@@ -195,12 +195,12 @@ export class Metrics {
     });
     new Gauge({
       name: 'docqa_embedding_backlog_chunks',
-      help: 'Chunks still waiting for an embedding (absent while embeddings are not stored)',
+      help: 'Chunks without an embedding vector (0 while no chunk_embeddings table exists)',
       registers: [this.registry],
       async collect() {
         this.reset();
         const n = await sources.embeddingBacklog?.();
-        if (typeof n === 'number') this.set(n);
+        this.set(n ?? 0);
       },
     });
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'docqa_' });

@@ -421,6 +421,7 @@ export class DocumentsService extends BaseService {
         this.logger.info({ ...done, ms: Math.round(performance.now() - started) }, 'document ingested');
       }
       outcome('ready');
+      this.logger.info({ ...done, ms: Math.round(performance.now() - started) }, 'document ingested');
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       this.metrics.ingestFailures.inc({ reason: ingestFailureReason(e, signal) });
