@@ -10,6 +10,7 @@ import { httpMetrics, metricsHandler } from './observability/http-metrics';
 import { requestScope } from './observability/request-context';
 import type { Services } from './services';
 import { trustFunction } from './util/client-address';
+import { apiDocsRoutes } from './transports/http/api-docs';
 import { errorHandler } from './transports/http/errors';
 import { auditRoutes } from './transports/http/routes/audit.routes';
 import { authRoutes } from './transports/http/routes/auth.routes';
@@ -100,6 +101,8 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
 
   const json = express.json({ limit: `${config.maxBodyKb}kb`, strict: true });
   app.use(['/api', '/graphql'], (req, res, next) => RequestContext.create(orm.em, next));
+  // the API reference and its OpenAPI document: on outside production, like the GraphQL playground
+  if (config.apiDocs) app.use(apiDocsRoutes());
   const api = express.Router();
   api.use(json);
   for (const r of apiRouters()) api.use(r);
