@@ -1,3 +1,4 @@
+import addFormats from 'ajv-formats';
 import OpenAPIBackend from 'openapi-backend';
 import type { Document } from 'openapi-backend';
 import { openApiDocument } from '../../src/transports/http/openapi';
@@ -11,7 +12,13 @@ let backend: Promise<OpenAPIBackend> | null = null;
 
 function load(): Promise<OpenAPIBackend> {
   return (backend ??= (async () => {
-    const api = new OpenAPIBackend({ definition: openApiDocument() as unknown as Document, quick: true, validate: true, ajvOpts: { strict: false } });
+    const api = new OpenAPIBackend({ definition: structuredClone(openApiDocument()) as unknown as Document, quick: true, validate: true, ajvOpts: { strict: false },
+      // uuid, date-time and the other formats the document uses are checked, not ignored
+      customizeAjv: (ajv) => {
+        addFormats(ajv);
+        return ajv;
+      },
+    });
     await api.init();
     return api;
   })());

@@ -43,12 +43,12 @@ interface Operation {
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const wrap = (key: string, schema: Schema): Schema => ({ type: 'object', properties: { [key]: schema }, required: [key], additionalProperties: false });
 const list = (key: string, item: string): Schema => wrap(key, { type: 'array', items: ref(item) });
-const deleted = ref('DeleteResult');
+const deleted = (): Schema => ref('DeleteResult');
 
 /** Every REST operation; a test walks the Express routers and fails when this list and they disagree. */
 export const OPERATIONS: Operation[] = [
-  { method: 'post', path: '/auth/login', tag: 'auth', summary: 'Exchange e-mail and password for tokens', auth: false, body: LoginInput, ok: { 200: ref('LoginResult') }, errors: [429, 503] },
-  { method: 'post', path: '/auth/refresh', tag: 'auth', summary: 'Rotate a refresh token (reusing a rotated one revokes its family)', auth: false, body: RefreshInput, ok: { 200: ref('TokenPair') } },
+  { method: 'post', path: '/auth/login', tag: 'auth', summary: 'Exchange e-mail and password for tokens', auth: false, body: LoginInput, ok: { 200: ref('LoginResult') }, errors: [401, 429, 503] },
+  { method: 'post', path: '/auth/refresh', tag: 'auth', summary: 'Rotate a refresh token (reusing a rotated one revokes its family)', auth: false, body: RefreshInput, ok: { 200: ref('TokenPair') }, errors: [401] },
   { method: 'post', path: '/auth/logout', tag: 'auth', summary: 'Revoke the given refresh token, or all of the caller\'s without a body', body: LogoutInput, bodyOptional: true, ok: { 204: null } },
   { method: 'get', path: '/auth/me', tag: 'auth', summary: 'The caller, re-read from storage', ok: { 200: wrap('user', ref('Me')) } },
 
@@ -57,31 +57,31 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/users/:id', tag: 'users', summary: 'One user', ok: { 200: wrap('user', ref('User')) } },
   { method: 'post', path: '/users', tag: 'users', summary: 'Create a user', body: CreateUserInput, ok: { 201: wrap('user', ref('User')) }, errors: [409] },
   { method: 'patch', path: '/users/:id', tag: 'users', summary: 'Update a user', body: UpdateUserInput, ok: { 200: wrap('user', ref('User')) }, errors: [409] },
-  { method: 'delete', path: '/users/:id', tag: 'users', summary: 'Delete a user (their grants and memberships go too)', ok: { 200: deleted }, errors: [409] },
+  { method: 'delete', path: '/users/:id', tag: 'users', summary: 'Delete a user (their grants and memberships go too)', ok: { 200: deleted() }, errors: [409] },
 
   { method: 'get', path: '/departments', tag: 'departments', summary: 'List departments', ok: { 200: list('departments', 'Department') } },
   { method: 'post', path: '/departments', tag: 'departments', summary: 'Create a department', body: CreateDepartmentInput, ok: { 201: wrap('department', ref('Department')) }, errors: [409] },
   { method: 'get', path: '/departments/:id', tag: 'departments', summary: 'One department', ok: { 200: wrap('department', ref('Department')) } },
   { method: 'patch', path: '/departments/:id', tag: 'departments', summary: 'Update a department', body: UpdateDepartmentInput, ok: { 200: wrap('department', ref('Department')) }, errors: [409] },
-  { method: 'delete', path: '/departments/:id', tag: 'departments', summary: 'Delete a department (409 while users, groups or grants refer to it)', ok: { 200: deleted }, errors: [409] },
+  { method: 'delete', path: '/departments/:id', tag: 'departments', summary: 'Delete a department (409 while users, groups or grants refer to it)', ok: { 200: deleted() }, errors: [409] },
   { method: 'get', path: '/departments/:id/members', tag: 'departments', summary: 'A department\'s members', ok: { 200: list('members', 'UserSummary') } },
   { method: 'post', path: '/departments/:id/members', tag: 'departments', summary: 'Add users to a department', body: AddDepartmentMembersInput, ok: { 200: list('members', 'UserSummary') }, errors: [409] },
-  { method: 'delete', path: '/departments/:id/members/:userId', tag: 'departments', summary: 'Remove a user from a department', ok: { 200: deleted } },
+  { method: 'delete', path: '/departments/:id/members/:userId', tag: 'departments', summary: 'Remove a user from a department', ok: { 200: deleted() } },
 
   { method: 'get', path: '/groups', tag: 'groups', summary: 'List groups', query: ListGroupsQuery, ok: { 200: list('groups', 'Group') } },
   { method: 'post', path: '/groups', tag: 'groups', summary: 'Create a group', body: CreateGroupInput, ok: { 201: wrap('group', ref('Group')) }, errors: [409] },
   { method: 'get', path: '/groups/:id', tag: 'groups', summary: 'One group with its members', ok: { 200: wrap('group', ref('Group')) } },
   { method: 'patch', path: '/groups/:id', tag: 'groups', summary: 'Update a group', body: UpdateGroupInput, ok: { 200: wrap('group', ref('Group')) }, errors: [409] },
-  { method: 'delete', path: '/groups/:id', tag: 'groups', summary: 'Delete a group (409 while grants refer to it)', ok: { 200: deleted }, errors: [409] },
+  { method: 'delete', path: '/groups/:id', tag: 'groups', summary: 'Delete a group (409 while grants refer to it)', ok: { 200: deleted() }, errors: [409] },
   { method: 'post', path: '/groups/:id/members', tag: 'groups', summary: 'Add members to a group', body: GroupMembersInput, ok: { 200: wrap('group', ref('Group')) }, errors: [409] },
-  { method: 'delete', path: '/groups/:id/members/:userId', tag: 'groups', summary: 'Remove a member from a group', ok: { 200: deleted } },
+  { method: 'delete', path: '/groups/:id/members/:userId', tag: 'groups', summary: 'Remove a member from a group', ok: { 200: deleted() } },
 
   { method: 'get', path: '/projects', tag: 'projects', summary: 'The projects the caller can access, with their tier and its source', ok: { 200: list('projects', 'ProjectListItem') } },
   { method: 'post', path: '/projects', tag: 'projects', summary: 'Create a project (admin, superadmin)', body: CreateProjectInput, ok: { 201: wrap('project', ref('ProjectDetail')) } },
   { method: 'get', path: '/projects/:id', tag: 'projects', summary: 'One project with members and counts', ok: { 200: wrap('project', ref('ProjectDetail')) } },
   { method: 'patch', path: '/projects/:id', tag: 'projects', summary: 'Update a project (`edit`; `ownerId` needs `full`)', body: UpdateProjectInput, ok: { 200: wrap('project', ref('ProjectDetail')) } },
-  { method: 'delete', path: '/projects/:id', tag: 'projects', summary: 'Delete a project and everything in it (`full`)', ok: { 200: deleted } },
-  { method: 'delete', path: '/projects/:id/members/:userId', tag: 'projects', summary: 'Remove a user from the visible member list (`edit`; grants stay)', ok: { 200: deleted } },
+  { method: 'delete', path: '/projects/:id', tag: 'projects', summary: 'Delete a project and everything in it (`full`)', ok: { 200: deleted() } },
+  { method: 'delete', path: '/projects/:id/members/:userId', tag: 'projects', summary: 'Remove a user from the visible member list (`edit`; grants stay)', ok: { 200: deleted() } },
 
   {
     method: 'post', path: '/projects/:projectId/grants', tag: 'grants', summary: 'Create or update the grant of a target (`full`)', body: UpsertGrantInput,
@@ -91,7 +91,7 @@ export const OPERATIONS: Operation[] = [
     },
   },
   { method: 'get', path: '/projects/:projectId/grants', tag: 'grants', summary: 'A project\'s grants (`use`)', ok: { 200: list('grants', 'Grant') } },
-  { method: 'delete', path: '/projects/:projectId/grants/:grantId', tag: 'grants', summary: 'Delete a grant (`full`)', ok: { 200: deleted } },
+  { method: 'delete', path: '/projects/:projectId/grants/:grantId', tag: 'grants', summary: 'Delete a grant (`full`)', ok: { 200: deleted() } },
   { method: 'get', path: '/grants/by-user/:userId', tag: 'grants', summary: 'Every grant reaching a user, directly or through a group or department', ok: { 200: ref('GrantsByUser') } },
 
   {
@@ -104,14 +104,14 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/providers/admin', tag: 'providers', summary: 'All providers with masked keys (engineer, superadmin)', ok: { 200: list('providers', 'AdminProvider') } },
   { method: 'post', path: '/providers', tag: 'providers', summary: 'Create a provider', body: CreateProviderInput, ok: { 201: wrap('provider', ref('AdminProvider')) }, errors: [409] },
   { method: 'patch', path: '/providers/:id', tag: 'providers', summary: 'Update a provider (an empty apiKey keeps the stored one)', body: UpdateProviderInput, ok: { 200: wrap('provider', ref('AdminProvider')) }, errors: [409] },
-  { method: 'delete', path: '/providers/:id', tag: 'providers', summary: 'Delete a provider', ok: { 200: deleted } },
-  { method: 'post', path: '/providers/:id/delete', tag: 'providers', summary: 'Delete a provider (for clients behind proxies that block DELETE)', ok: { 200: deleted } },
+  { method: 'delete', path: '/providers/:id', tag: 'providers', summary: 'Delete a provider', ok: { 200: deleted() } },
+  { method: 'post', path: '/providers/:id/delete', tag: 'providers', summary: 'Delete a provider (for clients behind proxies that block DELETE)', ok: { 200: deleted() } },
   { method: 'post', path: '/providers/:id/test', tag: 'providers', summary: 'Send a small completion through a provider (`draft`: an unsaved configuration)', body: TestProviderInput, ok: { 200: ref('ProviderTestResult') } },
 
   { method: 'post', path: '/projects/:projectId/documents', tag: 'documents', summary: 'Upload documents (multipart, field `file`, repeatable); ingestion is queued', body: 'multipart', ok: { 202: list('documents', 'UploadResult') } },
   { method: 'get', path: '/projects/:projectId/documents', tag: 'documents', summary: 'A project\'s documents, newest first (`use`)', query: ListDocumentsInput, ok: { 200: list('documents', 'Document') } },
   { method: 'get', path: '/documents/:id', tag: 'documents', summary: 'One document with its ingestion status and progress', ok: { 200: wrap('document', ref('Document')) } },
-  { method: 'delete', path: '/documents/:id', tag: 'documents', summary: 'Delete a document and its chunks (`edit`)', ok: { 200: deleted } },
+  { method: 'delete', path: '/documents/:id', tag: 'documents', summary: 'Delete a document and its chunks (`edit`)', ok: { 200: deleted() } },
   { method: 'post', path: '/documents/:id/reindex', tag: 'documents', summary: 'Read the stored file again (`edit`)', ok: { 202: wrap('document', ref('Document')) } },
   { method: 'get', path: '/chat/chunks/:chunkId/source', tag: 'chat', summary: 'The chunk a citation points at, with its surrounding paragraphs', ok: { 200: ref('ChunkSource') } },
 
@@ -139,7 +139,8 @@ const ERROR_TEXT: Record<number, string> = {
 function errorStatuses(op: Operation): number[] {
   const s = new Set<number>([500, 503]);
   if (op.auth !== false) s.add(401).add(403);
-  if (op.body || op.query) s.add(400);
+  // a malformed path parameter (e.g. not a uuid) is a 400 on some routes, a 404 on others
+  if (op.body || op.query || op.path.includes(':')) s.add(400);
   if (op.body) s.add(413).add(415);
   if (op.path.includes(':') || op.auth !== false) s.add(404);
   for (const e of op.errors ?? []) s.add(e);
