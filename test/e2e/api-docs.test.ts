@@ -61,8 +61,8 @@ describe('/api/openapi.json and /api/docs', () => {
       await me.locator('.opblock-summary').click();
       await me.locator('button.try-out__btn').click();
       await me.locator('button.execute').click();
-      await me.locator('.live-responses-table .response-col_status').first().waitFor({ timeout: 15_000 });
-      expect((await me.locator('.live-responses-table .response-col_status').first().innerText()).trim()).toMatch(/^200/);
+      await me.locator('.live-responses-table tbody .response-col_status').first().waitFor({ timeout: 15_000 });
+      expect((await me.locator('.live-responses-table tbody .response-col_status').first().innerText()).trim()).toMatch(/^200/);
       expect(await me.locator('.live-responses-table').innerText()).toContain(user.email);
 
       expect(foreignRequests).toEqual([]);
