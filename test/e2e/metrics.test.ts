@@ -36,6 +36,7 @@ beforeAll(async () => {
   });
   f = factories(t.orm, t.services);
   await f.superadmin(); // login answers 503 until the platform is bootstrapped
+  await chatFactories(t.orm, t.services).makeProvider({ baseUrl: stub.url, slug: 'stub-llm', models: ['stub-model'] });
 });
 afterAll(async () => {
   await t?.close();
@@ -55,7 +56,6 @@ describe('/metrics on the main port', () => {
     const before = await families();
     const owner = await f.makeUser({ platformRole: 'admin' });
     const project = await f.makeProject({ owner });
-    await chatFactories(t.orm, t.services).makeProvider({ baseUrl: stub.url, slug: 'stub-llm', models: ['stub-model'] });
 
     // logins: one wrong password, then the account limit (2 a minute) refuses the third attempt
     const victim = await f.makeUser();

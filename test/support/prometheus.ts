@@ -9,7 +9,10 @@ export interface MetricFamily extends PromMetric {
 
 /** A scrape, parsed: families by name. */
 export async function parseMetrics(text: string): Promise<Map<string, MetricFamily>> {
-  const parsed = await getMetricsFromIterator(text.split('\n')[Symbol.iterator]());
+  // prom-client writes NaN as "Nan" (e.g. the event-loop lag before its first sample); Prometheus reads
+  // it (Go's ParseFloat ignores case), prom2javascript only the canonical spelling
+  const lines = text.split('\n').map((l) => (l.endsWith(' Nan') ? `${l.slice(0, -4)} NaN` : l));
+  const parsed = await getMetricsFromIterator(lines[Symbol.iterator]());
   return new Map(
     Object.entries(parsed).map(([name, m]) => [
       name,
