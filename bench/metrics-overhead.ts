@@ -96,8 +96,8 @@ async function main(): Promise<void> {
     }
     clearInterval(scraper);
 
-    const meOff = median(me.off.map((r) => r.medianMs));
-    const meOn = median(me.on.map((r) => r.medianMs));
+    const meOff = r2(median(me.off.map((r) => r.medianMs)));
+    const meOn = r2(median(me.on.map((r) => r.medianMs)));
     const rpsOff = median(me.off.map((r) => r.rps));
     const rpsOn = median(me.on.map((r) => r.rps));
     const chatOff = median(overhead.off);
