@@ -33,7 +33,8 @@ const userRecord = {
 
 const documentFields = {
   id: uuid, projectId: uuid, name: str, mimeType: str, size: int, sha256: str, status: enumOf('queued', 'processing', 'ready', 'failed'),
-  progress: obj({ pagesDone: int, pagesTotal: int }), pageCount: int, chunkCount: int, error: nullable(str), uploadedBy: nullable(uuid),
+  progress: obj({ pagesDone: int, pagesTotal: int }), pageCount: int, chunkCount: int, error: nullable(str),
+  language: { type: ['string', 'null'], description: 'detected (or stated) language code, null until analysed' }, uploadedBy: nullable(uuid),
   createdAt: dateTime, updatedAt: dateTime,
 };
 

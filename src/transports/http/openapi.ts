@@ -108,7 +108,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/providers/:id/delete', tag: 'providers', summary: 'Delete a provider (for clients behind proxies that block DELETE)', ok: { 200: deleted() } },
   { method: 'post', path: '/providers/:id/test', tag: 'providers', summary: 'Send a small completion through a provider (`draft`: an unsaved configuration)', body: TestProviderInput, ok: { 200: ref('ProviderTestResult') } },
 
-  { method: 'post', path: '/projects/:projectId/documents', tag: 'documents', summary: 'Upload documents (multipart, field `file`, repeatable); ingestion is queued', body: 'multipart', ok: { 202: list('documents', 'UploadResult') } },
+  { method: 'post', path: '/projects/:projectId/documents', tag: 'documents', summary: 'Upload documents (multipart, field `file`, repeatable); ingestion is queued', body: 'multipart', ok: { 202: list('documents', 'UploadResult') }, errors: [429] },
   { method: 'get', path: '/projects/:projectId/documents', tag: 'documents', summary: 'A project\'s documents, newest first (`use`)', query: ListDocumentsInput, ok: { 200: list('documents', 'Document') } },
   { method: 'get', path: '/documents/:id', tag: 'documents', summary: 'One document with its ingestion status and progress', ok: { 200: wrap('document', ref('Document')) } },
   { method: 'delete', path: '/documents/:id', tag: 'documents', summary: 'Delete a document and its chunks (`edit`)', ok: { 200: deleted() } },
