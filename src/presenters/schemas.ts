@@ -34,7 +34,12 @@ const userRecord = {
 const documentFields = {
   id: uuid, projectId: uuid, name: str, mimeType: str, size: int, sha256: str, status: enumOf('queued', 'processing', 'ready', 'failed'),
   progress: obj({ pagesDone: int, pagesTotal: int }), pageCount: int, chunkCount: int, error: nullable(str),
-  language: { type: ['string', 'null'], description: 'detected (or stated) language code, null until analysed' }, uploadedBy: nullable(uuid),
+  language: { type: ['string', 'null'], description: 'detected (or stated) language code, null until analysed' },
+  embeddings: {
+    ...nullable(obj({ model: str, chunksEmbedded: int, chunksTotal: int })),
+    description: "chunks with a vector of the project's current embedding model; null without an embedding source",
+  },
+  uploadedBy: nullable(uuid),
   createdAt: dateTime, updatedAt: dateTime,
 };
 
@@ -63,7 +68,7 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     id: uuid, name: str, description: nullable(str), departmentId: uuid, department: nullable(ref('DepartmentRef')), memberCount: int,
     members: arrayOf(ref('UserSummary')), createdAt: dateTime,
   }, ['members']),
-  ProjectSettings: obj({ model: nullable(str), temperature: nullable({ type: 'number' }), topK: nullable(int) }, ['model', 'temperature', 'topK']),
+  ProjectSettings: obj({ model: nullable(str), temperature: nullable({ type: 'number' }), topK: nullable(int), embeddingModel: nullable(str) }, ['model', 'temperature', 'topK', 'embeddingModel']),
   ProjectMember: obj({ projectId: uuid, userId: uuid, addedAt: dateTime, user: ref('MemberUser') }),
   ProjectListItem: obj({
     id: uuid, name: str, description: nullable(str), color: str, isPrivate: bool, instructions: str, settings: ref('ProjectSettings'),
@@ -99,11 +104,11 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     description: 'A document of an upload, with `duplicate: true` when identical content already existed in the project',
   },
   ChunkSource: obj({ documentId: uuid, documentName: str, pageNumber: int, chunkId: uuid, snippet: str, context: str }),
-  PublicProvider: obj({ id: uuid, name: str, slug: str, models: arrayOf(str), isDefault: bool, isEnabled: bool }),
+  PublicProvider: obj({ id: uuid, name: str, slug: str, models: arrayOf(str), embeddingModels: arrayOf(str), isDefault: bool, isEnabled: bool }),
   AdminProvider: obj({
     id: uuid, name: str, slug: str, type: enumOf('official', 'custom'), baseUrl: str,
     apiKey: { type: 'string', description: 'The stored key masked (prefix…suffix), "" when none is set' }, hasApiKey: bool,
-    models: arrayOf(str), isDefault: bool, isEnabled: bool, createdAt: dateTime, updatedAt: dateTime,
+    models: arrayOf(str), embeddingModels: arrayOf(str), isDefault: bool, isEnabled: bool, createdAt: dateTime, updatedAt: dateTime,
   }),
   Model: obj({ id: { type: 'string', description: '`<provider_slug>/<model>`' }, model: str, provider: str, providerSlug: str, providerId: uuid, isDefault: bool }),
   ProviderTestResult: {
