@@ -45,7 +45,7 @@ const quantile = (xs: number[], q: number): number => {
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
 /** A deterministic pseudo-random generator (mulberry32), so every run seeds the same corpus. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -57,7 +57,7 @@ function prng(seed: number): () => number {
 }
 
 /** A vocabulary of made-up but pronounceable words; drawn with a Zipf-like skew like real text. */
-function vocabulary(n: number, rand: () => number): string[] {
+export function vocabulary(n: number, rand: () => number): string[] {
   const on = ['b', 'c', 'd', 'f', 'g', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'tr', 'st', 'pl', 'gr', 'br'];
   const nu = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou', 'ea'];
   const words = new Set<string>();
@@ -71,7 +71,7 @@ function vocabulary(n: number, rand: () => number): string[] {
 }
 
 /** Seeds one project with `chunks` chunks over documents of 100 pages, in batches, with index statistics. */
-async function seedChunks(dbUrl: string, projectId: string, chunks: number, vocab: string[], rand: () => number): Promise<void> {
+export async function seedChunks(dbUrl: string, projectId: string, chunks: number, vocab: string[], rand: () => number): Promise<void> {
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
   try {
@@ -104,7 +104,7 @@ async function seedChunks(dbUrl: string, projectId: string, chunks: number, voca
   }
 }
 
-async function json(env: BenchEnv, method: string, p: string, token: string | null, body?: unknown): Promise<any> {
+export async function json(env: BenchEnv, method: string, p: string, token: string | null, body?: unknown): Promise<any> {
   const res = await fetch(`${env.baseUrl}${p}`, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -116,7 +116,7 @@ async function json(env: BenchEnv, method: string, p: string, token: string | nu
 }
 
 /** One chat request; times the first `text` event and reads the `done` timings. */
-async function askOnce(env: BenchEnv, token: string, projectId: string, message: string) {
+export async function askOnce(env: BenchEnv, token: string, projectId: string, message: string) {
   const started = performance.now();
   const res = await fetch(`${env.baseUrl}/api/chat/projects/${projectId}`, {
     method: 'POST',

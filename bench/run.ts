@@ -14,7 +14,7 @@ import { benchStreams } from './streams';
  * bench/results/summary.json plus one JSON per sub-benchmark.
  *
  *   npm run bench                 # everything (~6–9 minutes on 2 cores)
- *   npm run bench -- --only auth,projects,streams,retrieval,eval,vectors,ingest,chat,hostile
+ *   npm run bench -- --only auth,projects,streams,retrieval,eval,vectors,ingest,chat,hostile,metrics
  */
 interface Row {
   metric: string;
@@ -161,6 +161,13 @@ async function main(): Promise<void> {
     results.chat = c;
     const o = c.overheadMs;
     rows.push({ metric: `chat overhead before the first text event (${c.chunks} chunks)`, value: `median ${o.median} ms, p90 ${o.p90} (retrieval median ${c.serverTimings.retrievalMs} ms)`, target: 'median ≤ 30 ms', met: o.median <= 30 });
+  });
+
+  await section('metrics', async () => {
+    const m = await sub('metrics-overhead.js', ['--rounds', '4', '--chunks', '100000', '--requests', '30'], 'metrics-overhead.json');
+    results.metrics = m;
+    rows.push({ metric: 'GET /api/auth/me, metrics on vs off (same run, alternating)', value: `median ${m.me.medianMs.off} → ${m.me.medianMs.on} ms (${m.me.medianMs.changePct}%)`, target: '≤ +5%', met: m.me.medianMs.changePct <= 5 });
+    rows.push({ metric: 'chat overhead, metrics on vs off (same run, alternating)', value: `median ${m.chatOverhead.medianMs.off} → ${m.chatOverhead.medianMs.on} ms (${m.chatOverhead.medianMs.changePct}%)`, target: '≤ +5%', met: m.chatOverhead.medianMs.changePct <= 5 });
   });
 
   await section('ingest', async () => {

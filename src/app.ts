@@ -3,12 +3,14 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import cors from 'cors';
 import express, { Express, NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Config } from './config';
 import type { Logger } from './logger';
+import { httpMetrics, metricsHandler } from './observability/http-metrics';
+import { requestScope } from './observability/request-context';
 import type { Services } from './services';
 import { trustFunction } from './util/client-address';
+import { apiDocsRoutes } from './transports/http/api-docs';
 import { errorHandler } from './transports/http/errors';
 import { auditRoutes } from './transports/http/routes/audit.routes';
 import { authRoutes } from './transports/http/routes/auth.routes';
@@ -60,17 +62,16 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
   app.set('etag', false);
   app.set('query parser', 'simple');
 
+  app.use(requestScope(logger));
+  if (config.metrics.enabled) app.use(httpMetrics(services.ctx.metrics));
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.headers['x-request-id'];
-    req.id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
-    res.setHeader('X-Request-Id', req.id);
     const start = process.hrtime.bigint();
     // request lines are info: with a quieter level nothing is measured or built for them
     if (!logger.isLevelEnabled('info')) return next();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       const extra = res.locals.logExtra as Record<string, unknown> | undefined;
-      logger.info({ reqId: req.id, method: req.method, url: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10, ...extra }, 'request');
+      req.log.info({ method: req.method, url: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10, ...extra }, 'request');
     });
     next();
   });
@@ -96,8 +97,13 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
     }
   });
 
+  // on the main port only when no METRICS_PORT is set (runtime.ts serves that one)
+  if (config.metrics.enabled && config.metrics.port === null) app.get('/metrics', metricsHandler(services.ctx.metrics, config.metrics.token));
+
   const json = express.json({ limit: `${config.maxBodyKb}kb`, strict: true });
   app.use(['/api', '/graphql'], (req, res, next) => RequestContext.create(orm.em, next));
+  // the API reference and its OpenAPI document: on outside production, like the GraphQL playground
+  if (config.apiDocs) app.use(apiDocsRoutes());
   const api = express.Router();
   api.use(json);
   for (const r of apiRouters()) api.use(r);
@@ -106,6 +112,10 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
   });
   app.use('/api', api);
 
+  app.use('/graphql', (_req, res, next) => {
+    res.locals.routeTemplate = '/graphql';
+    next();
+  });
   const graphql = await mountGraphql(app, server, { ...deps, requestScope: (fn) => inRequestContext(deps.orm, fn) }, json);
 
   app.use((req, res) => {

@@ -45,6 +45,10 @@ export interface Config {
   graphqlWsInitMaxKb: number;
   /** Entries in the automatic persisted query cache (0 turns APQ off). */
   graphqlApqCacheSize: number;
+  /** The API reference (/api/docs) and its OpenAPI document (/api/openapi.json). */
+  apiDocs: boolean;
+  /** Prometheus metrics: off, on a port of their own, or on the main port (behind `token` when set). */
+  metrics: { enabled: boolean; port: number | null; token: string | null };
   runWorkers: boolean;
   workerConcurrency: number;
   /** Ingestion job retries after the first attempt (exponential backoff from ingestRetryDelaySeconds). */
@@ -235,9 +239,17 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     embedding = { baseUrl, apiKey, model: embeddingModel };
   }
 
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const metricsPort = str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) throw new ConfigError('METRICS_PORT must differ from PORT');
+  const metricsToken = str(env, 'METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters without spaces');
+  }
+
   return {
     nodeEnv,
-    port: int(env, 'PORT', 3000, 0, 65535),
+    port,
     host: str(env, 'HOST') ?? '0.0.0.0',
     databaseUrl,
     dataDir,
@@ -267,6 +279,9 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     graphqlMaxRootFields: int(env, 'GRAPHQL_MAX_ROOT_FIELDS', 20, 1, 100_000),
     graphqlWsInitMaxKb: int(env, 'GRAPHQL_WS_INIT_MAX_KB', 16, 1, 1024),
     graphqlApqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 1000, 0, 1_000_000),
+    apiDocs: bool(env, 'API_DOCS', !production),
+    // production exposes metrics only when the operator chose where (a port) or how (a token)
+    metrics: { enabled: metricsPort !== null || metricsToken !== null || !production, port: metricsPort, token: metricsToken },
     runWorkers: bool(env, 'RUN_WORKERS', true),
     workerConcurrency,
     ingestRetryLimit: int(env, 'INGEST_RETRY_LIMIT', 3, 0, 100),

@@ -4,6 +4,8 @@ import type { Config } from './config';
 import { Database, openDatabase } from './db/database';
 import { bootstrapOnFirstStart, BootstrapState, describeChatModel, startupBanner } from './first-run';
 import { createLogger, Logger } from './logger';
+import { startMetricsServer } from './observability/http-metrics';
+import { createMetrics } from './observability/metrics';
 import { createServices, Services } from './services';
 
 export interface Runtime {
@@ -13,6 +15,8 @@ export interface Runtime {
   services: Services;
   app: AppHandle;
   port: number;
+  /** The METRICS_PORT listener's port, when one runs. */
+  metricsPort: number | null;
   /** Graceful stop: refuse new connections, end streams, finish in-flight requests, close the pool. */
   shutdown(): Promise<void>;
 }
@@ -24,7 +28,8 @@ export async function startRuntime(
   const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const db = await openDatabase(config, logger);
   const shutdownCtl = new AbortController();
-  const services = createServices({ orm: db.orm, config, logger, shutdown: shutdownCtl.signal });
+  const metrics = createMetrics({ defaultMetrics: config.metrics.enabled });
+  const services = createServices({ orm: db.orm, config, logger, shutdown: shutdownCtl.signal, metrics });
   let bootstrap: BootstrapState;
   try {
     bootstrap = await bootstrapOnFirstStart(config, services, logger, opts.console ?? process.stdout);
@@ -37,7 +42,12 @@ export async function startRuntime(
   app.server.keepAliveTimeout = 65_000;
   app.server.headersTimeout = 66_000;
   let port = config.port;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
   if (opts.listen !== false) {
+    if (config.metrics.enabled && config.metrics.port !== null) {
+      metricsServer = await startMetricsServer(metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });
+      logger.info({ port: metricsServer.port }, 'metrics listening');
+    }
     await new Promise<void>((resolve, reject) => {
       app.server.once('error', reject);
       app.server.listen(config.port, config.host, () => resolve());
@@ -45,7 +55,7 @@ export async function startRuntime(
     port = (app.server.address() as AddressInfo).port;
     logger.info({ port, host: config.host }, `DocQA listening on http://localhost:${port}`);
     const chatModel = await describeChatModel(services);
-    logger.info({ chatModel, bootstrap }, startupBanner(config, { baseUrl: `http://localhost:${port}`, chatModel, bootstrap }));
+    logger.info({ chatModel, bootstrap }, startupBanner(config, { baseUrl: `http://localhost:${port}`, chatModel, bootstrap, pages: config.apiDocs ? { 'API reference': '/api/docs', 'OpenAPI': '/api/openapi.json' } : {} }));
   }
 
   let stopping: Promise<void> | null = null;
@@ -63,9 +73,10 @@ export async function startRuntime(
       logger.debug('http closed');
       await services.stop();
       logger.debug('services stopped');
+      await metricsServer?.close();
       await db.close();
       logger.info('stopped');
     })());
 
-  return { config, logger, db, services, app, port, shutdown };
+  return { config, logger, db, services, app, port, metricsPort: metricsServer?.port ?? null, shutdown };
 }

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../config';
 import { openDatabase } from '../db/database';
 import { createLogger } from '../logger';
+import { startMetricsServer } from '../observability/http-metrics';
+import { createMetrics } from '../observability/metrics';
 import { createServices } from '../services';
 
 /**
@@ -15,7 +17,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
   const db = await openDatabase(config, logger);
   const shutdown = new AbortController();
-  const services = createServices({ orm: db.orm, config, logger, shutdown: shutdown.signal });
+  const metrics = createMetrics({ defaultMetrics: config.metrics.port !== null });
+  const services = createServices({ orm: db.orm, config, logger, shutdown: shutdown.signal, metrics });
   try {
     await services.start({ workers: true });
   } catch (e) {
@@ -23,6 +26,11 @@ async function main(): Promise<void> {
     throw e;
   }
   logger.info({ concurrency: config.workerConcurrency }, 'ingestion worker running');
+  // a worker has no HTTP server: its ingestion metrics are scraped on METRICS_PORT when set
+  if (config.metrics.enabled && config.metrics.port !== null) {
+    const m = await startMetricsServer(metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });
+    logger.info({ port: m.port }, 'metrics listening');
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

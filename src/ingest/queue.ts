@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import PgBoss from 'pg-boss';
 import type { Logger } from '../logger';
+import { currentRequestId, makeScope, runInScope } from '../observability/request-context';
 
-/** Queue of ingestion jobs; a job's data is `{ documentId }`. */
+/** Queue of ingestion jobs; a job's data is `{ documentId, requestId? }`. */
 export const INGEST_QUEUE = 'document-ingest';
 /** Jobs that used up their retries (or whose worker kept dying) land here; its worker marks the document failed. */
 export const INGEST_DEAD_QUEUE = 'document-ingest-dead';
@@ -16,6 +17,8 @@ export const JOBS_SCHEMA = 'pgboss';
 
 export interface IngestJobData {
   documentId: string;
+  /** The request that queued the job: the job's log lines carry it too. */
+  requestId?: string;
 }
 
 export interface QueueSettings {
@@ -120,7 +123,9 @@ export class IngestQueue {
 
   /** Adds an ingestion job inside the transaction `em` belongs to. */
   async enqueue(em: EntityManager, documentId: string): Promise<void> {
-    await this.started.insert([{ name: INGEST_QUEUE, data: { documentId } satisfies IngestJobData }], { db: transactionDb(em) });
+    const requestId = currentRequestId();
+    const data: IngestJobData = requestId ? { documentId, requestId } : { documentId };
+    await this.started.insert([{ name: INGEST_QUEUE, data }], { db: transactionDb(em) });
   }
 
   /** Asks for a re-analysis sweep (ignored while one is already waiting). */
@@ -166,8 +171,10 @@ export class IngestQueue {
       }
       const timeout = AbortSignal.timeout(this.settings.jobTimeoutSeconds * 1000);
       const signal = AbortSignal.any([timeout, this.abortAll.signal]);
+      const scope = makeScope(this.logger, typeof job.data.requestId === 'string' ? job.data.requestId : undefined, { jobId: job.id, documentId: job.data.documentId });
       try {
-        await handler({ id: job.id, documentId: job.data.documentId, retryCount: job.retryCount, retryLimit: job.retryLimit, lastError: failureReason(job.output) }, signal);
+        const run = { id: job.id, documentId: job.data.documentId, retryCount: job.retryCount, retryLimit: job.retryLimit, lastError: failureReason(job.output) };
+        await runInScope(scope, () => handler(run, signal));
         await this.started.complete(queue, job.id).catch((err) => this.logger.warn({ err, jobId: job.id }, 'completing a job failed'));
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);

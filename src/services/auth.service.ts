@@ -6,7 +6,8 @@ import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import type { Actor } from '../access/actor';
 import { RefreshToken, User } from '../entities';
-import { ServiceUnavailableError, UnauthorizedError } from '../errors';
+import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../errors';
+import type { LoginOutcome } from '../observability/metrics';
 import { presentLoginUser } from '../presenters/user.presenter';
 import { BaseService, ServiceContext } from './context';
 import type { DeploymentSecrets } from './deployment-secrets';
@@ -84,6 +85,14 @@ interface ActorRow {
 const bcryptSlots = new Semaphore(Math.max(1, availableParallelism()));
 const compare = (password: string, hash: string): Promise<boolean> => bcryptSlots.run(() => bcrypt.compare(password, hash));
 
+/** The metrics label of a failed login. */
+function loginOutcome(e: unknown): LoginOutcome {
+  if (e instanceof RateLimitedError) return 'rate_limited';
+  if (e instanceof UnauthorizedError) return 'invalid_credentials';
+  if (e instanceof ServiceUnavailableError) return 'not_bootstrapped';
+  return 'error';
+}
+
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 /** bcrypt runs on libuv's thread pool, so hashing never blocks the event loop. */
@@ -122,7 +131,19 @@ export class AuthService extends BaseService {
     return this.bootstrapped;
   }
 
+  /** POST /auth/login (and the GraphQL mutation); every attempt's outcome is counted for metrics. */
   async login(input: LoginInput, ip: string) {
+    try {
+      const result = await this.attemptLogin(input, ip);
+      this.metrics.loginAttempts.inc({ outcome: 'success' });
+      return result;
+    } catch (e) {
+      this.metrics.loginAttempts.inc({ outcome: loginOutcome(e) });
+      throw e;
+    }
+  }
+
+  private async attemptLogin(input: LoginInput, ip: string) {
     if (!(await this.isBootstrapped())) throw new ServiceUnavailableError('not_bootstrapped', 'The platform has not been bootstrapped yet');
     const email = normalizeEmail(input.email);
     await this.limiter.beforeAttempt(email, ip);
@@ -266,6 +287,11 @@ export class AuthService extends BaseService {
       // an idle connection dropped by the server (restart) must not crash the process
       this.pool.on('error', (e) => this.logger.warn({ err: e }, 'auth pool connection error'));
     }
+    return this.pool;
+  }
+
+  /** The authentication pool's connection counts (for metrics), or null before its first use. */
+  poolStats(): { totalCount: number; idleCount: number; waitingCount: number } | null {
     return this.pool;
   }
 

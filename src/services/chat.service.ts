@@ -12,31 +12,10 @@ import { AskInput, ChatMode } from './chat.inputs';
 import { BaseService, ServiceContext } from './context';
 import type { ProvidersService } from './providers.service';
 import type { RetrievalService } from './retrieval.service';
+import { observeChat } from '../observability/chat-metrics';
 
-export interface ChatTimings {
-  /** Retrieval (documents or web search). */
-  retrievalMs: number;
-  /** From the request to the first `text` event; null when no text arrived. */
-  firstTokenMs: number | null;
-  totalMs: number;
-  /** Part of retrievalMs spent waiting for the embeddings provider (the question's vector); absent when none was asked. */
-  embeddingMs?: number;
-}
-
-/**
- * The chat stream's events (spec "Events", DESIGN §3/§6), in order: `meta`, `sources`, `text`…,
- * then `done` or `error`; nothing follows either. Error messages: `LLM_API_ERROR` (the upstream
- * model failed, timed out or no provider could be resolved; `detail` says which),
- * `SEARCH_API_ERROR` (web search failed), `SERVER_SHUTTING_DOWN`, `INTERNAL_ERROR`.
- */
-export type ChatEvent =
-  | { event: 'meta'; data: { conversationId: string; messageId: string; model: string } }
-  | { event: 'sources'; data: { chunks: ReturnType<typeof presentSource>[] } }
-  | { event: 'text'; data: { delta: string } }
-  | { event: 'done'; data: { messageId: string; totalTokens: number; timings: ChatTimings } }
-  | { event: 'error'; data: { type: 'error'; message: ChatErrorMessage; detail: string } };
-
-export type ChatErrorMessage = 'LLM_API_ERROR' | 'SEARCH_API_ERROR' | 'SERVER_SHUTTING_DOWN' | 'INTERNAL_ERROR';
+export type { ChatErrorMessage, ChatEvent, ChatTimings } from '../presenters/chat-event.presenter';
+import type { ChatErrorMessage, ChatEvent, ChatTimings } from '../presenters/chat-event.presenter';
 
 /** Web results given to the model per search depth. */
 const WEB_RESULTS = { basic: 5, advanced: 8 } as const;
@@ -94,7 +73,7 @@ export class ChatService extends BaseService {
       if (!owned) throw new NotFoundError('not_found', 'Conversation not found in this project');
     }
     const settings = project.settings ?? {};
-    return this.stream(
+    const events = this.stream(
       {
         actor,
         project: {
@@ -111,6 +90,7 @@ export class ChatService extends BaseService {
       },
       signal,
     );
+    return observeChat(this.metrics, mode, started, events);
   }
 
   /**
@@ -175,7 +155,9 @@ export class ChatService extends BaseService {
     // retrieval depends on nothing stored, so it starts at once and runs beside the writes below
     const retrievalStarted = performance.now();
     const retrieval = (mode === 'docs' ? this.retrieveDocs(project.id, message, timings) : this.retrieveWeb(message, mode, stop)).finally(() => {
-      timings.retrievalMs = Math.round(performance.now() - retrievalStarted);
+      const ms = performance.now() - retrievalStarted;
+      timings.retrievalMs = Math.round(ms);
+      this.metrics.retrievalDuration.observe({ mode }, ms / 1000);
     });
     retrieval.catch(() => undefined); // handled where it is awaited; never an unhandled rejection
     try {
@@ -205,6 +187,7 @@ export class ChatService extends BaseService {
           return;
         }
         if (!(e instanceof UpstreamError)) throw e;
+        this.metrics.chatUpstreamErrors.inc({ provider: 'web-search' });
         yield error('SEARCH_API_ERROR', e.message);
         return;
       }
@@ -241,6 +224,7 @@ export class ChatService extends BaseService {
           return;
         }
         if (!(e instanceof UpstreamError)) throw e;
+        this.metrics.chatUpstreamErrors.inc({ provider: this.metrics.provider(target.providerId === null ? null : target.label.split('/')[0]) });
         yield error('LLM_API_ERROR', e.message);
         return;
       }

@@ -2,6 +2,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { RequestContext } from '@mikro-orm/core';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
+import type { Metrics } from '../observability/metrics';
+import { scopedLogger } from '../observability/request-context';
 
 /** What every service is built from. */
 export interface ServiceContext {
@@ -10,6 +12,8 @@ export interface ServiceContext {
   logger: Logger;
   /** Aborted when the process begins a graceful shutdown; long-lived streams end on it. */
   shutdown: AbortSignal;
+  /** The process's Prometheus instruments (createServices makes a registry when none is given). */
+  metrics: Metrics;
 }
 
 /** Base for services: the request's EntityManager (RequestContext), or a fresh fork outside one. */
@@ -29,7 +33,12 @@ export abstract class BaseService {
     return this.ctx.config;
   }
 
+  /** The current request's (or job's) child logger, so every line carries its id. */
   protected get logger(): Logger {
-    return this.ctx.logger;
+    return scopedLogger(this.ctx.logger);
+  }
+
+  protected get metrics(): Metrics {
+    return this.ctx.metrics;
   }
 }

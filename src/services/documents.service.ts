@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Actor } from '../access/actor';
@@ -16,6 +17,7 @@ import { IngestJob, IngestQueue } from '../ingest/queue';
 import { PageStager } from '../ingest/stager';
 import { IngestError, ParsedPage } from '../ingest/types';
 import { isUuid } from '../validation';
+import { ingestFailureReason } from '../observability/ingest-metrics';
 import { BaseService, ServiceContext } from './context';
 import type { EmbeddingsService } from './embeddings.service';
 import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
@@ -385,6 +387,8 @@ export class DocumentsService extends BaseService {
    * last attempt's failure marks the document failed. A deleted document ends the job quietly.
    */
   private async runJob(job: IngestJob, signal: AbortSignal): Promise<void> {
+    const started = performance.now();
+    const outcome = (o: 'ready' | 'failed' | 'retry') => this.metrics.ingestJobDuration.observe({ outcome: o }, (performance.now() - started) / 1000);
     const em = this.freshEm();
     const [doc] = await query<IngestRow>(
       em,
@@ -395,16 +399,26 @@ export class DocumentsService extends BaseService {
     if (!doc) return;
     await this.announce(em, job.documentId);
     try {
-      await this.ingest(em, job.documentId, doc, signal, false);
+      const done = await this.ingest(em, job.documentId, doc, signal, false);
       // the embedding stage runs as its own job once the text is committed (searchable lexically now)
       await this.embeddings.documentIndexed(job.documentId);
+      if (done) {
+        this.metrics.ingestPages.inc(done.pages);
+        this.metrics.ingestChunks.inc(done.chunks);
+        this.logger.info({ ...done, ms: Math.round(performance.now() - started) }, 'document ingested');
+      }
+      outcome('ready');
+      this.logger.info({ ...done, ms: Math.round(performance.now() - started) }, 'document ingested');
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
+      this.metrics.ingestFailures.inc({ reason: ingestFailureReason(e, signal) });
       if (e instanceof IngestError) {
         await this.markFailed(em, job.documentId, message, false);
+        outcome('failed');
         return;
       }
       const attempt = job.retryCount + 1;
+      outcome(job.retryCount >= job.retryLimit ? 'failed' : 'retry');
       if (job.retryCount >= job.retryLimit) {
         await this.markFailed(em, job.documentId, `ingestion failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${message}`, false);
       } else {
@@ -425,7 +439,7 @@ export class DocumentsService extends BaseService {
    * ready document: no progress or status changes, only the index, the page/chunk counts and the
    * language are renewed.
    */
-  private async ingest(em: EntityManager, documentId: string, doc: IngestRow, signal: AbortSignal, quiet: boolean): Promise<void> {
+  private async ingest(em: EntityManager, documentId: string, doc: IngestRow, signal: AbortSignal, quiet: boolean): Promise<{ pages: number; chunks: number } | null> {
     const kind = kindOfMime(doc.mime_type);
     if (!kind) throw new IngestError(`unsupported file type; upload ${SUPPORTED}`);
     let lastWrite = 0;
@@ -461,7 +475,7 @@ export class DocumentsService extends BaseService {
       await lockProjectIndex(tx, doc.project_id);
       // the row lock orders us after a concurrent delete; a deleted document gets no chunks
       const [alive] = await query<{ status: string }>(tx, 'select status from documents where id = ? for update', [documentId]);
-      if (!alive || (quiet && alive.status !== 'ready')) return false; // deleted, or (re-analysis) being reindexed or failed meanwhile
+      if (!alive || (quiet && alive.status !== 'ready')) return null; // deleted, or (re-analysis) being reindexed or failed meanwhile
       await removeDocumentChunks(tx, doc.project_id, documentId);
       const chunkCount = await commitStagedChunks(tx, doc.project_id, documentId);
       await query(
@@ -473,9 +487,10 @@ export class DocumentsService extends BaseService {
           ? [pages.length, chunkCount, analysis?.language ?? null, ANALYSIS_VERSION, documentId]
           : [pages.length, pages.length, pages.length, chunkCount, analysis?.language ?? null, ANALYSIS_VERSION, documentId],
       );
-      return true;
+      return { pages: pages.length, chunks: chunkCount };
     });
     if (written && !quiet) await this.announce(em, documentId);
+    return written;
   }
 
   /**
@@ -533,6 +548,7 @@ export class DocumentsService extends BaseService {
 
   /** Dead-letter handler: the job ran out of retries (or its workers kept dying). */
   private async giveUp(documentId: string, reason: string): Promise<void> {
+    this.metrics.ingestFailures.inc({ reason: 'dead_letter' });
     const readable = /timeout/i.test(reason)
       ? `ingestion did not finish within ${this.config.ingestJobTimeoutSeconds} seconds (the worker may have stopped); reindex to try again`
       : `ingestion failed: ${reason || 'the job failed repeatedly'}`;

@@ -2,6 +2,9 @@ import { AuthService } from './auth.service';
 import { AuditService } from './audit.service';
 import { BootstrapService } from './bootstrap.service';
 import { ChatService } from './chat.service';
+import { INGEST_DEAD_QUEUE, INGEST_QUEUE, JOBS_SCHEMA } from '../ingest/queue';
+import { databaseSources } from '../observability/collectors';
+import { createMetrics } from '../observability/metrics';
 import type { ServiceContext } from './context';
 import { ConversationsService } from './conversations.service';
 import { DepartmentsService } from './departments.service';
@@ -40,7 +43,8 @@ export interface Services {
   stop(): Promise<void>;
 }
 
-export function createServices(ctx: ServiceContext): Services {
+export function createServices(input: Omit<ServiceContext, 'metrics'> & { metrics?: ServiceContext['metrics'] }): Services {
+  const ctx: ServiceContext = { ...input, metrics: input.metrics ?? createMetrics() };
   // dependencies are passed explicitly, in construction order: no service reaches into a container
   const secrets = new DeploymentSecrets(ctx);
   const audit = new AuditService(ctx);
@@ -78,5 +82,6 @@ export function createServices(ctx: ServiceContext): Services {
       await s.auth.close();
     },
   };
+  ctx.metrics.watch(databaseSources(ctx.orm, { queues: [INGEST_QUEUE, INGEST_DEAD_QUEUE], jobsSchema: JOBS_SCHEMA, authPool: () => s.auth.poolStats() }));
   return s;
 }

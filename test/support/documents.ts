@@ -1,4 +1,5 @@
 import { api, ApiResponse } from './http';
+import { checkResponse } from './openapi-validator';
 
 export interface TestFile {
   name: string;
@@ -26,6 +27,7 @@ export async function uploadFiles(baseUrl: string, token: string | undefined, pr
   } catch {
     body = text;
   }
+  await checkResponse('POST', `/api/projects/${projectId}/documents`, res.status, res.headers.get('content-type'), body);
   return { status: res.status, body, headers: res.headers, text };
 }
 

@@ -1,4 +1,9 @@
-/** Minimal fetch wrapper for tests: JSON in, { status, body, headers } out. */
+import { checkResponse } from './openapi-validator';
+
+/**
+ * Minimal fetch wrapper for tests: JSON in, { status, body, headers } out. Every REST response is
+ * also checked against the OpenAPI document (status listed, body matching its schema).
+ */
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
@@ -28,6 +33,7 @@ export async function api<T = any>(
   } catch {
     parsed = text;
   }
+  await checkResponse(method, path, res.status, res.headers.get('content-type'), parsed);
   return { status: res.status, body: parsed as T, headers: res.headers, text };
 }
 

@@ -1,4 +1,5 @@
 import { createParser } from 'eventsource-parser';
+import { checkResponse } from './openapi-validator';
 
 /** A Server-Sent Events client for tests: POSTs JSON, parses the stream with eventsource-parser. */
 export interface SseEventRecord {
@@ -37,6 +38,7 @@ export async function postSse(
     } catch {
       result.body = text;
     }
+    await checkResponse('POST', path, res.status, res.headers.get('content-type'), result.body);
     return result;
   }
   let stop = false;

@@ -5,6 +5,7 @@ import { createApp, AppHandle } from '../../src/app';
 import { Config, loadConfig } from '../../src/config';
 import { createOrm } from '../../src/db/orm';
 import { createLogger, Logger } from '../../src/logger';
+import type { Metrics } from '../../src/observability/metrics';
 import { createServices, Services } from '../../src/services';
 import { createTestDatabase } from './test-db';
 
@@ -27,6 +28,8 @@ export interface TestAppOptions {
   /** Start ingestion workers (default false; tests that ingest turn them on). */
   workers?: boolean;
   logger?: Logger;
+  /** The Prometheus registry the services and app use (default: a fresh one without process metrics). */
+  metrics?: Metrics;
 }
 
 /** A real server on a random port over a fresh database cloned from the migrated template. */
@@ -47,7 +50,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const logger = opts.logger ?? createLogger(config.logLevel);
   const orm = await createOrm(db.url, { poolMax: 10 });
   const shutdownController = new AbortController();
-  const services = createServices({ orm, config, logger, shutdown: shutdownController.signal });
+  const services = createServices({ orm, config, logger, shutdown: shutdownController.signal, metrics: opts.metrics });
   await services.start({ workers: opts.workers ?? false });
   const app = await createApp({ config, orm, services, logger });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', () => resolve()));

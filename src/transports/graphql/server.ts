@@ -20,6 +20,7 @@ import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
 import { costLimitRule, depthLimitRule, documentShapeError, MAX_TOKENS } from './limits';
 import { mountPlayground } from './playground';
 import { buildGraphqlSchema } from './schema';
+import { graphqlMetricsPlugin } from '../../observability/graphql-metrics';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -167,6 +168,7 @@ export async function mountGraphql(app: Express, server: http.Server, deps: Grap
       shapePlugin(config),
       statusPlugin(),
       costPlugin(schema, config),
+      graphqlMetricsPlugin(services.ctx.metrics),
       // our own playground (playground.ts) answers browsers; Apollo's CDN landing page never does
       ApolloServerPluginLandingPageDisabled(),
     ],

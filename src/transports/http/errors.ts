@@ -46,17 +46,17 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (e, req, res, _next) => {
     const mapped = toHttpError(e);
     if (res.headersSent) {
-      logger.error({ err: e, reqId: req.id }, 'error after response started');
+      (req.log ?? logger).error({ err: e }, 'error after response started');
       res.end();
       return;
     }
     if (mapped) {
-      if (mapped.status >= 500) logger.warn({ err: e, reqId: req.id }, 'request failed');
+      if (mapped.status >= 500) (req.log ?? logger).warn({ err: e }, 'request failed');
       if (mapped.headers) res.set(mapped.headers);
       res.status(mapped.status).json(mapped.body);
       return;
     }
-    logger.error({ err: e, reqId: req.id }, 'unhandled error');
+    (req.log ?? logger).error({ err: e }, 'unhandled error');
     res.status(500).json({ error: 'internal_error', message: `Internal error (request ${req.id})` });
   };
 }

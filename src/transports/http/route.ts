@@ -41,6 +41,8 @@ export function services(req: Request): Services {
  */
 export function route<A extends AuthMode>(opts: { auth: A; status?: number }, handler: Handler<A>): RouteHandler {
   const fn = (async (req: Request, res: Response, next: NextFunction) => {
+    // the template, not the raw path, names the request in metrics (read here: the mount path is known now)
+    res.locals.routeTemplate = req.baseUrl + String((req.route as { path?: unknown } | undefined)?.path);
     try {
       if (opts.auth === 'required') {
         req.actor = await services(req).auth.authenticateHeader(req.headers.authorization);

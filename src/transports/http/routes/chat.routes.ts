@@ -23,7 +23,13 @@ export function chatRoutes(): Router {
     const input = await parse(AskInput, req.body);
     const clientGone = abortOnClientClose(res);
     const events = await services(req).chat.ask(req.actor, req.params.projectId, input, clientGone);
-    await writeSse(res, events, { onEvent: (e) => logChatEvent(res, e as ChatEvent) });
+    await writeSse(res, events, {
+      onEvent: (e) => {
+        logChatEvent(res, e as ChatEvent);
+        // the stream's milestones as lines of their own (the request's child logger carries its id)
+        if (e.event !== 'text') req.log.debug({ event: e.event }, 'chat event');
+      },
+    });
   }));
   r.get('/chat/config', route({ auth: 'required' }, (req) => services(req).chat.modes(req.actor)));
   r.get('/chat/projects/:projectId/conversations', route({ auth: 'required' }, async (req) => {

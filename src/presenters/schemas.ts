@@ -1,0 +1,145 @@
+/**
+ * JSON Schemas (OpenAPI 3.1 / JSON Schema 2020-12) of the wire shapes the presenters in this
+ * folder build, written once here for the OpenAPI document. Objects are closed
+ * (`additionalProperties: false`) so a presenter that grows a field without its schema fails the
+ * e2e suite, which checks every REST response against the document.
+ */
+export type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str: Schema = { type: 'string' };
+const int: Schema = { type: 'integer' };
+const bool: Schema = { type: 'boolean' };
+const uuid: Schema = { type: 'string', format: 'uuid' };
+const dateTime: Schema = { type: 'string', format: 'date-time' };
+const nullable = (s: Schema): Schema => (typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { oneOf: [s, { type: 'null' }] });
+const arrayOf = (items: Schema): Schema => ({ type: 'array', items });
+const enumOf = (...values: string[]): Schema => ({ type: 'string', enum: values });
+
+/** A closed object: every property required except those named in `optional`. */
+function obj(properties: Record<string, Schema>, optional: string[] = []): Schema {
+  return { type: 'object', properties, required: Object.keys(properties).filter((k) => !optional.includes(k)), additionalProperties: false };
+}
+
+const platformRole = enumOf('none', 'admin', 'engineer', 'superadmin');
+const orgPosition = enumOf('member', 'manager', 'ceo');
+const tier = enumOf('use', 'edit', 'full');
+const userStatus = enumOf('active', 'inactive');
+
+const userRecord = {
+  id: uuid, email: str, name: str, platformRole, orgPosition, departmentId: nullable(uuid), avatarColor: str,
+  status: userStatus, lastLoginAt: nullable(dateTime), createdAt: dateTime,
+};
+
+const documentFields = {
+  id: uuid, projectId: uuid, name: str, mimeType: str, size: int, sha256: str, status: enumOf('queued', 'processing', 'ready', 'failed'),
+  progress: obj({ pagesDone: int, pagesTotal: int }), pageCount: int, chunkCount: int, error: nullable(str),
+  language: { type: ['string', 'null'], description: 'detected (or stated) language code, null until analysed' },
+  embeddings: {
+    ...nullable(obj({ model: str, chunksEmbedded: int, chunksTotal: int })),
+    description: "chunks with a vector of the project's current embedding model; null without an embedding source",
+  },
+  uploadedBy: nullable(uuid),
+  createdAt: dateTime, updatedAt: dateTime,
+};
+
+/** Component schemas, by name. */
+export const RESPONSE_SCHEMAS: Record<string, Schema> = {
+  Error: {
+    ...obj({
+      error: { type: 'string', description: 'A stable code: validation_failed, unauthorized, forbidden, not_found, rate_limited, … (or the login message)' },
+      message: str,
+      details: arrayOf(obj({ field: str, message: str })),
+    }, ['message', 'details']),
+    description: 'Every error answer (DESIGN §3)',
+  },
+  DeleteResult: obj({ success: { const: true }, id: uuid }),
+  LoginUser: obj({ id: uuid, email: str, name: str, platformRole, orgPosition, departmentId: nullable(uuid), avatarColor: str }),
+  Me: obj({ id: uuid, email: str, name: str, platformRole, orgPosition, departmentId: nullable(uuid), status: userStatus, lastLoginAt: nullable(dateTime), createdAt: dateTime }),
+  LoginResult: obj({ user: ref('LoginUser'), accessToken: str, refreshToken: str }),
+  TokenPair: obj({ accessToken: str, refreshToken: str }),
+  DepartmentRef: obj({ id: uuid, name: str, color: str }),
+  User: obj(userRecord),
+  UserListEntry: obj({ ...userRecord, department: nullable(ref('DepartmentRef')) }),
+  UserSummary: obj({ id: uuid, name: str, email: str, avatarColor: str, avatarUrl: nullable(str), platformRole, orgPosition, departmentId: nullable(uuid), status: userStatus }),
+  MemberUser: obj({ id: uuid, name: str, email: str, avatarUrl: nullable(str), platformRole, orgPosition, departmentId: nullable(uuid) }),
+  Department: obj({ id: uuid, name: str, color: str, description: str, _count: obj({ members: int, groups: int, grants: int }) }, ['_count']),
+  Group: obj({
+    id: uuid, name: str, description: nullable(str), departmentId: uuid, department: nullable(ref('DepartmentRef')), memberCount: int,
+    members: arrayOf(ref('UserSummary')), createdAt: dateTime,
+  }, ['members']),
+  ProjectSettings: obj({ model: nullable(str), temperature: nullable({ type: 'number' }), topK: nullable(int), embeddingModel: nullable(str) }, ['model', 'temperature', 'topK', 'embeddingModel']),
+  ProjectMember: obj({ projectId: uuid, userId: uuid, addedAt: dateTime, user: ref('MemberUser') }),
+  ProjectListItem: obj({
+    id: uuid, name: str, description: nullable(str), color: str, isPrivate: bool, instructions: str, settings: ref('ProjectSettings'),
+    ownerId: nullable(uuid), createdBy: nullable(uuid), createdAt: dateTime, updatedAt: dateTime,
+    members: arrayOf(ref('ProjectMember')), _count: obj({ documents: int, conversations: int }),
+    accessTier: tier, accessSource: enumOf('platform', 'owner', 'user', 'group', 'department', 'public'),
+  }),
+  ProjectDetail: obj({
+    id: uuid, name: str, description: nullable(str), color: str, isPrivate: bool, instructions: str, settings: ref('ProjectSettings'),
+    ownerId: nullable(uuid), createdBy: nullable(uuid), createdAt: dateTime, updatedAt: dateTime,
+    members: arrayOf(ref('ProjectMember')), _count: obj({ documents: int, conversations: int, chunks: int }),
+  }),
+  ProjectRef: obj({ id: uuid, name: str, color: str, isPrivate: bool, ownerId: nullable(uuid) }),
+  Grant: obj({
+    id: uuid, projectId: uuid, userId: nullable(uuid), groupId: nullable(uuid), departmentId: nullable(uuid), tier, grantedById: nullable(uuid),
+    createdAt: dateTime, updatedAt: dateTime,
+    user: nullable(obj({ id: uuid, name: str, email: str })),
+    group: nullable(obj({ id: uuid, name: str, department: obj({ name: str }) })),
+    department: nullable(ref('DepartmentRef')),
+  }),
+  GrantsByUser: obj({
+    direct: arrayOf(obj({ projectId: uuid, tier, project: ref('ProjectRef') })),
+    viaGroup: arrayOf(obj({ projectId: uuid, tier, group: obj({ id: uuid, name: str }), project: ref('ProjectRef') })),
+    viaDepartment: arrayOf(obj({ projectId: uuid, tier, department: ref('DepartmentRef'), project: ref('ProjectRef') })),
+  }),
+  AuditEntry: obj({
+    id: uuid, action: str, actorId: nullable(uuid), projectId: uuid, targetType: enumOf('user', 'group', 'department', 'project'), targetId: uuid,
+    metadata: { type: 'object', description: '`tier`, `previousTier`, and per action further keys (e.g. `reason`)' }, createdAt: dateTime,
+  }),
+  Document: obj(documentFields),
+  UploadResult: {
+    ...obj({ ...documentFields, duplicate: bool }),
+    description: 'A document of an upload, with `duplicate: true` when identical content already existed in the project',
+  },
+  ChunkSource: obj({ documentId: uuid, documentName: str, pageNumber: int, chunkId: uuid, snippet: str, context: str }),
+  PublicProvider: obj({ id: uuid, name: str, slug: str, models: arrayOf(str), embeddingModels: arrayOf(str), isDefault: bool, isEnabled: bool }),
+  AdminProvider: obj({
+    id: uuid, name: str, slug: str, type: enumOf('official', 'custom'), baseUrl: str,
+    apiKey: { type: 'string', description: 'The stored key masked (prefix…suffix), "" when none is set' }, hasApiKey: bool,
+    models: arrayOf(str), embeddingModels: arrayOf(str), isDefault: bool, isEnabled: bool, createdAt: dateTime, updatedAt: dateTime,
+  }),
+  Model: obj({ id: { type: 'string', description: '`<provider_slug>/<model>`' }, model: str, provider: str, providerSlug: str, providerId: uuid, isDefault: bool }),
+  ProviderTestResult: {
+    oneOf: [
+      obj({ ok: { const: true }, latencyMs: int, status: int, sample: str }),
+      obj({ ok: { const: false }, latencyMs: int, status: { type: 'integer', description: '0 when no response came' }, error: str }),
+    ],
+  },
+  ChatModes: obj({ docs: bool, web: bool, deep: bool }),
+  ConversationSummary: obj({ id: uuid, title: str, createdAt: dateTime, updatedAt: dateTime, messageCount: int, _count: obj({ messages: int }) }),
+  RecentConversation: obj({ id: uuid, title: str, projectId: uuid, project: obj({ id: uuid, name: str, color: str }), updatedAt: dateTime }),
+  Citation: obj({ index: int, chunkId: str, documentName: str, pageNumber: int, url: str }, ['url']),
+  Message: obj({ id: uuid, role: enumOf('user', 'assistant'), content: str, createdAt: dateTime, citations: arrayOf(ref('Citation')), incomplete: bool }),
+  ConversationDetail: obj({ id: uuid, title: str, projectId: uuid, createdAt: dateTime, updatedAt: dateTime, messages: arrayOf(ref('Message')) }),
+  Source: obj({
+    id: { type: 'string', description: 'a chunk id, or `web-N` for web results' },
+    documentId: { type: 'string', description: 'a document id, or the URL of a web result' },
+    documentName: str, pageNumber: int, snippet: str, url: str,
+  }, ['url']),
+  ChatMetaEvent: obj({ conversationId: uuid, messageId: uuid, model: str }),
+  ChatSourcesEvent: obj({ chunks: arrayOf(ref('Source')) }),
+  ChatTextEvent: obj({ delta: str }),
+  ChatDoneEvent: obj({
+    messageId: uuid, totalTokens: int,
+    timings: obj({ retrievalMs: int, firstTokenMs: nullable(int), totalMs: int }),
+  }),
+  ChatErrorEvent: obj({
+    type: { const: 'error' },
+    message: enumOf('LLM_API_ERROR', 'SEARCH_API_ERROR', 'SERVER_SHUTTING_DOWN', 'INTERNAL_ERROR'),
+    detail: str,
+  }),
+};
+
+export { ref as schemaRef, obj as closedObject, arrayOf };
