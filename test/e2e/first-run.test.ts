@@ -70,7 +70,7 @@ describe('first run', () => {
       firstPassword = password;
       expect(password).toMatch(/^[A-Za-z0-9]{20}$/);
       // the banner names where everything is and that chat has no model yet
-      for (const s of ['/graphql', '/healthz', '/readyz', `embedded PostgreSQL in ${dataDir}`, 'chat model     NONE', 'LLM_BASE_URL', 'web search     off']) {
+      for (const s of ['/graphql', '/api/docs', '/healthz', '/readyz', `embedded PostgreSQL in ${dataDir}`, 'chat model     NONE', 'LLM_BASE_URL', 'web search     off']) {
         expect(out).toContain(s);
       }
       // the password is never in a log line (only in the box)
