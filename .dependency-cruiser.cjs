@@ -23,7 +23,8 @@ module.exports = {
     {
       name: 'services-no-transport',
       severity: 'error',
-      comment: 'Services never know about HTTP or GraphQL (input classes carry type-graphql decorators by design: one class validates REST and GraphQL input).',
+      comment:
+        'Services never know about HTTP or GraphQL (input classes carry type-graphql decorators by design: one class validates REST and GraphQL input).',
       from: { path: '^src/(services|access|presenters|entities|ingest|llm|retrieval)/', pathNot: '\\.inputs\\.ts$|/input-rules\\.ts$' },
       to: { path: ['node_modules/(express|@apollo|graphql|graphql-ws|type-graphql|ws|multer)/', '^src/transports/', '^src/app\\.ts$'] },
     },

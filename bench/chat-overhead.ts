@@ -35,7 +35,15 @@ export interface ChatOverheadResult {
   stubTtftMs: { median: number };
   /** Medians of the server's own `done.timings`. */
   serverTimings: { retrievalMs: number; firstTokenMs: number; totalMs: number };
-  samples: Array<{ overheadMs: number; firstTextMs: number; stubTtftMs: number; retrievalMs: number; serverFirstTokenMs: number; serverTotalMs: number; sources: number }>;
+  samples: Array<{
+    overheadMs: number;
+    firstTextMs: number;
+    stubTtftMs: number;
+    retrievalMs: number;
+    serverFirstTokenMs: number;
+    serverTotalMs: number;
+    sources: number;
+  }>;
 }
 
 const quantile = (xs: number[], q: number): number => {
@@ -79,11 +87,13 @@ export async function seedChunks(dbUrl: string, projectId: string, chunks: numbe
     const pick = () => vocab[Math.floor(Math.pow(rand(), 2.2) * vocab.length)];
     for (let d = 0; d * perDoc < chunks; d++) {
       const n = Math.min(perDoc, chunks - d * perDoc);
-      const doc = (await c.query(
-        `insert into documents (project_id, name, mime_type, size, sha256, status, pages_done, pages_total, page_count, chunk_count, content)
+      const doc = (
+        await c.query(
+          `insert into documents (project_id, name, mime_type, size, sha256, status, pages_done, pages_total, page_count, chunk_count, content)
          values ($1, $2, 'application/pdf', 1, md5($2), 'ready', $3, $3, $3, $3, '') returning id`,
-        [projectId, `bench-doc-${d + 1}.pdf`, n],
-      )).rows[0].id as string;
+          [projectId, `bench-doc-${d + 1}.pdf`, n],
+        )
+      ).rows[0].id as string;
       const batch = Array.from({ length: n }, (_, i) => {
         const text = Array.from({ length: 60 + Math.floor(rand() * 60) }, pick).join(' ') + '.';
         return { o: i, p: i + 1, t: text };
@@ -96,8 +106,14 @@ export async function seedChunks(dbUrl: string, projectId: string, chunks: numbe
         [doc, projectId, JSON.stringify(batch)],
       );
     }
-    await c.query(`insert into term_stats (project_id, term, df) select $1, u.lexeme, count(*) from chunks c, unnest(c.tsv) u where c.project_id = $1 group by u.lexeme`, [projectId]);
-    await c.query(`insert into project_index_stats (project_id, chunk_count, total_terms) select $1, count(*), coalesce(sum(term_count), 0) from chunks where project_id = $1`, [projectId]);
+    await c.query(
+      `insert into term_stats (project_id, term, df) select $1, u.lexeme, count(*) from chunks c, unnest(c.tsv) u where c.project_id = $1 group by u.lexeme`,
+      [projectId],
+    );
+    await c.query(
+      `insert into project_index_stats (project_id, chunk_count, total_terms) select $1, count(*), coalesce(sum(term_count), 0) from chunks where project_id = $1`,
+      [projectId],
+    );
     await c.query('analyze chunks; analyze term_stats');
   } finally {
     await c.end();
@@ -139,14 +155,28 @@ export async function askOnce(env: BenchEnv, token: string, projectId: string, m
   const decoder = new TextDecoder();
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   if (failure || !done || firstText === null) throw new Error(`chat failed: ${JSON.stringify(failure ?? done)}`);
-  return { firstTextMs: firstText as number, timings: done.timings as { retrievalMs: number; firstTokenMs: number; totalMs: number }, sources };
+  return {
+    firstTextMs: firstText as number,
+    timings: done.timings as { retrievalMs: number; firstTokenMs: number; totalMs: number },
+    sources,
+  };
 }
 
-export async function benchChatOverhead(env: BenchEnv, opts: { chunks: number; requests: number; ttftMs: number }): Promise<ChatOverheadResult> {
+export async function benchChatOverhead(
+  env: BenchEnv,
+  opts: { chunks: number; requests: number; ttftMs: number },
+): Promise<ChatOverheadResult> {
   const stub = await startOpenAiStub({ ttftMs: opts.ttftMs, deltas: ['The answer ', 'is in ', 'the context [1].'] });
   try {
     const { accessToken } = await json(env, 'POST', '/api/auth/login', null, env.superadmin);
-    await json(env, 'POST', '/api/providers', accessToken, { name: 'Stub', slug: 'stub', type: 'custom', baseUrl: stub.url, apiKey: 'sk-bench', models: ['bench-model'] });
+    await json(env, 'POST', '/api/providers', accessToken, {
+      name: 'Stub',
+      slug: 'stub',
+      type: 'custom',
+      baseUrl: stub.url,
+      apiKey: 'sk-bench',
+      models: ['bench-model'],
+    });
     const { project } = await json(env, 'POST', '/api/projects', accessToken, { name: 'Chat overhead bench' });
     const progress = (m: string) => process.stderr.write(`chat-overhead: ${m}\n`);
     const rand = prng(42);
@@ -156,7 +186,8 @@ export async function benchChatOverhead(env: BenchEnv, opts: { chunks: number; r
     progress('warming up');
 
     // questions of 6–10 words drawn like the text, so candidate sets are realistically large
-    const question = () => Array.from({ length: 6 + Math.floor(rand() * 5) }, () => vocab[Math.floor(Math.pow(rand(), 1.6) * vocab.length)]).join(' ') + '?';
+    const question = () =>
+      Array.from({ length: 6 + Math.floor(rand() * 5) }, () => vocab[Math.floor(Math.pow(rand(), 1.6) * vocab.length)]).join(' ') + '?';
     for (let i = 0; i < 5; i++) await askOnce(env, accessToken, project.id, question());
 
     progress(`measuring ${opts.requests} requests`);
@@ -177,7 +208,13 @@ export async function benchChatOverhead(env: BenchEnv, opts: { chunks: number; r
       });
     }
     const o = samples.map((s) => s.overheadMs);
-    const med = (k: keyof ChatOverheadResult['samples'][number]) => r1(quantile(samples.map((s) => s[k]), 0.5));
+    const med = (k: keyof ChatOverheadResult['samples'][number]) =>
+      r1(
+        quantile(
+          samples.map((s) => s[k]),
+          0.5,
+        ),
+      );
     return {
       chunks: opts.chunks,
       requests: opts.requests,
@@ -202,7 +239,10 @@ async function main(): Promise<void> {
   } finally {
     // a server that does not finish its graceful stop in time is killed (and said so), so the bench always ends
     const graceful = env.server.stop('SIGTERM');
-    const stopped = await Promise.race([graceful.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 30_000).unref())]);
+    const stopped = await Promise.race([
+      graceful.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 30_000).unref()),
+    ]);
     if (!stopped) {
       process.stderr.write('chat-overhead: the server did not exit within 30 s of SIGTERM; killing it\n');
       env.server.proc.kill('SIGKILL');
@@ -213,7 +253,8 @@ async function main(): Promise<void> {
   const out = {
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
     measuredAt: new Date().toISOString(),
-    method: 'overhead = client time to first `text` event − stub time from request to first delta; sequential requests after 5 warm-ups; real server process, embedded PostgreSQL',
+    method:
+      'overhead = client time to first `text` event − stub time from request to first delta; sequential requests after 5 warm-ups; real server process, embedded PostgreSQL',
     ...result,
   };
   const dir = path.join(ROOT, 'bench/results');

@@ -33,7 +33,9 @@ export async function openDocsBenchEnv(opts: { workers: boolean; env?: Record<st
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
     ENCRYPTION_KEY: 'bench-encryption-key-bench-encryption-key',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : { DATA_DIR: tempDir!, EMBEDDED_PG_PORT: String(await freePort()) }),
+    ...(process.env.DATABASE_URL
+      ? { DATABASE_URL: process.env.DATABASE_URL }
+      : { DATA_DIR: tempDir!, EMBEDDED_PG_PORT: String(await freePort()) }),
     ...opts.env,
   });
   const logger = createLogger(config.logLevel);
@@ -59,7 +61,12 @@ export async function openDocsBenchEnv(opts: { workers: boolean; env?: Record<st
         avatarColor: '#336699',
         status: 'active',
       });
-      const project = em.create(Project, { name, owner: em.getReference(User, owner.id), createdBy: em.getReference(User, owner.id), isPrivate: true });
+      const project = em.create(Project, {
+        name,
+        owner: em.getReference(User, owner.id),
+        createdBy: em.getReference(User, owner.id),
+        isPrivate: true,
+      });
       await em.flush();
       created.push(project.id);
       return project;
@@ -105,10 +112,20 @@ export function table(head: string[], rows: Array<Array<string | number>>): stri
 }
 
 /** Polls a document row until it is ready or failed. */
-export async function waitReady(orm: MikroORM, documentId: string, timeoutMs = 600_000): Promise<{ status: string; error: string | null; page_count: number; chunk_count: number; updated_at: Date }> {
+export async function waitReady(
+  orm: MikroORM,
+  documentId: string,
+  timeoutMs = 600_000,
+): Promise<{ status: string; error: string | null; page_count: number; chunk_count: number; updated_at: Date }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await orm.em.fork().getConnection().execute<Array<{ status: string; error: string | null; page_count: number; chunk_count: number; updated_at: Date }>>('select status, error, page_count, chunk_count, updated_at from documents where id = ?', [documentId]);
+    const [row] = await orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ status: string; error: string | null; page_count: number; chunk_count: number; updated_at: Date }>>(
+        'select status, error, page_count, chunk_count, updated_at from documents where id = ?',
+        [documentId],
+      );
     if (row && (row.status === 'ready' || row.status === 'failed')) return row;
     if (Date.now() > until) throw new Error(`document ${documentId} not done after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));

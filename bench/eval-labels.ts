@@ -37,7 +37,16 @@ async function main(): Promise<void> {
       if (pages.length === 1) q.page = pages[0];
       else process.stdout.write(`${q.id}: "${q.answer}" on pages [${pages.join(', ')}] of ${q.document}\n`);
     }
-    const ordered = questions.map(({ id, question, document, page, answer, style, lang, origin }) => ({ id, question, document, ...(page !== undefined ? { page } : {}), answer, style, lang, ...(origin ? { origin } : {}) }));
+    const ordered = questions.map(({ id, question, document, page, answer, style, lang, origin }) => ({
+      id,
+      question,
+      document,
+      ...(page !== undefined ? { page } : {}),
+      answer,
+      style,
+      lang,
+      ...(origin ? { origin } : {}),
+    }));
     writeFileSync(path.join(EVAL_CORPUS_DIR, 'questions.json'), `[\n${ordered.map((q) => `  ${JSON.stringify(q)}`).join(',\n')}\n]\n`);
   } else {
     process.stderr.write('usage: eval-labels pages <document> | find <phrase> | check | fill-pages\n');

@@ -49,7 +49,11 @@ export async function benchEval(config: string, env: Record<string, string>, log
   const stub = await startOpenAiStub({ deltas: ['See the sources [1].'] });
   const server = await startBenchEnv(env);
   try {
-    const login = await fetch(`${server.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(server.superadmin) });
+    const login = await fetch(`${server.baseUrl}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(server.superadmin),
+    });
     const { accessToken } = (await login.json()) as { accessToken: string };
     const target = { baseUrl: server.baseUrl, dbUrl: server.dbUrl, accessToken };
     const res = await fetch(`${server.baseUrl}/api/providers`, {
@@ -62,12 +66,23 @@ export async function benchEval(config: string, env: Record<string, string>, log
     const kindOf = new Map(docs.map((d) => [d.name, d.kind]));
     const runs = await askAll(server.dbUrl, questions, (name) => kindOf.get(name) ?? '?', chatAsker(target, ingest.projectId), log);
     const unreachable = await unreachableQuestions(server.dbUrl, ingest.projectId, questions);
-    const rep = report(runs, parsed, 'sourcesMs: client time from sending POST /api/chat/projects/:id to its `sources` SSE event (real server process, sequential, after 5 warm-ups); retrievalMs: the server\'s done.timings.retrievalMs', unreachable);
+    const rep = report(
+      runs,
+      parsed,
+      "sourcesMs: client time from sending POST /api/chat/projects/:id to its `sources` SSE event (real server process, sequential, after 5 warm-ups); retrievalMs: the server's done.timings.retrievalMs",
+      unreachable,
+    );
     return {
       config,
       env,
       measuredAt: new Date().toISOString(),
-      corpus: { documents: docs.length, questions: questions.length, pages: ingest.pages, chunks: ingest.chunks, ingestSeconds: ingest.seconds },
+      corpus: {
+        documents: docs.length,
+        questions: questions.length,
+        pages: ingest.pages,
+        chunks: ingest.chunks,
+        ingestSeconds: ingest.seconds,
+      },
       ...rep,
     };
   } finally {
@@ -92,7 +107,8 @@ export function evalTable(r: EvalConfigResult): string {
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `answer phrase split across chunks (unreachable): ${r.unreachable.length}; time to sources: median ${t.sourcesMs.median} ms, p95 ${t.sourcesMs.p95} ms` + (t.retrievalMs ? ` (server retrieval median ${t.retrievalMs.median} ms, p95 ${t.retrievalMs.p95} ms)` : ''),
+    `answer phrase split across chunks (unreachable): ${r.unreachable.length}; time to sources: median ${t.sourcesMs.median} ms, p95 ${t.sourcesMs.p95} ms` +
+      (t.retrievalMs ? ` (server retrieval median ${t.retrievalMs.median} ms, p95 ${t.retrievalMs.p95} ms)` : ''),
   ].join('\n');
 }
 

@@ -21,7 +21,14 @@ export interface IngestBenchResult {
   pages: number;
   charsPerPage: number;
   pdfBytes: number;
-  runs: Array<{ workerMs: number; endToEndMs: number; parseOnlyMs: number; parseInThreadMs: number; chunks: number; pagesPerSecond: number }>;
+  runs: Array<{
+    workerMs: number;
+    endToEndMs: number;
+    parseOnlyMs: number;
+    parseInThreadMs: number;
+    chunks: number;
+    pagesPerSecond: number;
+  }>;
   pagesPerSecond: { median: number; min: number };
   parseOnlyPagesPerSecond: { median: number };
   /** The same parse in the calling thread (no pool): the difference is the cost of the worker hop. */
@@ -69,11 +76,19 @@ export async function benchIngest(opts: { pages?: number; runs?: number } = {}):
       const parseOnlyMs = performance.now() - p0;
       if (parsed.length !== pages) throw new Error(`parsed ${parsed.length} pages, expected ${pages}`);
       const q0 = performance.now();
-      await parseInThread('pdf', pdf, config.parseLimits, () => undefined, () => undefined);
+      await parseInThread(
+        'pdf',
+        pdf,
+        config.parseLimits,
+        () => undefined,
+        () => undefined,
+      );
       const parseInThreadMs = performance.now() - q0;
 
       const t0 = performance.now();
-      const [{ document }] = await env.services.documents.upload(benchActor(), project.id, [{ name: `bench-${i}.pdf`, mimeType: 'application/pdf', content: pdf }]);
+      const [{ document }] = await env.services.documents.upload(benchActor(), project.id, [
+        { name: `bench-${i}.pdf`, mimeType: 'application/pdf', content: pdf },
+      ]);
       let started = 0;
       const done = await new Promise<{ status: string; chunkCount: number; error: string | null }>((resolve) => {
         const off = env.services.documents.onProgress(document.id, (e) => {
@@ -88,7 +103,15 @@ export async function benchIngest(opts: { pages?: number; runs?: number } = {}):
       if (done.status !== 'ready') throw new Error(`ingestion failed: ${done.error}`);
       const workerMs = t1 - started;
       // the first run warms up (JIT, pdf.js module load, connection pool) and is not counted
-      if (i > 0) results.push({ workerMs: round(workerMs), endToEndMs: round(t1 - t0), parseOnlyMs: round(parseOnlyMs), parseInThreadMs: round(parseInThreadMs), chunks: done.chunkCount, pagesPerSecond: round(pages / (workerMs / 1000)) });
+      if (i > 0)
+        results.push({
+          workerMs: round(workerMs),
+          endToEndMs: round(t1 - t0),
+          parseOnlyMs: round(parseOnlyMs),
+          parseInThreadMs: round(parseInThreadMs),
+          chunks: done.chunkCount,
+          pagesPerSecond: round(pages / (workerMs / 1000)),
+        });
     }
     const pps = results.map((r) => r.pagesPerSecond);
     const median = quantile(pps, 0.5);
@@ -98,11 +121,35 @@ export async function benchIngest(opts: { pages?: number; runs?: number } = {}):
       pdfBytes,
       runs: results,
       pagesPerSecond: { median, min: Math.min(...pps) },
-      parseOnlyPagesPerSecond: { median: round(quantile(results.map((r) => pages / (r.parseOnlyMs / 1000)), 0.5)) },
-      parseInThreadPagesPerSecond: { median: round(quantile(results.map((r) => pages / (r.parseInThreadMs / 1000)), 0.5)) },
+      parseOnlyPagesPerSecond: {
+        median: round(
+          quantile(
+            results.map((r) => pages / (r.parseOnlyMs / 1000)),
+            0.5,
+          ),
+        ),
+      },
+      parseInThreadPagesPerSecond: {
+        median: round(
+          quantile(
+            results.map((r) => pages / (r.parseInThreadMs / 1000)),
+            0.5,
+          ),
+        ),
+      },
       workerHopMs: {
-        median: round(quantile(results.map((r) => r.parseOnlyMs - r.parseInThreadMs), 0.5)),
-        perPage: round(quantile(results.map((r) => (r.parseOnlyMs - r.parseInThreadMs) / pages), 0.5)),
+        median: round(
+          quantile(
+            results.map((r) => r.parseOnlyMs - r.parseInThreadMs),
+            0.5,
+          ),
+        ),
+        perPage: round(
+          quantile(
+            results.map((r) => (r.parseOnlyMs - r.parseInThreadMs) / pages),
+            0.5,
+          ),
+        ),
       },
       target: '≥ 100 pages/s per worker',
       met: median >= 100,
@@ -120,11 +167,29 @@ async function main(): Promise<void> {
     `\n${table(
       ['metric', 'measured', 'target', 'met'],
       [
-        [`ingestion, ${result.pages}-page text PDF (~${result.charsPerPage} chars/page), 1 worker`, `${result.pagesPerSecond.median} pages/s (median of ${result.runs.length}; min ${result.pagesPerSecond.min})`, result.target, result.met ? 'yes' : 'NO'],
+        [
+          `ingestion, ${result.pages}-page text PDF (~${result.charsPerPage} chars/page), 1 worker`,
+          `${result.pagesPerSecond.median} pages/s (median of ${result.runs.length}; min ${result.pagesPerSecond.min})`,
+          result.target,
+          result.met ? 'yes' : 'NO',
+        ],
         ['  of which pdf.js parsing alone (parser pool)', `${result.parseOnlyPagesPerSecond.median} pages/s`, '—', '—'],
         ['  same parse in the calling thread (no pool)', `${result.parseInThreadPagesPerSecond.median} pages/s`, '—', '—'],
-        ['  cost of the worker hop (pool − in-thread)', `${result.workerHopMs.median} ms per document (${result.workerHopMs.perPage} ms/page)`, '—', '—'],
-        ['  upload accepted → ready (median)', `${quantile(result.runs.map((r) => r.endToEndMs), 0.5)} ms`, '—', '—'],
+        [
+          '  cost of the worker hop (pool − in-thread)',
+          `${result.workerHopMs.median} ms per document (${result.workerHopMs.perPage} ms/page)`,
+          '—',
+          '—',
+        ],
+        [
+          '  upload accepted → ready (median)',
+          `${quantile(
+            result.runs.map((r) => r.endToEndMs),
+            0.5,
+          )} ms`,
+          '—',
+          '—',
+        ],
       ],
     )}\n\n${file}\n`,
   );

@@ -41,16 +41,34 @@ async function main(): Promise<void> {
   const stub = await startOpenAiStub({ ttftMs: 200, deltas: ['The answer ', 'is in ', 'the context [1].'] });
   try {
     const port = await freePort();
-    b = await spawnReady('dist/src/main.js', [], {
-      NODE_ENV: 'production', DATABASE_URL: env.dbUrl, PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: env.jwtSecret, LOG_LEVEL: 'warn',
-      LOGIN_RATE_LIMIT_PER_IP: '0', LOGIN_RATE_LIMIT_PER_ACCOUNT: '0', ALLOW_PRIVATE_NETWORK: 'true', RUN_WORKERS: 'false', METRICS_TOKEN,
-    }, async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok);
+    b = await spawnReady(
+      'dist/src/main.js',
+      [],
+      {
+        NODE_ENV: 'production',
+        DATABASE_URL: env.dbUrl,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        JWT_SECRET: env.jwtSecret,
+        LOG_LEVEL: 'warn',
+        LOGIN_RATE_LIMIT_PER_IP: '0',
+        LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
+        ALLOW_PRIVATE_NETWORK: 'true',
+        RUN_WORKERS: 'false',
+        METRICS_TOKEN,
+      },
+      async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+    );
     const servers = { off: env.baseUrl, on: `http://127.0.0.1:${port}` };
     if ((await fetch(`${servers.off}/metrics`)).status !== 404) throw new Error('server A must have metrics off');
-    if ((await fetch(`${servers.on}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status !== 200) throw new Error('server B must serve metrics');
+    if ((await fetch(`${servers.on}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status !== 200)
+      throw new Error('server B must serve metrics');
     let scraping = false;
     const scraper = setInterval(() => {
-      if (scraping) void fetch(`${servers.on}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text()).catch(() => undefined);
+      if (scraping)
+        void fetch(`${servers.on}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+          .then((r) => r.text())
+          .catch(() => undefined);
     }, 1000);
     const turn = async <T>(which: 'off' | 'on', fn: () => Promise<T>): Promise<T> => {
       scraping = which === 'on';
@@ -65,19 +83,34 @@ async function main(): Promise<void> {
     const me: Record<'off' | 'on', LoadResult[]> = { off: [], on: [] };
     for (let i = 0; i < rounds; i++) {
       for (const which of ['off', 'on'] as const) {
-        const r = await turn(which, () => load(`GET /api/auth/me (metrics ${which})`, { baseUrl: servers[which], request: { path: '/api/auth/me', headers: { authorization: `Bearer ${accessToken}` } }, connections: 10, durationMs: 5000 }));
+        const r = await turn(which, () =>
+          load(`GET /api/auth/me (metrics ${which})`, {
+            baseUrl: servers[which],
+            request: { path: '/api/auth/me', headers: { authorization: `Bearer ${accessToken}` } },
+            connections: 10,
+            durationMs: 5000,
+          }),
+        );
         me[which].push(r);
         log(`me metrics ${which} round ${i + 1}: median ${r.medianMs} ms, ${r.rps} req/s`);
       }
     }
 
-    await json(env, 'POST', '/api/providers', accessToken, { name: 'Stub', slug: 'stub', type: 'custom', baseUrl: stub.url, apiKey: 'sk-bench', models: ['bench-model'] });
+    await json(env, 'POST', '/api/providers', accessToken, {
+      name: 'Stub',
+      slug: 'stub',
+      type: 'custom',
+      baseUrl: stub.url,
+      apiKey: 'sk-bench',
+      models: ['bench-model'],
+    });
     const { project } = await json(env, 'POST', '/api/projects', accessToken, { name: 'Metrics overhead bench' });
     const rand = prng(42);
     const vocab = vocabulary(6000, rand);
     log(`seeding ${chunks} chunks`);
     await seedChunks(env.dbUrl, project.id, chunks, vocab, rand);
-    const question = () => Array.from({ length: 6 + Math.floor(rand() * 5) }, () => vocab[Math.floor(Math.pow(rand(), 1.6) * vocab.length)]).join(' ') + '?';
+    const question = () =>
+      Array.from({ length: 6 + Math.floor(rand() * 5) }, () => vocab[Math.floor(Math.pow(rand(), 1.6) * vocab.length)]).join(' ') + '?';
     const at = (which: 'off' | 'on') => ({ ...env, baseUrl: servers[which] });
     for (const which of ['off', 'on'] as const) for (let i = 0; i < 5; i++) await askOnce(at(which), accessToken, project.id, question());
     const overhead: Record<'off' | 'on', number[]> = { off: [], on: [] };
@@ -105,9 +138,20 @@ async function main(): Promise<void> {
     const result = {
       machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
       measuredAt: new Date().toISOString(),
-      method: 'two production servers on one database, identical but for METRICS_TOKEN (B: metrics on, scraped every second during its turns); turns alternate A, B, A, B',
-      me: { rounds, medianMs: { off: meOff, on: meOn, changePct: pct(meOn, meOff) }, rps: { off: rpsOff, on: rpsOn, changePct: pct(rpsOn, rpsOff) }, runs: me },
-      chatOverhead: { chunks, requests, medianMs: { off: r2(chatOff), on: r2(chatOn), changePct: pct(chatOn, chatOff) }, samples: overhead },
+      method:
+        'two production servers on one database, identical but for METRICS_TOKEN (B: metrics on, scraped every second during its turns); turns alternate A, B, A, B',
+      me: {
+        rounds,
+        medianMs: { off: meOff, on: meOn, changePct: pct(meOn, meOff) },
+        rps: { off: rpsOff, on: rpsOn, changePct: pct(rpsOn, rpsOff) },
+        runs: me,
+      },
+      chatOverhead: {
+        chunks,
+        requests,
+        medianMs: { off: r2(chatOff), on: r2(chatOn), changePct: pct(chatOn, chatOff) },
+        samples: overhead,
+      },
     };
     mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(path.join(ROOT, 'bench/results/metrics-overhead.json'), JSON.stringify(result, null, 2) + '\n');

@@ -23,12 +23,14 @@ const pick = <T>(xs: T[], i: number): T => xs[i % xs.length];
 /** Runs `fn` over items with at most `n` in flight. */
 async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i], i);
+      }
+    }),
+  );
 }
 
 /**
@@ -38,20 +40,37 @@ async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promis
  */
 export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM; services: Services }> {
   const started = Date.now();
-  const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: env.dbUrl, JWT_SECRET: env.jwtSecret, ENCRYPTION_KEY: env.jwtSecret, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    DATABASE_URL: env.dbUrl,
+    JWT_SECRET: env.jwtSecret,
+    ENCRYPTION_KEY: env.jwtSecret,
+    LOG_LEVEL: 'silent',
+  });
   const orm = await createOrm(env.dbUrl, { poolMax: 10 });
   const services = createServices({ orm, config, logger: createLogger('silent'), shutdown: new AbortController().signal });
   const root = Actor.system();
 
   const departments: string[] = [];
-  for (let d = 0; d < 40; d++) departments.push((await services.departments.create(root, { name: `Department ${d}`, color: '#336699', description: `Bench department ${d}` })).department.id);
+  for (let d = 0; d < 40; d++)
+    departments.push(
+      (await services.departments.create(root, { name: `Department ${d}`, color: '#336699', description: `Bench department ${d}` }))
+        .department.id,
+    );
 
   const users: Array<{ id: string; dept: string | null; role: string }> = [];
   const specs = Array.from({ length: 2000 }, (_, i) => {
     const role = i < 20 ? 'admin' : i < 30 ? 'engineer' : 'none';
     const dept = role === 'none' ? pick(departments, i) : null;
     const orgPosition = role === 'none' && i < 30 + 40 ? 'manager' : 'member';
-    return { email: `user${i}@bench.example.com`, name: `User ${i}`, password: 'bench-user-password', platformRole: role, orgPosition, departmentId: dept ?? undefined };
+    return {
+      email: `user${i}@bench.example.com`,
+      name: `User ${i}`,
+      password: 'bench-user-password',
+      platformRole: role,
+      orgPosition,
+      departmentId: dept ?? undefined,
+    };
   });
   await pool(specs, 8, async (s, i) => {
     const u = await services.users.create(root, s as never);
@@ -75,13 +94,21 @@ export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM;
   await Promise.all(readerGroups.map((g) => services.groups.addMembers(root, g, { userIds: [reader.id] })));
 
   const projects: string[] = [];
-  await pool(Array.from({ length: 1000 }, (_, i) => i), 4, async (i) => {
-    const owner = pick(admins, i);
-    const ownerActor = { ...root, id: owner.id, platformRole: 'admin' as const, system: false };
-    // every 8th project is public; the reader sees those
-    const p = await services.projects.create(ownerActor, { name: `Project ${i}`, description: `Bench project ${i}`, isPrivate: i % 8 !== 0 });
-    projects[i] = p.project.id;
-  });
+  await pool(
+    Array.from({ length: 1000 }, (_, i) => i),
+    4,
+    async (i) => {
+      const owner = pick(admins, i);
+      const ownerActor = { ...root, id: owner.id, platformRole: 'admin' as const, system: false };
+      // every 8th project is public; the reader sees those
+      const p = await services.projects.create(ownerActor, {
+        name: `Project ${i}`,
+        description: `Bench project ${i}`,
+        isPrivate: i % 8 !== 0,
+      });
+      projects[i] = p.project.id;
+    },
+  );
 
   let grants = 0;
   await pool(projects, 4, async (projectId, i) => {
@@ -104,7 +131,11 @@ export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM;
   const list = await fetch(`${env.baseUrl}/api/projects`, { headers: { authorization: `Bearer ${readerToken}` } });
   const visible = ((await list.json()) as { projects: unknown[] }).projects.length;
   return {
-    orm, services, readerId: reader.id, readerToken, visibleToReader: visible,
+    orm,
+    services,
+    readerId: reader.id,
+    readerToken,
+    visibleToReader: visible,
     counts: { users: users.length + 1, departments: departments.length, groups: groups.length, projects: projects.length, grants },
     seedSeconds: Math.round((Date.now() - started) / 1000),
   };
@@ -124,11 +155,28 @@ export async function benchProjects(env: BenchEnv, seed: OrgSeed): Promise<Proje
   const floor = await spawnReady('dist/bench/raw-floor.js', ['--db', env.dbUrl, '--port', String(port)], {}, /ready/);
   try {
     const rawBase = `http://127.0.0.1:${port}`;
-    const bytesApi = (await (await fetch(`${env.baseUrl}/api/projects`, { headers: { authorization: `Bearer ${seed.readerToken}` } })).text()).length;
+    const bytesApi = (
+      await (await fetch(`${env.baseUrl}/api/projects`, { headers: { authorization: `Bearer ${seed.readerToken}` } })).text()
+    ).length;
     const bytesRaw = (await (await fetch(`${rawBase}/raw/projects/${seed.readerId}`)).text()).length;
-    const api = await load('GET /api/projects (~500 visible)', { baseUrl: env.baseUrl, request: { path: '/api/projects', headers: { authorization: `Bearer ${seed.readerToken}` } }, connections: 4, durationMs: 8000 });
-    const raw = await load('raw SQL floor (same rows)', { baseUrl: rawBase, request: { path: `/raw/projects/${seed.readerId}` }, connections: 4, durationMs: 8000 });
-    const rawHealthz = await load('raw floor /healthz', { baseUrl: rawBase, request: { path: '/healthz' }, connections: 4, durationMs: 2000 });
+    const api = await load('GET /api/projects (~500 visible)', {
+      baseUrl: env.baseUrl,
+      request: { path: '/api/projects', headers: { authorization: `Bearer ${seed.readerToken}` } },
+      connections: 4,
+      durationMs: 8000,
+    });
+    const raw = await load('raw SQL floor (same rows)', {
+      baseUrl: rawBase,
+      request: { path: `/raw/projects/${seed.readerId}` },
+      connections: 4,
+      durationMs: 8000,
+    });
+    const rawHealthz = await load('raw floor /healthz', {
+      baseUrl: rawBase,
+      request: { path: '/healthz' },
+      connections: 4,
+      durationMs: 2000,
+    });
     return { api, raw, rawHealthz, bytesApi, bytesRaw };
   } finally {
     await floor.stop();

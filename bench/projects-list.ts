@@ -34,7 +34,6 @@ const REQUESTS = arg('requests', 50);
 const WARMUP = 5;
 const MEMBERS = 3;
 
-
 /** Seeds the caller and the projects in bulk SQL; returns the caller's id. */
 export async function seed(url: string): Promise<string> {
   const c = new pg.Client({ connectionString: url });
@@ -44,7 +43,12 @@ export async function seed(url: string): Promise<string> {
     await c.query('begin');
     const dept = (await c.query(`insert into departments (name) values ($1) returning id`, [`Bench dept ${tag}`])).rows[0].id;
     const user = async (email: string, role = 'none', deptId: string | null = null): Promise<string> =>
-      (await c.query(`insert into users (email, name, password_hash, platform_role, department_id, avatar_color) values ($1, $1, 'x', $2, $3, '#888888') returning id`, [`${email}-${tag}@bench.local`, role, deptId])).rows[0].id;
+      (
+        await c.query(
+          `insert into users (email, name, password_hash, platform_role, department_id, avatar_color) values ($1, $1, 'x', $2, $3, '#888888') returning id`,
+          [`${email}-${tag}@bench.local`, role, deptId],
+        )
+      ).rows[0].id;
     const me = await user('reader', 'none', dept);
     const owner = await user('owner', 'admin');
     const stranger = await user('stranger');
@@ -52,7 +56,8 @@ export async function seed(url: string): Promise<string> {
     for (let i = 0; i < MEMBERS; i++) members.push(await user(`member${i}`, 'none', dept));
     const groups: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const g = (await c.query(`insert into groups (name, department_id) values ($1, $2) returning id`, [`Bench group ${tag} ${i}`, dept])).rows[0].id;
+      const g = (await c.query(`insert into groups (name, department_id) values ($1, $2) returning id`, [`Bench group ${tag} ${i}`, dept]))
+        .rows[0].id;
       await c.query(`insert into group_members (group_id, user_id) values ($1, $2)`, [g, me]);
       groups.push(g);
     }
@@ -67,20 +72,44 @@ export async function seed(url: string): Promise<string> {
       [tag, VISIBLE, owner, HIDDEN],
     );
     const tiers = `(array['use','edit','full'])[1 + b.i % 3]`;
-    await c.query(`insert into project_grants (project_id, user_id, tier) select b.project_id, $1, ${tiers} from bench_projects b where b.i <= $2 and b.i % 4 = 1`, [me, VISIBLE]);
-    await c.query(`insert into project_grants (project_id, group_id, tier) select b.project_id, ($1::uuid[])[1 + b.i % 3], ${tiers} from bench_projects b where b.i <= $2 and b.i % 4 = 2`, [groups, VISIBLE]);
-    await c.query(`insert into project_grants (project_id, department_id, tier) select b.project_id, $1, ${tiers} from bench_projects b where b.i <= $2 and b.i % 4 = 3`, [dept, VISIBLE]);
-    await c.query(`insert into project_grants (project_id, user_id, tier) select b.project_id, $1, 'full' from bench_projects b where b.i > $2`, [stranger, VISIBLE]);
+    await c.query(
+      `insert into project_grants (project_id, user_id, tier) select b.project_id, $1, ${tiers} from bench_projects b where b.i <= $2 and b.i % 4 = 1`,
+      [me, VISIBLE],
+    );
+    await c.query(
+      `insert into project_grants (project_id, group_id, tier) select b.project_id, ($1::uuid[])[1 + b.i % 3], ${tiers} from bench_projects b where b.i <= $2 and b.i % 4 = 2`,
+      [groups, VISIBLE],
+    );
+    await c.query(
+      `insert into project_grants (project_id, department_id, tier) select b.project_id, $1, ${tiers} from bench_projects b where b.i <= $2 and b.i % 4 = 3`,
+      [dept, VISIBLE],
+    );
+    await c.query(
+      `insert into project_grants (project_id, user_id, tier) select b.project_id, $1, 'full' from bench_projects b where b.i > $2`,
+      [stranger, VISIBLE],
+    );
     // a direct grant that narrows a group grant, on every 10th group-granted project
-    await c.query(`insert into project_grants (project_id, user_id, tier) select b.project_id, $1, 'use' from bench_projects b where b.i <= $2 and b.i % 20 = 2`, [me, VISIBLE]);
-    await c.query(`insert into project_members (project_id, user_id) select b.project_id, m from bench_projects b cross join unnest($1::uuid[]) m`, [members]);
-    await c.query(`insert into project_members (project_id, user_id) select b.project_id, $1 from bench_projects b where b.i <= $2 and b.i % 4 = 1 on conflict do nothing`, [me, VISIBLE]);
+    await c.query(
+      `insert into project_grants (project_id, user_id, tier) select b.project_id, $1, 'use' from bench_projects b where b.i <= $2 and b.i % 20 = 2`,
+      [me, VISIBLE],
+    );
+    await c.query(
+      `insert into project_members (project_id, user_id) select b.project_id, m from bench_projects b cross join unnest($1::uuid[]) m`,
+      [members],
+    );
+    await c.query(
+      `insert into project_members (project_id, user_id) select b.project_id, $1 from bench_projects b where b.i <= $2 and b.i % 4 = 1 on conflict do nothing`,
+      [me, VISIBLE],
+    );
     await c.query(
       `insert into documents (project_id, name, mime_type, size, sha256, status, content)
        select b.project_id, 'doc-' || d || '.txt', 'text/plain', 1, md5(b.project_id::text || d), 'ready', '\\x00'::bytea
          from bench_projects b cross join generate_series(1, 2) d where b.i % 5 = 0`,
     );
-    await c.query(`insert into conversations (project_id, user_id, title) select b.project_id, $1, 'q' from bench_projects b where b.i % 3 = 0`, [me]);
+    await c.query(
+      `insert into conversations (project_id, user_id, title) select b.project_id, $1, 'q' from bench_projects b where b.i % 3 = 0`,
+      [me],
+    );
     await c.query('commit');
     await c.query('analyze');
     return me;
@@ -102,7 +131,15 @@ async function main(): Promise<void> {
     dbUrl = db.url;
     stopDb = db.stop;
   }
-  const config = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'bench-secret-bench-secret-bench-secret', DATABASE_URL: dbUrl, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', DATA_DIR: tmp ?? os.tmpdir() });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+    DATABASE_URL: dbUrl,
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: tmp ?? os.tmpdir(),
+  });
   const logger = createLogger('silent');
   const orm = await createOrm(dbUrl);
   await migrate(orm);

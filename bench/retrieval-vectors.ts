@@ -32,10 +32,19 @@ export interface VectorBenchResult {
   providerMs: { median: number; p95: number };
   target: string;
   met: boolean;
-  ingest: { pages: number; chunks: number; readySeconds: number; embeddedSeconds: number; pagesPerSecondToReady: number; chunksEmbeddedPerSecond: number };
+  ingest: {
+    pages: number;
+    chunks: number;
+    readySeconds: number;
+    embeddedSeconds: number;
+    pagesPerSecondToReady: number;
+    chunksEmbeddedPerSecond: number;
+  };
 }
 
-export async function benchVectors(opts: { chunks?: number; dims?: number; queries?: number; pages?: number } = {}): Promise<VectorBenchResult> {
+export async function benchVectors(
+  opts: { chunks?: number; dims?: number; queries?: number; pages?: number } = {},
+): Promise<VectorBenchResult> {
   const chunks = opts.chunks ?? 100_000;
   const dims = opts.dims ?? 384;
   const queries = opts.queries ?? 300;
@@ -53,12 +62,18 @@ export async function benchVectors(opts: { chunks?: number; dims?: number; queri
     const seedSeconds = round((performance.now() - s0) / 1000);
     // vectors as the embedding job stores them (VectorStore.write), computed with the stub's function
     const v0 = performance.now();
-    const exec = (sql: string, params: unknown[] = []) => env.orm.em.fork().getConnection().execute<Array<{ id: string; text: string }>>(sql, params);
+    const exec = (sql: string, params: unknown[] = []) =>
+      env.orm.em.fork().getConnection().execute<Array<{ id: string; text: string }>>(sql, params);
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
       const rows = await exec('select id, text from chunks where project_id = ? and id > ? order by id limit 2000', [big.id, after]);
       if (!rows.length) break;
-      await env.services.embeddings.store.write(env.orm.em.fork(), big.id, 'stub-embed', rows.map((r) => ({ chunkId: r.id, vector: Float32Array.from(stubEmbedding(r.text, dims, [], 'stub-embed')) })));
+      await env.services.embeddings.store.write(
+        env.orm.em.fork(),
+        big.id,
+        'stub-embed',
+        rows.map((r) => ({ chunkId: r.id, vector: Float32Array.from(stubEmbedding(r.text, dims, [], 'stub-embed')) })),
+      );
       after = rows[rows.length - 1].id;
     }
     const vectorSeedSeconds = round((performance.now() - v0) / 1000);
@@ -82,20 +97,27 @@ export async function benchVectors(opts: { chunks?: number; dims?: number; queri
     const p95 = round(quantile(excluding, 0.95));
 
     // ingestion with the embedding stage
-    const paragraphs = Array.from({ length: pages * 3 }, (_, i) => `Section ${i}. ${qs[i % qs.length].replace('?', '.')} The procedure continues with step ${i} and its checks.`.repeat(6));
+    const paragraphs = Array.from({ length: pages * 3 }, (_, i) =>
+      `Section ${i}. ${qs[i % qs.length].replace('?', '.')} The procedure continues with step ${i} and its checks.`.repeat(6),
+    );
     const text = Array.from({ length: pages }, (_, p) => paragraphs.slice(p * 3, p * 3 + 3).join('\n\n')).join('\f');
     const small = await env.newProject('bench: ingestion with embeddings');
     const i0 = performance.now();
-    const [u] = await env.services.documents.upload(benchActor(), small.id, [{ name: 'manual.txt', mimeType: 'text/plain', content: Buffer.from(text) }]);
+    const [u] = await env.services.documents.upload(benchActor(), small.id, [
+      { name: 'manual.txt', mimeType: 'text/plain', content: Buffer.from(text) },
+    ]);
     const ready = await waitReady(env.orm, u.document.id);
     if (ready.status !== 'ready') throw new Error(`ingestion failed: ${ready.error}`);
     const readySeconds = (performance.now() - i0) / 1000;
     let counts = { total: 0, embedded: 0 };
     for (;;) {
-      const [c] = await env.orm.em.fork().getConnection().execute<Array<{ total: number; embedded: number }>>(
-        `select count(*)::int as total, count(e.chunk_id)::int as embedded from chunks c left join chunk_embeddings e on e.chunk_id = c.id and e.model = 'stub-embed' where c.document_id = ?`,
-        [u.document.id],
-      );
+      const [c] = await env.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ total: number; embedded: number }>>(
+          `select count(*)::int as total, count(e.chunk_id)::int as embedded from chunks c left join chunk_embeddings e on e.chunk_id = c.id and e.model = 'stub-embed' where c.document_id = ?`,
+          [u.document.id],
+        );
       counts = c;
       if (c.total > 0 && c.embedded === c.total) break;
       if (performance.now() - i0 > 600_000) throw new Error('embedding did not finish in 10 minutes');
@@ -107,7 +129,13 @@ export async function benchVectors(opts: { chunks?: number; dims?: number; queri
       dims,
       seedSeconds,
       vectorSeedSeconds,
-      latencyMs: { queries: total.length, median: round(quantile(total, 0.5)), p95: round(quantile(total, 0.95)), p99: round(quantile(total, 0.99)), max: round(Math.max(...total)) },
+      latencyMs: {
+        queries: total.length,
+        median: round(quantile(total, 0.5)),
+        p95: round(quantile(total, 0.95)),
+        p99: round(quantile(total, 0.99)),
+        max: round(Math.max(...total)),
+      },
       excludingProviderMs: { median: round(quantile(excluding, 0.5)), p95, p99: round(quantile(excluding, 0.99)) },
       providerMs: { median: round(quantile(provider, 0.5)), p95: round(quantile(provider, 0.95)) },
       target: 'p95 ≤ 50 ms at 100,000 chunks with vectors, excluding the provider',
@@ -128,15 +156,35 @@ export async function benchVectors(opts: { chunks?: number; dims?: number; queri
 }
 
 async function main(): Promise<void> {
-  const r = await benchVectors({ chunks: arg('chunks', 100_000), dims: arg('dims', 384), queries: arg('queries', 300), pages: arg('pages', 200) });
+  const r = await benchVectors({
+    chunks: arg('chunks', 100_000),
+    dims: arg('dims', 384),
+    queries: arg('queries', 300),
+    pages: arg('pages', 200),
+  });
   const file = writeResult('retrieval-vectors', { ...r, measuredAt: new Date().toISOString() });
   process.stdout.write(
     `\n${table(
       ['metric', 'measured', 'target', 'met'],
       [
-        [`hybrid retrieval, ${r.chunks.toLocaleString('en')} chunks with ${r.dims}-d vectors, excluding the provider`, `median ${r.excludingProviderMs.median} ms, p95 ${r.excludingProviderMs.p95} ms, p99 ${r.excludingProviderMs.p99} ms (${r.latencyMs.queries} queries)`, 'p95 ≤ 50 ms', r.met ? 'yes' : 'NO'],
-        ['same, including the stub provider', `median ${r.latencyMs.median} ms, p95 ${r.latencyMs.p95} ms (provider median ${r.providerMs.median} ms)`, '—', '—'],
-        [`ingestion with the stub embedder, ${r.ingest.pages}-page text`, `ready after ${r.ingest.readySeconds} s (${r.ingest.pagesPerSecondToReady} pages/s); ${r.ingest.chunks} chunks embedded after ${r.ingest.embeddedSeconds} s (${r.ingest.chunksEmbeddedPerSecond} chunks/s)`, '—', '—'],
+        [
+          `hybrid retrieval, ${r.chunks.toLocaleString('en')} chunks with ${r.dims}-d vectors, excluding the provider`,
+          `median ${r.excludingProviderMs.median} ms, p95 ${r.excludingProviderMs.p95} ms, p99 ${r.excludingProviderMs.p99} ms (${r.latencyMs.queries} queries)`,
+          'p95 ≤ 50 ms',
+          r.met ? 'yes' : 'NO',
+        ],
+        [
+          'same, including the stub provider',
+          `median ${r.latencyMs.median} ms, p95 ${r.latencyMs.p95} ms (provider median ${r.providerMs.median} ms)`,
+          '—',
+          '—',
+        ],
+        [
+          `ingestion with the stub embedder, ${r.ingest.pages}-page text`,
+          `ready after ${r.ingest.readySeconds} s (${r.ingest.pagesPerSecondToReady} pages/s); ${r.ingest.chunks} chunks embedded after ${r.ingest.embeddedSeconds} s (${r.ingest.chunksEmbeddedPerSecond} chunks/s)`,
+          '—',
+          '—',
+        ],
         ['seeding (chunks / vectors)', `${r.seedSeconds} s / ${r.vectorSeedSeconds} s`, '—', '—'],
       ],
     )}\n\n${file}\n`,

@@ -54,12 +54,23 @@ export async function seedSyntheticChunks(orm: MikroORM, projectId: string, coun
     const [row] = (await exec(
       `insert into documents (project_id, name, mime_type, size, sha256, content, status, page_count, chunk_count, pages_done, pages_total)
        values (?, ?, 'text/plain', ?, ?, ?, 'ready', ?, ?, ?, ?) returning id`,
-      [projectId, `synthetic-${d}.txt`, content.length, createHash('sha256').update(content).digest('hex'), content, CHUNKS_PER_DOCUMENT / 4, CHUNKS_PER_DOCUMENT, CHUNKS_PER_DOCUMENT / 4, CHUNKS_PER_DOCUMENT / 4],
+      [
+        projectId,
+        `synthetic-${d}.txt`,
+        content.length,
+        createHash('sha256').update(content).digest('hex'),
+        content,
+        CHUNKS_PER_DOCUMENT / 4,
+        CHUNKS_PER_DOCUMENT,
+        CHUNKS_PER_DOCUMENT / 4,
+        CHUNKS_PER_DOCUMENT / 4,
+      ],
     )) as Array<{ id: string }>;
     docIds.push(row.id);
   }
   const batches: Array<{ doc: string; from: number; n: number }> = [];
-  for (let i = 0; i < count; i += 500) batches.push({ doc: docIds[Math.floor(i / CHUNKS_PER_DOCUMENT)], from: i, n: Math.min(500, count - i) });
+  for (let i = 0; i < count; i += 500)
+    batches.push({ doc: docIds[Math.floor(i / CHUNKS_PER_DOCUMENT)], from: i, n: Math.min(500, count - i) });
   let next = 0;
   await Promise.all(
     Array.from({ length: 4 }, async (_, worker) => {
@@ -69,7 +80,12 @@ export async function seedSyntheticChunks(orm: MikroORM, projectId: string, coun
         let prev = '';
         const rows = Array.from({ length: b.n }, (_, k) => {
           const text = gen.paragraph(CHUNK_CHARS);
-          const row = { o: (b.from + k) % CHUNKS_PER_DOCUMENT, p: Math.floor(((b.from + k) % CHUNKS_PER_DOCUMENT) / 4) + 1, t: text, c: `${prev}\n\n${text}`.trim().slice(-1600) };
+          const row = {
+            o: (b.from + k) % CHUNKS_PER_DOCUMENT,
+            p: Math.floor(((b.from + k) % CHUNKS_PER_DOCUMENT) / 4) + 1,
+            t: text,
+            c: `${prev}\n\n${text}`.trim().slice(-1600),
+          };
           prev = text;
           return row;
         });
@@ -102,7 +118,11 @@ export async function seedSyntheticChunks(orm: MikroORM, projectId: string, coun
 
 /** Ingests the evaluation documents into a project through the real pipeline (upload → job → ready). */
 async function ingestEvalSet(env: DocsBenchEnv, projectId: string): Promise<void> {
-  const files = (await evalDocuments()).map((f) => ({ name: f.name, mimeType: f.type, content: typeof f.content === 'string' ? Buffer.from(f.content) : f.content }));
+  const files = (await evalDocuments()).map((f) => ({
+    name: f.name,
+    mimeType: f.type,
+    content: typeof f.content === 'string' ? Buffer.from(f.content) : f.content,
+  }));
   const uploaded = await env.services.documents.upload(benchActor(), projectId, files);
   for (const u of uploaded) {
     const row = await waitReady(env.orm, u.document.id);
@@ -118,16 +138,27 @@ async function evaluate(env: DocsBenchEnv, projectId: string): Promise<EvalScore
 
 /** Questions built from words of random synthetic chunks, mixed with common words and stop words. */
 async function syntheticQuestions(orm: MikroORM, projectId: string, n: number): Promise<string[]> {
-  const rows = await orm.em.fork().getConnection().execute<Array<{ text: string }>>(
-    `select text from chunks where project_id = ? and document_id in (select id from documents where project_id = ? and name like 'synthetic-%') order by md5(id::text) limit ?`,
-    [projectId, projectId, n],
-  );
+  const rows = await orm.em
+    .fork()
+    .getConnection()
+    .execute<Array<{ text: string }>>(
+      `select text from chunks where project_id = ? and document_id in (select id from documents where project_id = ? and name like 'synthetic-%') order by md5(id::text) limit ?`,
+      [projectId, projectId, n],
+    );
   const rand = prng(7);
   const common = ['what', 'is', 'the', 'policy', 'for', 'how', 'do', 'employees', 'report', 'time', 'when', 'does', 'access'];
   return rows.map((r) => {
     const words = r.text.replace(/[.,]/g, '').split(/\s+/);
     const pick = () => words[Math.floor(rand() * words.length)];
-    const parts = [common[Math.floor(rand() * 6)], common[2], pick(), pick(), ...(rand() < 0.5 ? [pick()] : []), common[6 + Math.floor(rand() * 7)], pick()];
+    const parts = [
+      common[Math.floor(rand() * 6)],
+      common[2],
+      pick(),
+      pick(),
+      ...(rand() < 0.5 ? [pick()] : []),
+      common[6 + Math.floor(rand() * 7)],
+      pick(),
+    ];
     return `${parts.join(' ')}?`;
   });
 }
@@ -157,7 +188,13 @@ export async function benchRetrieval(opts: { chunks?: number; queries?: number }
     }
     const among = await evaluate(env, big.id);
     const p95 = round(quantile(times, 0.95));
-    const strip = (s: EvalScore) => ({ questions: s.questions, recallAt1: round(s.recallAt1, 3), recallAt5: round(s.recallAt5, 3), mrr: round(s.mrr, 3), wrongPages: s.wrongPages.length });
+    const strip = (s: EvalScore) => ({
+      questions: s.questions,
+      recallAt1: round(s.recallAt1, 3),
+      recallAt5: round(s.recallAt5, 3),
+      mrr: round(s.mrr, 3),
+      wrongPages: s.wrongPages.length,
+    });
     return {
       chunks,
       seedSeconds,
@@ -181,12 +218,18 @@ export async function benchRetrieval(opts: { chunks?: number; queries?: number }
 async function main(): Promise<void> {
   const r = await benchRetrieval({ chunks: arg('chunks', 100_000), queries: arg('queries', 300) });
   const file = writeResult('retrieval', { ...r, measuredAt: new Date().toISOString() });
-  const q = (s: RetrievalBenchResult['quality']['alone']) => `recall@1 ${s.recallAt1}, recall@5 ${s.recallAt5}, MRR ${s.mrr} (${s.questions} questions)`;
+  const q = (s: RetrievalBenchResult['quality']['alone']) =>
+    `recall@1 ${s.recallAt1}, recall@5 ${s.recallAt5}, MRR ${s.mrr} (${s.questions} questions)`;
   process.stdout.write(
     `\n${table(
       ['metric', 'measured', 'target', 'met'],
       [
-        [`retrieval latency, ${r.chunks.toLocaleString('en')} chunks in one project`, `median ${r.latencyMs.median} ms, p95 ${r.latencyMs.p95} ms, p99 ${r.latencyMs.p99} ms (${r.latencyMs.queries} queries)`, r.target, r.met ? 'yes' : 'NO'],
+        [
+          `retrieval latency, ${r.chunks.toLocaleString('en')} chunks in one project`,
+          `median ${r.latencyMs.median} ms, p95 ${r.latencyMs.p95} ms, p99 ${r.latencyMs.p99} ms (${r.latencyMs.queries} queries)`,
+          r.target,
+          r.met ? 'yes' : 'NO',
+        ],
         ['retrieval quality, evaluation set alone', q(r.quality.alone), 'recall@5 ≥ 0.9', r.quality.alone.recallAt5 >= 0.9 ? 'yes' : 'NO'],
         [`retrieval quality, evaluation set among ${r.chunks.toLocaleString('en')} chunks`, q(r.quality.among100k), '—', '—'],
         ['seeding (SQL, 4 connections)', `${r.seedSeconds} s`, '—', '—'],

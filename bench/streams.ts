@@ -29,7 +29,12 @@ async function json(env: BenchEnv, method: string, path: string, token: string |
 }
 
 /** One SSE chat request; returns the text deltas and when the first one arrived. */
-async function stream(env: BenchEnv, token: string, projectId: string, i: number): Promise<{ ok: boolean; deltas: string[]; firstTextMs: number }> {
+async function stream(
+  env: BenchEnv,
+  token: string,
+  projectId: string,
+  i: number,
+): Promise<{ ok: boolean; deltas: string[]; firstTextMs: number }> {
   const t0 = performance.now();
   const res = await fetch(`${env.baseUrl}/api/chat/projects/${projectId}`, {
     method: 'POST',
@@ -59,7 +64,15 @@ export async function benchStreams(env: BenchEnv, count = 200): Promise<StreamsB
   try {
     const login = await json(env, 'POST', '/api/auth/login', null, env.superadmin);
     const token = login.accessToken as string;
-    await json(env, 'POST', '/api/providers', token, { name: 'Bench stub', slug: 'bench-stub', type: 'custom', baseUrl: stub.url, apiKey: 'sk-bench-0000', models: ['bench-model'], isDefault: true });
+    await json(env, 'POST', '/api/providers', token, {
+      name: 'Bench stub',
+      slug: 'bench-stub',
+      type: 'custom',
+      baseUrl: stub.url,
+      apiKey: 'sk-bench-0000',
+      models: ['bench-model'],
+      isDefault: true,
+    });
     const project = (await json(env, 'POST', '/api/projects', token, { name: 'Streams', isPrivate: false })).project;
     // warm-up, then the idle baseline
     await Promise.all(Array.from({ length: 5 }, (_, i) => stream(env, token, project.id, i)));

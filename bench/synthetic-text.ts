@@ -28,7 +28,38 @@ const COMMON = (
   'first last next other local central annual monthly daily weekly regular special specific'
 ).split(' ');
 
-const SYLLABLES = ['ka', 'lo', 'mer', 'tin', 'sa', 'vor', 'el', 'quin', 'dra', 'pol', 'ru', 'sen', 'ta', 'bex', 'mi', 'no', 'gar', 'fel', 'os', 'tre', 'un', 'zal', 'cor', 'vi', 'ham', 'pe', 'lis', 'dor', 'ax', 'bri'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mer',
+  'tin',
+  'sa',
+  'vor',
+  'el',
+  'quin',
+  'dra',
+  'pol',
+  'ru',
+  'sen',
+  'ta',
+  'bex',
+  'mi',
+  'no',
+  'gar',
+  'fel',
+  'os',
+  'tre',
+  'un',
+  'zal',
+  'cor',
+  'vi',
+  'ham',
+  'pe',
+  'lis',
+  'dor',
+  'ax',
+  'bri',
+];
 
 /** `n` words: the common ones first, then made-up words of 2–4 syllables. */
 export function vocabulary(n: number, rand: () => number): string[] {

@@ -5,7 +5,11 @@
  */
 const KEY = 'docqa-playground-session';
 
-export interface Session { accessToken: string; refreshToken: string; email: string }
+export interface Session {
+  accessToken: string;
+  refreshToken: string;
+  email: string;
+}
 
 type Listener = (s: Session | null) => void;
 const listeners = new Set<Listener>();
@@ -34,7 +38,11 @@ export function headersFor(s: Session | null): string {
   return s ? JSON.stringify({ Authorization: `Bearer ${s.accessToken}` }, null, 2) : '{}';
 }
 
-async function post(url: string, query: string, variables: unknown): Promise<{ data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> }> {
+async function post(
+  url: string,
+  query: string,
+  variables: unknown,
+): Promise<{ data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
@@ -44,7 +52,9 @@ async function post(url: string, query: string, variables: unknown): Promise<{ d
 }
 
 export async function signIn(url: string, email: string, password: string): Promise<Session> {
-  const r = await post(url, 'mutation($i: LoginInput!) { login(input: $i) { accessToken refreshToken user { email } } }', { i: { email, password } });
+  const r = await post(url, 'mutation($i: LoginInput!) { login(input: $i) { accessToken refreshToken user { email } } }', {
+    i: { email, password },
+  });
   if (!r.data?.login) throw new Error(r.errors?.[0]?.message ?? 'sign-in failed');
   const s = { accessToken: r.data.login.accessToken, refreshToken: r.data.login.refreshToken, email: r.data.login.user.email };
   setSession(s);
@@ -63,7 +73,9 @@ export function refreshSession(url: string): Promise<Session | null> {
     const s = currentSession();
     if (!s) return null;
     try {
-      const r = await post(url, 'mutation($i: RefreshInput!) { refresh(input: $i) { accessToken refreshToken } }', { i: { refreshToken: s.refreshToken } });
+      const r = await post(url, 'mutation($i: RefreshInput!) { refresh(input: $i) { accessToken refreshToken } }', {
+        i: { refreshToken: s.refreshToken },
+      });
       if (!r.data?.refresh) {
         setSession(null);
         return null;
@@ -74,6 +86,8 @@ export function refreshSession(url: string): Promise<Session | null> {
     } catch {
       return null;
     }
-  })().finally(() => { refreshing = undefined; });
+  })().finally(() => {
+    refreshing = undefined;
+  });
   return refreshing;
 }

@@ -43,7 +43,8 @@ export function playgroundFetcher(url: string, onRefreshed: (authorization: stri
     const headers = { ...(opts?.headers ?? {}) } as Record<string, unknown>;
     // a tab whose headers editor has no Authorization uses the signed-in session's token
     const session = currentSession();
-    if (session && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) headers.authorization = `Bearer ${session.accessToken}`;
+    if (session && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization'))
+      headers.authorization = `Bearer ${session.accessToken}`;
     const retry = async () => {
       if (!currentSession()) return null;
       const s = await refreshSession(url);

@@ -98,17 +98,41 @@ function SignIn({ session }: { session: Session | null }) {
       <div className="docqa-signin">
         <span className="docqa-title">DocQA GraphQL</span>
         <span id="signed-in-as">Signed in as {session.email}</span>
-        <button type="button" onClick={() => signOut()}>Sign out</button>
+        <button type="button" onClick={() => signOut()}>
+          Sign out
+        </button>
       </div>
     );
   }
   return (
     <form className="docqa-signin" onSubmit={submit}>
       <span className="docqa-title">DocQA GraphQL</span>
-      <input name="email" type="email" placeholder="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
-      <input name="password" type="password" placeholder="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
-      <button type="submit" disabled={busy}>Sign in</button>
-      {error && <span className="docqa-error" role="alert">{error}</span>}
+      <input
+        name="email"
+        type="email"
+        placeholder="email"
+        autoComplete="username"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        required
+      />
+      <input
+        name="password"
+        type="password"
+        placeholder="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        required
+      />
+      <button type="submit" disabled={busy}>
+        Sign in
+      </button>
+      {error && (
+        <span className="docqa-error" role="alert">
+          {error}
+        </span>
+      )}
     </form>
   );
 }
@@ -131,7 +155,10 @@ function App() {
           defaultEditorToolsVisibility="headers"
           defaultTabs={[
             { query: PROJECTS },
-            { query: CHAT, variables: JSON.stringify({ projectId: 'PROJECT_ID', message: 'What does the manual say about the warranty?' }, null, 2) },
+            {
+              query: CHAT,
+              variables: JSON.stringify({ projectId: 'PROJECT_ID', message: 'What does the manual say about the warranty?' }, null, 2),
+            },
             { query: PROGRESS, variables: JSON.stringify({ documentId: 'DOCUMENT_ID' }, null, 2) },
           ]}
         >

@@ -43,8 +43,16 @@ export interface AppHandle {
 /** The API routers, in mount order; exported so a test can walk them and check every route's auth. */
 export function apiRouters() {
   return [
-    authRoutes(), usersRoutes(), departmentsRoutes(), groupsRoutes(), projectsRoutes(), grantsRoutes(),
-    auditRoutes(), providersRoutes(), documentsRoutes(), chatRoutes(),
+    authRoutes(),
+    usersRoutes(),
+    departmentsRoutes(),
+    groupsRoutes(),
+    projectsRoutes(),
+    grantsRoutes(),
+    auditRoutes(),
+    providersRoutes(),
+    documentsRoutes(),
+    chatRoutes(),
   ];
 }
 
@@ -71,7 +79,10 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       const extra = res.locals.logExtra as Record<string, unknown> | undefined;
-      req.log.info({ method: req.method, url: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10, ...extra }, 'request');
+      req.log.info(
+        { method: req.method, url: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10, ...extra },
+        'request',
+      );
     });
     next();
   });
@@ -98,7 +109,8 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
   });
 
   // on the main port only when no METRICS_PORT is set (runtime.ts serves that one)
-  if (config.metrics.enabled && config.metrics.port === null) app.get('/metrics', metricsHandler(services.ctx.metrics, config.metrics.token));
+  if (config.metrics.enabled && config.metrics.port === null)
+    app.get('/metrics', metricsHandler(services.ctx.metrics, config.metrics.token));
 
   const json = express.json({ limit: `${config.maxBodyKb}kb`, strict: true });
   app.use(['/api', '/graphql'], (req, res, next) => RequestContext.create(orm.em, next));

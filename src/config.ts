@@ -145,7 +145,12 @@ function url(env: Env, name: string): string | undefined {
 
 function list(env: Env, name: string): string[] {
   const raw = str(env, name);
-  return raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  return raw
+    ? raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }
 
 /**
@@ -229,7 +234,8 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
   const embeddingApiKey = str(env, 'EMBEDDING_API_KEY');
   let embedding: EmbeddingEnv | null = null;
   if (embeddingModel === undefined) {
-    if (embeddingBaseUrl || embeddingApiKey) throw new ConfigError('EMBEDDING_MODEL is required when EMBEDDING_BASE_URL or EMBEDDING_API_KEY is set');
+    if (embeddingBaseUrl || embeddingApiKey)
+      throw new ConfigError('EMBEDDING_MODEL is required when EMBEDDING_BASE_URL or EMBEDDING_API_KEY is set');
   } else {
     if (embeddingModel.length > 200) throw new ConfigError('EMBEDDING_MODEL must be at most 200 characters');
     // spec: with only EMBEDDING_MODEL set, the language model's URL and key are used

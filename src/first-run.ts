@@ -10,7 +10,7 @@ const DEV_ADMIN_PASSWORD_LENGTH = 20;
 const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 
 const BOOTSTRAP_HELP = [
-  'npm run bootstrap -- --email you@example.com --password \'<at least 8 characters>\' --name \'Your Name\'',
+  "npm run bootstrap -- --email you@example.com --password '<at least 8 characters>' --name 'Your Name'",
   'or start with BOOTSTRAP_SUPERADMIN_EMAIL and BOOTSTRAP_SUPERADMIN_PASSWORD set',
 ];
 
@@ -56,7 +56,10 @@ export async function bootstrapOnFirstStart(
   }
   if (await services.bootstrap.isBootstrapped()) return 'bootstrapped';
   if (config.nodeEnv === 'production') {
-    logger.warn({ howTo: BOOTSTRAP_HELP }, `the platform is not bootstrapped: every login answers 503 not_bootstrapped until you run ${BOOTSTRAP_HELP[0]} (${BOOTSTRAP_HELP[1]})`);
+    logger.warn(
+      { howTo: BOOTSTRAP_HELP },
+      `the platform is not bootstrapped: every login answers 503 not_bootstrapped until you run ${BOOTSTRAP_HELP[0]} (${BOOTSTRAP_HELP[1]})`,
+    );
     return 'not_bootstrapped';
   }
   const password = randomPassword(DEV_ADMIN_PASSWORD_LENGTH);
@@ -120,9 +123,15 @@ export function startupBanner(config: Config, facts: BannerFacts): string {
       `                 - set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL (e.g. a local Ollama: LLM_BASE_URL=http://localhost:11434/v1)`,
     );
   }
-  lines.push(`  web search     ${config.searchApiKey ? `on (${config.searchApiUrl})` : 'off (set SEARCH_API_KEY to enable the web and deep chat modes)'}`);
+  lines.push(
+    `  web search     ${config.searchApiKey ? `on (${config.searchApiUrl})` : 'off (set SEARCH_API_KEY to enable the web and deep chat modes)'}`,
+  );
   if (facts.bootstrap === 'not_bootstrapped') {
-    lines.push(`  sign-in        NOT BOOTSTRAPPED: logins answer 503 until you run`, `                 ${BOOTSTRAP_HELP[0]}`, `                 ${BOOTSTRAP_HELP[1]}`);
+    lines.push(
+      `  sign-in        NOT BOOTSTRAPPED: logins answer 503 until you run`,
+      `                 ${BOOTSTRAP_HELP[0]}`,
+      `                 ${BOOTSTRAP_HELP[1]}`,
+    );
   }
   return lines.join('\n');
 }

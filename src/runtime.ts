@@ -55,7 +55,15 @@ export async function startRuntime(
     port = (app.server.address() as AddressInfo).port;
     logger.info({ port, host: config.host }, `DocQA listening on http://localhost:${port}`);
     const chatModel = await describeChatModel(services);
-    logger.info({ chatModel, bootstrap }, startupBanner(config, { baseUrl: `http://localhost:${port}`, chatModel, bootstrap, pages: config.apiDocs ? { 'API reference': '/api/docs', 'OpenAPI': '/api/openapi.json' } : {} }));
+    logger.info(
+      { chatModel, bootstrap },
+      startupBanner(config, {
+        baseUrl: `http://localhost:${port}`,
+        chatModel,
+        bootstrap,
+        pages: config.apiDocs ? { 'API reference': '/api/docs', OpenAPI: '/api/openapi.json' } : {},
+      }),
+    );
   }
 
   let stopping: Promise<void> | null = null;

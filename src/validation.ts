@@ -72,7 +72,12 @@ export async function parse<T extends object>(cls: Ctor<T>, body: unknown): Prom
 }
 
 /** Query strings arrive as strings: convert declared numeric/boolean fields, then validate. */
-export async function parseQuery<T extends object>(cls: Ctor<T>, query: unknown, numeric: string[] = [], booleans: string[] = []): Promise<T> {
+export async function parseQuery<T extends object>(
+  cls: Ctor<T>,
+  query: unknown,
+  numeric: string[] = [],
+  booleans: string[] = [],
+): Promise<T> {
   const q: Record<string, unknown> = {};
   for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) {
     if (PROTOTYPE_KEYS.has(k)) throw ValidationError.field(k, `${k} is not an allowed field`);

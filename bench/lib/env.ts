@@ -8,7 +8,6 @@ export { freePort };
 
 export const ROOT = path.resolve(__dirname, '../../..');
 
-
 export interface Child {
   proc: ChildProcess;
   out: () => string;
@@ -17,8 +16,17 @@ export interface Child {
   rssMb(): number;
 }
 
-export async function spawnReady(script: string, args: string[], env: Record<string, string>, ready: RegExp | (() => Promise<boolean>), timeoutMs = 120_000): Promise<Child> {
-  const proc = spawn(process.execPath, [path.join(ROOT, script), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnReady(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp | (() => Promise<boolean>),
+  timeoutMs = 120_000,
+): Promise<Child> {
+  const proc = spawn(process.execPath, [path.join(ROOT, script), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const exited = new Promise<void>((r) => proc.on('exit', () => r()));
   await new Promise<void>((resolve, reject) => {
@@ -83,25 +91,37 @@ export async function startBenchEnv(extraEnv: Record<string, string> = {}): Prom
   const port = await freePort();
   const jwtSecret = 'bench-secret-bench-secret-bench-secret';
   const superadmin = { email: 'root@bench.example.com', password: 'bench-root-password' };
-  const server = await spawnReady('dist/src/main.js', [], {
-    NODE_ENV: 'production',
-    DATABASE_URL: dbUrl,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    JWT_SECRET: jwtSecret,
-    ENCRYPTION_KEY: 'bench-encryption-key-bench-encryption-key',
-    LOG_LEVEL: 'warn',
-    LOGIN_RATE_LIMIT_PER_IP: '0',
-    LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
-    ALLOW_PRIVATE_NETWORK: 'true',
-    BOOTSTRAP_SUPERADMIN_EMAIL: superadmin.email,
-    BOOTSTRAP_SUPERADMIN_PASSWORD: superadmin.password,
-    BOOTSTRAP_SUPERADMIN_NAME: 'Bench Root',
-    ...extraEnv,
-  }, async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 120_000);
+  const server = await spawnReady(
+    'dist/src/main.js',
+    [],
+    {
+      NODE_ENV: 'production',
+      DATABASE_URL: dbUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JWT_SECRET: jwtSecret,
+      ENCRYPTION_KEY: 'bench-encryption-key-bench-encryption-key',
+      LOG_LEVEL: 'warn',
+      LOGIN_RATE_LIMIT_PER_IP: '0',
+      LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
+      ALLOW_PRIVATE_NETWORK: 'true',
+      BOOTSTRAP_SUPERADMIN_EMAIL: superadmin.email,
+      BOOTSTRAP_SUPERADMIN_PASSWORD: superadmin.password,
+      BOOTSTRAP_SUPERADMIN_NAME: 'Bench Root',
+      ...extraEnv,
+    },
+    async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+    120_000,
+  );
   const baseUrl = `http://127.0.0.1:${port}`;
   return {
-    dir, dbUrl, pg, server, baseUrl, jwtSecret, superadmin,
+    dir,
+    dbUrl,
+    pg,
+    server,
+    baseUrl,
+    jwtSecret,
+    superadmin,
     close: async () => {
       await server.stop();
       await pg.stop();

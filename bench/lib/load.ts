@@ -45,7 +45,14 @@ function send(agent: http.Agent, base: URL, r: Req): Promise<{ status: number; m
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const req = http.request(
-      { agent, host: base.hostname, port: base.port, method: r.method ?? 'GET', path: r.path, headers: { ...(r.body ? { 'content-type': 'application/json' } : {}), ...r.headers } },
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method: r.method ?? 'GET',
+        path: r.path,
+        headers: { ...(r.body ? { 'content-type': 'application/json' } : {}), ...r.headers },
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -72,9 +79,11 @@ export async function load(name: string, o: LoadOptions): Promise<LoadResult> {
   let i = 0;
   // warm-up: connections, JIT, caches
   const warmEnd = Date.now() + (o.warmupMs ?? 1000);
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (Date.now() < warmEnd) await send(agent, base, reqAt(i++)).catch(() => undefined);
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < warmEnd) await send(agent, base, reqAt(i++)).catch(() => undefined);
+    }),
+  );
   const samples: number[] = [];
   let errors = 0;
   let non2xx = 0;
@@ -82,22 +91,33 @@ export async function load(name: string, o: LoadOptions): Promise<LoadResult> {
   const start = process.hrtime.bigint();
   const deadline = Date.now() + (o.durationMs ?? 6000);
   const more = () => (o.amount !== undefined ? sent < o.amount : Date.now() < deadline);
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (more()) {
-      sent++;
-      try {
-        const r = await send(agent, base, reqAt(i++));
-        samples.push(r.ms);
-        if (r.status !== expect) non2xx++;
-      } catch {
-        errors++;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (more()) {
+        sent++;
+        try {
+          const r = await send(agent, base, reqAt(i++));
+          samples.push(r.ms);
+          if (r.status !== expect) non2xx++;
+        } catch {
+          errors++;
+        }
       }
-    }
-  }));
+    }),
+  );
   const elapsedS = Number(process.hrtime.bigint() - start) / 1e9;
   agent.destroy();
   const p = percentiles(samples);
-  return { name, medianMs: round(p.median), p95Ms: round(p.p95), p99Ms: round(p.p99), rps: Math.round(samples.length / elapsedS), requests: samples.length, errors, non2xx };
+  return {
+    name,
+    medianMs: round(p.median),
+    p95Ms: round(p.p95),
+    p99Ms: round(p.p99),
+    rps: Math.round(samples.length / elapsedS),
+    requests: samples.length,
+    errors,
+    non2xx,
+  };
 }
 
 export { send };

@@ -103,7 +103,11 @@ export interface AccessibleProjectRow {
  * source, members (with users), document and conversation counts and the unpaged total — one
  * statement however many projects (no per-project query).
  */
-export async function listAccessibleProjects(em: EntityManager, caller: Caller, page: { limit?: number; offset?: number } = {}): Promise<AccessibleProjectRow[]> {
+export async function listAccessibleProjects(
+  em: EntityManager,
+  caller: Caller,
+  page: { limit?: number; offset?: number } = {},
+): Promise<AccessibleProjectRow[]> {
   const cte = accessibleProjectsCte(caller);
   return em.execute(
     `with accessible as (${cte.sql})

@@ -24,13 +24,20 @@ const projectNotFound = () => new NotFoundError('not_found', 'Project not found'
  * Projects: the caller's access to each id (the resolver's priority list in one SQL query), at
  * least `tier`; else 404 for a missing or malformed id, 403 when the resolver gives nothing or less.
  */
-export async function checkProjectAccess(em: EntityManager, actor: Actor, ids: readonly string[], tier: Tier = 'use'): Promise<Verdicts<Access>> {
+export async function checkProjectAccess(
+  em: EntityManager,
+  actor: Actor,
+  ids: readonly string[],
+  tier: Tier = 'use',
+): Promise<Verdicts<Access>> {
   const valid = [...new Set(ids.filter(isUuid))];
   const access = await accessToProjects(em, actor, valid);
   const denied = valid.filter((id) => !access.has(id));
   // only ids the caller cannot reach need telling apart: missing (404) or not theirs (403)
   const existing = new Set<string>(
-    denied.length ? (await em.execute<Array<{ id: string }>>(`select id from projects where id = any(array[?]::uuid[])`, [denied])).map((r) => r.id) : [],
+    denied.length
+      ? (await em.execute<Array<{ id: string }>>(`select id from projects where id = any(array[?]::uuid[])`, [denied])).map((r) => r.id)
+      : [],
   );
   const out: Verdicts<Access> = new Map();
   for (const id of ids) {
@@ -48,7 +55,8 @@ export async function checkProjectAccess(em: EntityManager, actor: Actor, ids: r
 export function checkUserAccess(actor: Actor, ids: readonly string[]): Verdicts {
   const out: Verdicts = new Map();
   const admin = gates.isPlatformAdmin(actor);
-  for (const id of ids) out.set(id, admin || id === actor.id ? true : new ForbiddenError('forbidden', 'requires platform role admin or superadmin'));
+  for (const id of ids)
+    out.set(id, admin || id === actor.id ? true : new ForbiddenError('forbidden', 'requires platform role admin or superadmin'));
   return out;
 }
 
@@ -60,7 +68,11 @@ export function checkDepartmentAccess(actor: Actor, ids: readonly string[]): Ver
   const out: Verdicts = new Map();
   for (const id of ids) {
     if (!isUuid(id)) out.set(id, new NotFoundError('not_found', 'Department not found'));
-    else out.set(id, gateVerdict(() => gates.requireDepartmentReader(actor, id)));
+    else
+      out.set(
+        id,
+        gateVerdict(() => gates.requireDepartmentReader(actor, id)),
+      );
   }
   return out;
 }
@@ -110,7 +122,10 @@ export function checkConversationAccess(
 }
 
 /** The projects whose access `checkConversationAccess` needs: those of the caller's own conversations (none for platform staff). */
-export function conversationProjectsToCheck(actor: Actor, conversations: ReadonlyArray<{ userId: string | null; projectId: string }>): string[] {
+export function conversationProjectsToCheck(
+  actor: Actor,
+  conversations: ReadonlyArray<{ userId: string | null; projectId: string }>,
+): string[] {
   if (gates.isPlatformAdmin(actor)) return [];
   return [...new Set(conversations.filter((c) => c.userId === actor.id).map((c) => c.projectId))];
 }

@@ -28,7 +28,11 @@ export interface GrantFacts {
  * 7 non-private → use/public; else null. Engineers get nothing from their role.
  * `accessibleProjectsCte` in ./project-access.sql.ts states the same rule in SQL for lists; a test keeps them equal.
  */
-export function resolveAccess(actor: Pick<Actor, 'id' | 'platformRole'>, project: { ownerId: string | null; isPrivate: boolean }, grants: GrantFacts): Access | null {
+export function resolveAccess(
+  actor: Pick<Actor, 'id' | 'platformRole'>,
+  project: { ownerId: string | null; isPrivate: boolean },
+  grants: GrantFacts,
+): Access | null {
   if (actor.platformRole === 'superadmin') return { tier: 'full', source: 'platform' };
   if (actor.platformRole === 'admin') return { tier: 'full', source: 'platform' };
   if (project.ownerId && project.ownerId === actor.id) return { tier: 'full', source: 'owner' };
@@ -76,7 +80,12 @@ export async function accessTo(em: EntityManager, actor: Actor, project: Project
  * project, 403 forbidden when the resolver gives nothing or too low a tier. Returns the project
  * and the resolved access so nothing is used unchecked.
  */
-export async function requireTier(em: EntityManager, actor: Actor, projectId: string, tier: Tier): Promise<{ project: Project; access: Access }> {
+export async function requireTier(
+  em: EntityManager,
+  actor: Actor,
+  projectId: string,
+  tier: Tier,
+): Promise<{ project: Project; access: Access }> {
   if (!isUuid(projectId)) throw new NotFoundError('not_found', 'Project not found');
   const project = await em.findOne(Project, { id: projectId });
   if (!project) throw new NotFoundError('not_found', 'Project not found');

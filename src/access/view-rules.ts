@@ -21,7 +21,11 @@ export function requireCompletableView(typeName: string, fieldName: string, id: 
  * (`checkUserAccess`: admins, or the granter themselves); as a project member whoever can see the
  * project's visible member list, when the granter is on it; nobody else.
  */
-export async function granterView(actor: Actor, granterId: string, visibleMemberIds: () => Promise<readonly string[]>): Promise<'full' | 'member'> {
+export async function granterView(
+  actor: Actor,
+  granterId: string,
+  visibleMemberIds: () => Promise<readonly string[]>,
+): Promise<'full' | 'member'> {
   if (checkUserAccess(actor, [granterId]).get(granterId) === true) return 'full';
   if ((await visibleMemberIds()).includes(granterId)) return 'member';
   throw new ForbiddenError('forbidden', 'The granting user is not visible to you');

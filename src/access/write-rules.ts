@@ -15,7 +15,8 @@ export function requireCreatableRole(role: PlatformRole): void {
 
 /** The superadmin's account is theirs alone: an admin could otherwise take it over by password or email. */
 export function requireAccountEditor(actor: Actor, target: { platformRole: PlatformRole }): void {
-  if (target.platformRole === 'superadmin' && actor.platformRole !== 'superadmin') throw new ForbiddenError('forbidden', 'Only the superadmin can change the superadmin account');
+  if (target.platformRole === 'superadmin' && actor.platformRole !== 'superadmin')
+    throw new ForbiddenError('forbidden', 'Only the superadmin can change the superadmin account');
 }
 
 /**

@@ -11,8 +11,12 @@ const USAGE = 'usage: npm run bootstrap -- --email E --password P --name N [--ce
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' },
-      'ceo-email': { type: 'string' }, 'ceo-password': { type: 'string' }, 'ceo-name': { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      name: { type: 'string' },
+      'ceo-email': { type: 'string' },
+      'ceo-password': { type: 'string' },
+      'ceo-name': { type: 'string' },
     },
     strict: true,
   });
@@ -35,7 +39,14 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  const msg = e instanceof ConfigError ? `configuration error: ${e.message}` : e instanceof AppError ? `bootstrap failed: ${e.message}` : e instanceof Error ? e.message : String(e);
+  const msg =
+    e instanceof ConfigError
+      ? `configuration error: ${e.message}`
+      : e instanceof AppError
+        ? `bootstrap failed: ${e.message}`
+        : e instanceof Error
+          ? e.message
+          : String(e);
   process.stderr.write(msg + '\n');
   process.exit(1);
 });

@@ -8,13 +8,20 @@ import { startEmbeddedPostgres } from '../db/embedded';
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, database: { type: 'string' } } });
   if (!values['data-dir']) throw new Error('usage: embedded-pg --data-dir DIR [--port PORT (default: a free one)] [--database NAME]');
-  const db = await startEmbeddedPostgres({ dataDir: values['data-dir'], port: values.port ? Number(values.port) : 0, database: values.database });
+  const db = await startEmbeddedPostgres({
+    dataDir: values['data-dir'],
+    port: values.port ? Number(values.port) : 0,
+    database: values.database,
+  });
   process.stdout.write(`ready ${db.url}\n`);
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    db.stop().then(() => process.exit(0), () => process.exit(1));
+    db.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

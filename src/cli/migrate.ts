@@ -16,6 +16,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write((e instanceof ConfigError ? `configuration error: ${e.message}` : e instanceof Error ? e.message : String(e)) + '\n');
+  process.stderr.write(
+    (e instanceof ConfigError ? `configuration error: ${e.message}` : e instanceof Error ? e.message : String(e)) + '\n',
+  );
   process.exit(1);
 });

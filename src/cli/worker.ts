@@ -54,6 +54,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write((e instanceof ConfigError ? `configuration error: ${e.message}` : `worker failed: ${e instanceof Error ? e.message : String(e)}`) + '\n');
+  process.stderr.write(
+    (e instanceof ConfigError ? `configuration error: ${e.message}` : `worker failed: ${e instanceof Error ? e.message : String(e)}`) +
+      '\n',
+  );
   process.exit(1);
 });

@@ -17,7 +17,11 @@ export async function openDatabase(config: Config, logger: Logger, opts: { migra
   let stopEmbedded: (() => Promise<void>) | null = null;
   if (!url) {
     logger.info({ dataDir: config.dataDir }, 'starting embedded PostgreSQL');
-    const db = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log: (m) => logger.debug({ pg: m }, 'postgres') });
+    const db = await startEmbeddedPostgres({
+      dataDir: config.dataDir,
+      port: config.embeddedPgPort,
+      log: (m) => logger.debug({ pg: m }, 'postgres'),
+    });
     logger.info({ port: db.port }, 'embedded PostgreSQL on 127.0.0.1');
     url = db.url;
     stopEmbedded = () => db.stop();

@@ -1,7 +1,18 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync,
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,7 +84,10 @@ async function packagedNativeDir(): Promise<string> {
     const mod = (await import(target)) as { postgres: string };
     return path.dirname(path.dirname(mod.postgres));
   } catch (e) {
-    fail(`no PostgreSQL binaries for ${os.platform()}-${os.arch()} (${(e as Error).message})`, 'run npm ci on this platform, or set DATABASE_URL');
+    fail(
+      `no PostgreSQL binaries for ${os.platform()}-${os.arch()} (${(e as Error).message})`,
+      'run npm ci on this platform, or set DATABASE_URL',
+    );
   }
 }
 
@@ -85,10 +99,16 @@ function postgresUser(): { uid: number; gid: number } {
       execFileSync('groupadd', ['-f', USER], { stdio: 'ignore' });
       execFileSync('useradd', ['-M', '-r', '-g', USER, '-s', '/usr/sbin/nologin', USER], { stdio: 'ignore' });
     } catch (e) {
-      fail(`running as root, and the "${USER}" system user PostgreSQL must run as could not be created (${(e as Error).message})`, `create a "${USER}" user, run as another user, or set DATABASE_URL`);
+      fail(
+        `running as root, and the "${USER}" system user PostgreSQL must run as could not be created (${(e as Error).message})`,
+        `create a "${USER}" user, run as another user, or set DATABASE_URL`,
+      );
     }
   }
-  return { uid: Number(execFileSync('id', ['-u', USER]).toString().trim()), gid: Number(execFileSync('id', ['-g', USER]).toString().trim()) };
+  return {
+    uid: Number(execFileSync('id', ['-u', USER]).toString().trim()),
+    gid: Number(execFileSync('id', ['-g', USER]).toString().trim()),
+  };
 }
 
 /** A root-owned directory no one else may write to, made 0755 so the postgres user can traverse it. */
@@ -104,7 +124,10 @@ function rootServiceDir(): string {
       /* try the next place */
     }
   }
-  fail(`running as root, and none of ${ROOT_BASES.join(', ')} could be made a root-owned 0755 directory`, 'make /var/lib/docqa writable by root, run as another user, or set DATABASE_URL');
+  fail(
+    `running as root, and none of ${ROOT_BASES.join(', ')} could be made a root-owned 0755 directory`,
+    'make /var/lib/docqa writable by root, run as another user, or set DATABASE_URL',
+  );
 }
 
 /** Dirs 0755, files world-readable (executables stay executable): the postgres user runs the copy. */
@@ -194,17 +217,31 @@ async function initdb(layout: Layout, password: string, log: (m: string) => void
   if (layout.runAs) chownSync(pwfile, layout.runAs.uid, layout.runAs.gid);
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = run(path.join(layout.nativeDir, 'bin', 'initdb'), [
-        `--pgdata=${layout.clusterDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--lc-messages=C',
-      ], layout);
+      const child = run(
+        path.join(layout.nativeDir, 'bin', 'initdb'),
+        [
+          `--pgdata=${layout.clusterDir}`,
+          '--auth=scram-sha-256',
+          `--username=${USER}`,
+          `--pwfile=${pwfile}`,
+          '--encoding=UTF8',
+          '--lc-messages=C',
+        ],
+        layout,
+      );
       let err = '';
       child.stdout!.on('data', (d: Buffer) => log(d.toString()));
       child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(err.trim().split('\n').pop() || `initdb exited with ${code}`))));
+      child.on('close', (code) =>
+        code === 0 ? resolve() : reject(new Error(err.trim().split('\n').pop() || `initdb exited with ${code}`)),
+      );
     });
   } catch (e) {
-    fail(`initdb failed in ${layout.clusterDir} (${(e as Error).message})`, 'check that the directory is writable and the disk not full, or set DATABASE_URL');
+    fail(
+      `initdb failed in ${layout.clusterDir} (${(e as Error).message})`,
+      'check that the directory is writable and the disk not full, or set DATABASE_URL',
+    );
   } finally {
     rmSync(pwfile, { force: true });
   }
@@ -213,10 +250,22 @@ async function initdb(layout: Layout, password: string, log: (m: string) => void
 /** Starts the server on 127.0.0.1:port only (no Unix socket); resolves when it accepts connections. */
 function startServer(layout: Layout, port: number, log: (m: string) => void): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = run(path.join(layout.nativeDir, 'bin', 'postgres'), [
-      '-D', layout.clusterDir, '-p', String(port),
-      '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200',
-    ], layout);
+    const child = run(
+      path.join(layout.nativeDir, 'bin', 'postgres'),
+      [
+        '-D',
+        layout.clusterDir,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'max_connections=200',
+      ],
+      layout,
+    );
     let err = '';
     child.stdout!.on('data', (d: Buffer) => log(d.toString()));
     child.stderr!.on('data', (d: Buffer) => {
@@ -226,7 +275,16 @@ function startServer(layout: Layout, port: number, log: (m: string) => void): Pr
       if (m.includes('database system is ready to accept connections')) resolve(child);
     });
     child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(err.split('\n').filter((l) => /FATAL|ERROR|could not/.test(l)).pop() ?? `postgres exited with ${code}`)));
+    child.on('exit', (code) =>
+      reject(
+        new Error(
+          err
+            .split('\n')
+            .filter((l) => /FATAL|ERROR|could not/.test(l))
+            .pop() ?? `postgres exited with ${code}`,
+        ),
+      ),
+    );
   });
 }
 
@@ -244,7 +302,10 @@ async function connectable(url: string): Promise<{ ok: true } | { ok: false; cod
 
 /** A cluster made by an earlier version still has the published password: change it to ours. */
 async function migrateLegacyPassword(port: number, password: string, log: (m: string) => void): Promise<boolean> {
-  const c = new pg.Client({ connectionString: `postgres://${USER}:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres`, connectionTimeoutMillis: 3000 });
+  const c = new pg.Client({
+    connectionString: `postgres://${USER}:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres`,
+    connectionTimeoutMillis: 3000,
+  });
   try {
     await c.connect();
   } catch {
@@ -334,7 +395,12 @@ export async function startEmbeddedPostgres(opts: {
         const msg = (e as Error).message;
         // a free port taken between choosing and binding: choose again
         if (!opts.port && attempt < 3 && /address already in use|could not bind|could not create any TCP\/IP sockets/i.test(msg)) continue;
-        fail(`the server did not start in ${layout.clusterDir} on 127.0.0.1:${port} (${msg})`, opts.port ? 'choose a free EMBEDDED_PG_PORT (or leave it unset), or set DATABASE_URL' : 'see the PostgreSQL message above, or set DATABASE_URL');
+        fail(
+          `the server did not start in ${layout.clusterDir} on 127.0.0.1:${port} (${msg})`,
+          opts.port
+            ? 'choose a free EMBEDDED_PG_PORT (or leave it unset), or set DATABASE_URL'
+            : 'see the PostgreSQL message above, or set DATABASE_URL',
+        );
       }
     }
   }
@@ -343,7 +409,10 @@ export async function startEmbeddedPostgres(opts: {
   if (!first.ok) {
     if (first.code !== '28P01' || !(await migrateLegacyPassword(port, password, log))) {
       if (child) child.kill('SIGINT');
-      fail(`cannot connect to the cluster in ${layout.clusterDir} (${first.message})`, `if its password is not the one in ${path.join(dataDir, 'pg-password')}, restore that file, or set DATABASE_URL`);
+      fail(
+        `cannot connect to the cluster in ${layout.clusterDir} (${first.message})`,
+        `if its password is not the one in ${path.join(dataDir, 'pg-password')}, restore that file, or set DATABASE_URL`,
+      );
     }
   }
   await ensureDatabase(adminUrl, database);

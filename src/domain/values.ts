@@ -12,7 +12,13 @@ export const TIERS = ['use', 'edit', 'full'] as const;
 export type Tier = (typeof TIERS)[number];
 export const TARGET_TYPES = ['user', 'group', 'department'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
-export const AUDIT_ACTIONS = ['grant_created', 'grant_updated', 'grant_deleted', 'project_visibility_changed', 'project_owner_changed'] as const;
+export const AUDIT_ACTIONS = [
+  'grant_created',
+  'grant_updated',
+  'grant_deleted',
+  'project_visibility_changed',
+  'project_owner_changed',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const PROVIDER_TYPES = ['official', 'custom'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];

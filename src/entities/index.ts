@@ -24,7 +24,23 @@ import { Setting, RateLimitCounter } from './setting.entity';
 import { ChunkEmbedding } from './chunk-embedding.entity';
 
 export const ALL_ENTITIES = [
-  User, Department, Group, GroupMember, Project, ProjectMember, ProjectGrant, AuditEntry,
-  Provider, Conversation, Message, Document, Chunk, TermStat, ProjectIndexStats, RefreshToken,
-  Setting, RateLimitCounter, ChunkEmbedding,
+  User,
+  Department,
+  Group,
+  GroupMember,
+  Project,
+  ProjectMember,
+  ProjectGrant,
+  AuditEntry,
+  Provider,
+  Conversation,
+  Message,
+  Document,
+  Chunk,
+  TermStat,
+  ProjectIndexStats,
+  RefreshToken,
+  Setting,
+  RateLimitCounter,
+  ChunkEmbedding,
 ];

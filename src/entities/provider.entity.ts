@@ -3,7 +3,10 @@ import { newId, PROVIDER_TYPES, ProviderType } from './base';
 
 @Entity({ tableName: 'providers' })
 // spec: exactly one default at a time — the database allows at most one
-@Unique({ name: 'providers_single_default', expression: `create unique index "providers_single_default" on "providers" ((1)) where "is_default"` })
+@Unique({
+  name: 'providers_single_default',
+  expression: `create unique index "providers_single_default" on "providers" ((1)) where "is_default"`,
+})
 export class Provider {
   @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
   id: string = newId();

@@ -5,7 +5,10 @@ import { Department } from './department.entity';
 @Entity({ tableName: 'users' })
 // spec: at most one CEO and one superadmin — enforced by the database, not only by code
 @Unique({ name: 'users_single_ceo', expression: `create unique index "users_single_ceo" on "users" ((1)) where "org_position" = 'ceo'` })
-@Unique({ name: 'users_single_superadmin', expression: `create unique index "users_single_superadmin" on "users" ((1)) where "platform_role" = 'superadmin'` })
+@Unique({
+  name: 'users_single_superadmin',
+  expression: `create unique index "users_single_superadmin" on "users" ((1)) where "platform_role" = 'superadmin'`,
+})
 export class User {
   @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
   id: string = newId();

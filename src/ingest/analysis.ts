@@ -49,7 +49,9 @@ export function cjkVectorLiteral(bigrams: string[]): string | null {
     if (list.length < 256) list.push(Math.min(MAX_POSITION, i + 1)); // tsvector keeps at most 256 positions a lexeme
     positions.set(b, list);
   });
-  return [...positions].map(([lexeme, pos]) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}':${[...new Set(pos)].join(',')}`).join(' ');
+  return [...positions]
+    .map(([lexeme, pos]) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}':${[...new Set(pos)].join(',')}`)
+    .join(' ');
 }
 
 /**
@@ -103,11 +105,26 @@ const SEGMENT_LETTERS = 20;
  * script is noise (tinyld reads some Latin-script technical text as Hindi, for instance).
  */
 const SCRIPT_OF: Record<string, RegExp> = {
-  hi: /\p{Script=Devanagari}/u, ne: /\p{Script=Devanagari}/u, mr: /\p{Script=Devanagari}/u,
-  ru: /\p{Script=Cyrillic}/u, uk: /\p{Script=Cyrillic}/u, bg: /\p{Script=Cyrillic}/u, sr: /\p{Script=Cyrillic}/u, be: /\p{Script=Cyrillic}/u, mk: /\p{Script=Cyrillic}/u,
-  el: /\p{Script=Greek}/u, ar: /\p{Script=Arabic}/u, fa: /\p{Script=Arabic}/u, ur: /\p{Script=Arabic}/u,
-  he: /\p{Script=Hebrew}/u, yi: /\p{Script=Hebrew}/u, ta: /\p{Script=Tamil}/u, hy: /\p{Script=Armenian}/u, th: /\p{Script=Thai}/u,
-  ka: /\p{Script=Georgian}/u, bn: /\p{Script=Bengali}/u,
+  hi: /\p{Script=Devanagari}/u,
+  ne: /\p{Script=Devanagari}/u,
+  mr: /\p{Script=Devanagari}/u,
+  ru: /\p{Script=Cyrillic}/u,
+  uk: /\p{Script=Cyrillic}/u,
+  bg: /\p{Script=Cyrillic}/u,
+  sr: /\p{Script=Cyrillic}/u,
+  be: /\p{Script=Cyrillic}/u,
+  mk: /\p{Script=Cyrillic}/u,
+  el: /\p{Script=Greek}/u,
+  ar: /\p{Script=Arabic}/u,
+  fa: /\p{Script=Arabic}/u,
+  ur: /\p{Script=Arabic}/u,
+  he: /\p{Script=Hebrew}/u,
+  yi: /\p{Script=Hebrew}/u,
+  ta: /\p{Script=Tamil}/u,
+  hy: /\p{Script=Armenian}/u,
+  th: /\p{Script=Thai}/u,
+  ka: /\p{Script=Georgian}/u,
+  bn: /\p{Script=Bengali}/u,
 };
 
 /**

@@ -91,7 +91,15 @@ function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
         last.pageStarts.push({ offset: last.text.length + 1, page: page.pageNumber });
         last.text = `${last.text} ${text}`;
         last.pageEnd = page.pageNumber;
-      } else out.push({ index: out.length, text, page: page.pageNumber, pageEnd: page.pageNumber, pageStarts: [{ offset: 0, page: page.pageNumber }], section });
+      } else
+        out.push({
+          index: out.length,
+          text,
+          page: page.pageNumber,
+          pageEnd: page.pageNumber,
+          pageStarts: [{ offset: 0, page: page.pageNumber }],
+          section,
+        });
     });
   }
   return out;
@@ -183,7 +191,10 @@ function contextFor(units: Unit[], text: string, paras: Paragraph[], max: number
   // neighbours only from the chunk's own pages, so the source view shows what the page shows
   if (first > 0 && paras[first - 1].pageEnd >= page && length(first - 1, last) <= max) first -= 1;
   if (last < paras.length - 1 && paras[last + 1].page <= pageEnd && length(first, last + 1) <= max) last += 1;
-  const joined = paras.slice(first, last + 1).map((p) => p.text).join('\n\n');
+  const joined = paras
+    .slice(first, last + 1)
+    .map((p) => p.text)
+    .join('\n\n');
   const at = joined.indexOf(text);
   return windowAround(joined, Math.max(0, at), at >= 0 ? at + text.length : text.length, max);
 }

@@ -26,11 +26,22 @@ export class EmbedQueue {
   private readonly loops: Promise<void>[] = [];
   private wake: (() => void) | null = null;
 
-  constructor(private readonly url: string, private readonly settings: EmbedQueueSettings, private readonly logger: Logger) {}
+  constructor(
+    private readonly url: string,
+    private readonly settings: EmbedQueueSettings,
+    private readonly logger: Logger,
+  ) {}
 
   async start(): Promise<void> {
     // the ingestion queue (started first) created the schema and supervises every queue in it
-    const boss = new PgBoss({ connectionString: this.url, schema: JOBS_SCHEMA, application_name: 'docqa-embed', max: 2, supervise: false, schedule: false });
+    const boss = new PgBoss({
+      connectionString: this.url,
+      schema: JOBS_SCHEMA,
+      application_name: 'docqa-embed',
+      max: 2,
+      supervise: false,
+      schedule: false,
+    });
     boss.on('error', (err) => this.logger.warn({ err }, 'embedding queue error'));
     await boss.start();
     const options: PgBoss.Queue = {

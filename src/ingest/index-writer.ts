@@ -38,9 +38,16 @@ export async function removeDocumentChunks(em: EntityManager, projectId: string,
   const chunks = Number(removed.chunks);
   if (chunks === 0) return 0;
   if (removed.lexemes?.length) {
-    await query(em, `delete from term_stats where project_id = ? and term in (select jsonb_array_elements_text(?::jsonb)) and df <= 0`, [projectId, JSON.stringify(removed.lexemes)]);
+    await query(em, `delete from term_stats where project_id = ? and term in (select jsonb_array_elements_text(?::jsonb)) and df <= 0`, [
+      projectId,
+      JSON.stringify(removed.lexemes),
+    ]);
   }
-  await query(em, `update project_index_stats set chunk_count = chunk_count - ?, total_terms = total_terms - ? where project_id = ?`, [chunks, Number(removed.terms), projectId]);
+  await query(em, `update project_index_stats set chunk_count = chunk_count - ?, total_terms = total_terms - ? where project_id = ?`, [
+    chunks,
+    Number(removed.terms),
+    projectId,
+  ]);
   return chunks;
 }
 
@@ -62,7 +69,11 @@ export interface IndexAnalysis {
  * PostgreSQL versions lack some of the newer built-in configurations).
  */
 export async function resolveTextSearchConfig(em: EntityManager, wanted: string): Promise<string> {
-  const [row] = await query<{ cfg: string }>(em, `select coalesce((select cfgname::text from pg_ts_config where cfgname = ?), 'simple') as cfg`, [wanted]);
+  const [row] = await query<{ cfg: string }>(
+    em,
+    `select coalesce((select cfgname::text from pg_ts_config where cfgname = ?), 'simple') as cfg`,
+    [wanted],
+  );
   return row.cfg;
 }
 
@@ -93,7 +104,16 @@ export async function stageChunks(em: EntityManager, analysis: IndexAnalysis, ch
   for (let i = 0; i < chunks.length; i += 500) {
     const batch = chunks.slice(i, i + 500).map((c) => {
       const { plain, bigrams } = analyseText(indexedText(c, analysis.title));
-      return { o: c.ordinal, p: c.pageNumber, e: c.pageEnd, t: c.text, c: c.context, x: plain, a: ASCII.test(plain), k: cjkVectorLiteral(bigrams) };
+      return {
+        o: c.ordinal,
+        p: c.pageNumber,
+        e: c.pageEnd,
+        t: c.text,
+        c: c.context,
+        x: plain,
+        a: ASCII.test(plain),
+        k: cjkVectorLiteral(bigrams),
+      };
     });
     await query(
       em,
@@ -148,7 +168,13 @@ export async function commitStagedChunks(em: EntityManager, projectId: string, d
  * Inserts a document's chunks (stage + commit in one go). Call inside a transaction holding
  * lockProjectIndex().
  */
-export async function insertDocumentChunks(em: EntityManager, projectId: string, documentId: string, analysis: IndexAnalysis, chunks: ChunkDraft[]): Promise<number> {
+export async function insertDocumentChunks(
+  em: EntityManager,
+  projectId: string,
+  documentId: string,
+  analysis: IndexAnalysis,
+  chunks: ChunkDraft[],
+): Promise<number> {
   if (!chunks.length) return 0;
   await stageChunks(em, analysis, chunks);
   return commitStagedChunks(em, projectId, documentId);

@@ -103,7 +103,14 @@ export class ProgressHub {
   /** Tells listeners the document was deleted (they receive null). */
   async publishGone(em: EntityManager, documentId: string): Promise<void> {
     this.emitter.emit(documentId, null);
-    await em.getConnection().execute('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ origin: this.origin, gone: documentId })], 'all', em.getTransactionContext());
+    await em
+      .getConnection()
+      .execute(
+        'select pg_notify(?, ?)',
+        [CHANNEL, JSON.stringify({ origin: this.origin, gone: documentId })],
+        'all',
+        em.getTransactionContext(),
+      );
   }
 
   /** Subscribes to one document's events (null: it was deleted); returns the unsubscribe function. */

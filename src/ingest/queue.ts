@@ -112,7 +112,14 @@ export class IngestQueue {
     };
     await boss.createQueue(INGEST_QUEUE, options);
     await boss.updateQueue(INGEST_QUEUE, options); // settings may have changed since the queue was made
-    await boss.createQueue(REANALYSE_QUEUE, { name: REANALYSE_QUEUE, policy: 'stately', retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: this.settings.jobTimeoutSeconds });
+    await boss.createQueue(REANALYSE_QUEUE, {
+      name: REANALYSE_QUEUE,
+      policy: 'stately',
+      retryLimit: 5,
+      retryDelay: 30,
+      retryBackoff: true,
+      expireInSeconds: this.settings.jobTimeoutSeconds,
+    });
     this.boss = boss;
   }
 
@@ -157,7 +164,10 @@ export class IngestQueue {
     this.loops.push(this.loop(INGEST_DEAD_QUEUE, (job) => handler(job.documentId, job.lastError)));
   }
 
-  private async loop(queue: string, handler: (job: IngestJob & { lastError: string }, signal: AbortSignal) => Promise<void>): Promise<void> {
+  private async loop(
+    queue: string,
+    handler: (job: IngestJob & { lastError: string }, signal: AbortSignal) => Promise<void>,
+  ): Promise<void> {
     while (!this.stopping) {
       let job: PgBoss.JobWithMetadata<IngestJobData> | undefined;
       try {
@@ -171,14 +181,25 @@ export class IngestQueue {
       }
       const timeout = AbortSignal.timeout(this.settings.jobTimeoutSeconds * 1000);
       const signal = AbortSignal.any([timeout, this.abortAll.signal]);
-      const scope = makeScope(this.logger, typeof job.data.requestId === 'string' ? job.data.requestId : undefined, { jobId: job.id, documentId: job.data.documentId });
+      const scope = makeScope(this.logger, typeof job.data.requestId === 'string' ? job.data.requestId : undefined, {
+        jobId: job.id,
+        documentId: job.data.documentId,
+      });
       try {
-        const run = { id: job.id, documentId: job.data.documentId, retryCount: job.retryCount, retryLimit: job.retryLimit, lastError: failureReason(job.output) };
+        const run = {
+          id: job.id,
+          documentId: job.data.documentId,
+          retryCount: job.retryCount,
+          retryLimit: job.retryLimit,
+          lastError: failureReason(job.output),
+        };
         await runInScope(scope, () => handler(run, signal));
         await this.started.complete(queue, job.id).catch((err) => this.logger.warn({ err, jobId: job.id }, 'completing a job failed'));
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        await this.started.fail(queue, job.id, { message }).catch((err) => this.logger.warn({ err, jobId: job.id }, 'failing a job failed'));
+        await this.started
+          .fail(queue, job.id, { message })
+          .catch((err) => this.logger.warn({ err, jobId: job.id }, 'failing a job failed'));
       }
     }
   }

@@ -43,7 +43,8 @@ export class PageStager {
     if (!this.pending.length) return;
     const pages = this.pending;
     // the previous batch's last heading still governs the top of this one
-    if (this.section && !pages[0].sections?.some((s) => s.offset === 0)) pages[0] = { ...pages[0], sections: [{ offset: 0, title: this.section }, ...(pages[0].sections ?? [])] };
+    if (this.section && !pages[0].sections?.some((s) => s.offset === 0))
+      pages[0] = { ...pages[0], sections: [{ offset: 0, title: this.section }, ...(pages[0].sections ?? [])] };
     for (const p of pages) {
       const last = [...(p.sections ?? [])].sort((a, b) => a.offset - b.offset).pop();
       if (last) this.section = last.title;
@@ -53,7 +54,10 @@ export class PageStager {
     this.nextOrdinal += chunks.length;
     this.chunkCount += chunks.length;
     if (!chunks.length) return;
-    const sample = chunks.map((c) => c.text).join('\n\n').slice(0, 8000);
+    const sample = chunks
+      .map((c) => c.text)
+      .join('\n\n')
+      .slice(0, 8000);
     // resolved on the chain: the resolver may query on the same connection
     if (!this.analysis) {
       this.analysis = this.chain.then(() => this.resolveAnalysis(sample));

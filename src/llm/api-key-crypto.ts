@@ -66,14 +66,16 @@ export class ApiKeyCipher {
     if (!stored) return '';
     const version = stored.split('.')[0];
     if (version === LEGACY_VERSION) {
-      throw new ApiKeyDecryptError('the stored API key is in the old format and could not be migrated (was JWT_SECRET changed?); enter the key again');
+      throw new ApiKeyDecryptError(
+        'the stored API key is in the old format and could not be migrated (was JWT_SECRET changed?); enter the key again',
+      );
     }
     if (version !== VERSION) throw new ApiKeyDecryptError('the stored API key has an unknown format; enter the key again');
     try {
       return open(this.key, stored, Buffer.from(keyOrigin(baseUrl), 'utf8'));
     } catch {
       throw new ApiKeyDecryptError(
-        'the stored API key cannot be used: it was stored for another origin than the provider\'s baseUrl (or ENCRYPTION_KEY changed); enter the key again',
+        "the stored API key cannot be used: it was stored for another origin than the provider's baseUrl (or ENCRYPTION_KEY changed); enter the key again",
       );
     }
   }

@@ -96,7 +96,10 @@ async function embedOnce(target: UpstreamTarget, inputs: string[], opts: EmbedOp
   const onCallerAbort = () => controller.abort(new UpstreamAbortedError(opts.signal?.reason));
   if (opts.signal?.aborted) onCallerAbort();
   opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new UpstreamError(0, `The embeddings request timed out after ${opts.timeoutMs} ms`)), opts.timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new UpstreamError(0, `The embeddings request timed out after ${opts.timeoutMs} ms`)),
+    opts.timeoutMs,
+  );
   const explain = (e: unknown): Error => {
     const reason: unknown = controller.signal.reason;
     if (controller.signal.aborted && (reason instanceof UpstreamError || reason instanceof UpstreamAbortedError)) return reason;
@@ -108,7 +111,14 @@ async function embedOnce(target: UpstreamTarget, inputs: string[], opts: EmbedOp
     try {
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-      res = await sendRequest({ url, method: 'POST', headers, body: JSON.stringify({ model: target.model, input: inputs }), signal: controller.signal, policy: target.policy });
+      res = await sendRequest({
+        url,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: target.model, input: inputs }),
+        signal: controller.signal,
+        policy: target.policy,
+      });
       body = await readBody(res, MAX_RESPONSE_BYTES);
     } catch (e) {
       throw explain(e);

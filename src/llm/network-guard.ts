@@ -15,20 +15,46 @@ export interface NetworkPolicy {
 
 export class BlockedAddressError extends Error {
   readonly code = 'EBLOCKEDADDRESS';
-  constructor(readonly host: string, readonly address: string) {
-    super(`Refused to connect to ${host} (${address}): private, loopback and link-local addresses are not allowed (see ALLOW_PRIVATE_NETWORK / PRIVATE_HOST_ALLOWLIST)`);
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
+    super(
+      `Refused to connect to ${host} (${address}): private, loopback and link-local addresses are not allowed (see ALLOW_PRIVATE_NETWORK / PRIVATE_HOST_ALLOWLIST)`,
+    );
   }
 }
 
 const nonPublic = new net.BlockList();
 for (const [net4, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) nonPublic.addSubnet(net4, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  nonPublic.addSubnet(net4, prefix, 'ipv4');
 for (const [net6, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96], ['100::', 64],
-] as const) nonPublic.addSubnet(net6, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+] as const)
+  nonPublic.addSubnet(net6, prefix, 'ipv6');
 
 /** The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:a.b.c.d), else the input. */
 function unmap(address: string): string {

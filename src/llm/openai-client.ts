@@ -53,7 +53,12 @@ class CallControl {
   private total?: NodeJS.Timeout;
   private readonly onCallerAbort = () => this.controller.abort(new UpstreamAbortedError(this.caller?.reason));
 
-  constructor(private readonly caller: AbortSignal | undefined, private readonly idleMs: number | null, totalMs: number, totalWhat: string) {
+  constructor(
+    private readonly caller: AbortSignal | undefined,
+    private readonly idleMs: number | null,
+    totalMs: number,
+    totalWhat: string,
+  ) {
     if (caller?.aborted) this.onCallerAbort();
     caller?.addEventListener('abort', this.onCallerAbort, { once: true });
     this.total = setTimeout(() => this.controller.abort(new UpstreamError(0, `${totalWhat} timed out after ${seconds(totalMs)}`)), totalMs);
@@ -69,7 +74,10 @@ class CallControl {
     if (this.idleMs === null) return;
     if (this.idle) clearTimeout(this.idle);
     const ms = this.idleMs;
-    this.idle = setTimeout(() => this.controller.abort(new UpstreamError(0, `Timed out: the upstream sent nothing for ${seconds(ms)}`)), ms);
+    this.idle = setTimeout(
+      () => this.controller.abort(new UpstreamError(0, `Timed out: the upstream sent nothing for ${seconds(ms)}`)),
+      ms,
+    );
   }
 
   /** The error to throw for a failure: the abort reason when we aborted, else a described network error. */
@@ -240,7 +248,8 @@ export async function completeOnce(
     if (status < 200 || status >= 300) throw describeHttpError(status, text, { model: target.model, keyGiven: !!target.apiKey });
     const json = parseJson(text, status);
     const content = json.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new UpstreamError(status, 'The upstream answered without choices[0].message.content; is this an OpenAI-compatible endpoint?');
+    if (typeof content !== 'string')
+      throw new UpstreamError(status, 'The upstream answered without choices[0].message.content; is this an OpenAI-compatible endpoint?');
     return { status, text: content };
   } finally {
     ctl.dispose();

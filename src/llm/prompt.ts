@@ -29,7 +29,8 @@ const BASE = [
   'Cite every statement that uses the context with the number of its source in square brackets, like [1] or [2][3].',
   'Cite only numbers that appear in the context. If the context does not contain the answer, say so plainly.',
 ].join(' ');
-const DEEP = 'This is a research question: give a thorough, well-structured answer, compare the sources where they differ, and note what remains uncertain.';
+const DEEP =
+  'This is a research question: give a thorough, well-structured answer, compare the sources where they differ, and note what remains uncertain.';
 
 function contextBlock(items: ContextItem[]): string {
   if (!items.length) return 'Context: none was found for this question.';
@@ -58,7 +59,13 @@ export function historyWithinBudget(turns: PriorTurn[], budget = HISTORY_TOKEN_B
  * The prompt: a system message (our rules, the project's instructions, the numbered context
  * [1]..[k]), then earlier turns of the conversation within the token budget, then the question.
  */
-export function buildPrompt(input: { instructions: string; deep: boolean; context: ContextItem[]; history: PriorTurn[]; question: string }): ChatMessage[] {
+export function buildPrompt(input: {
+  instructions: string;
+  deep: boolean;
+  context: ContextItem[];
+  history: PriorTurn[];
+  question: string;
+}): ChatMessage[] {
   const system = [BASE];
   if (input.deep) system.push(DEEP);
   if (input.instructions.trim()) system.push(`Project instructions:\n${input.instructions.trim()}`);

@@ -60,6 +60,11 @@ export function resolveProvider<P extends ProviderCandidate>(
     return { kind: 'none', step: 5, reason: 'No language-model provider is available: none is enabled and LLM_BASE_URL is not set' };
   }
   const model = requested[0] ?? env.model;
-  if (!model) return { kind: 'none', step: 5, reason: 'No model to use: no provider is enabled, and neither a modelId, the project settings.model nor LLM_MODEL names one' };
+  if (!model)
+    return {
+      kind: 'none',
+      step: 5,
+      reason: 'No model to use: no provider is enabled, and neither a modelId, the project settings.model nor LLM_MODEL names one',
+    };
   return { kind: 'env', step: 5, baseUrl: env.baseUrl, apiKey: env.apiKey, model };
 }

@@ -23,7 +23,10 @@ export async function webSearch(
   const onAbort = () => ctl.abort(new UpstreamAbortedError(opts.signal?.reason));
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => ctl.abort(new UpstreamError(0, `The web search timed out after ${Math.round(opts.timeoutMs / 1000)} s`)), opts.timeoutMs);
+  const timer = setTimeout(
+    () => ctl.abort(new UpstreamError(0, `The web search timed out after ${Math.round(opts.timeoutMs / 1000)} s`)),
+    opts.timeoutMs,
+  );
   const explain = (e: unknown, status = 0): Error => {
     const reason: unknown = ctl.signal.reason;
     if (ctl.signal.aborted && (reason instanceof UpstreamError || reason instanceof UpstreamAbortedError)) return reason;

@@ -7,7 +7,11 @@ import { checkLiteralHost, guardedLookup, NetworkPolicy } from './network-guard'
  * when no response arrived; `message` says what went wrong in words an operator can act on.
  */
 export class UpstreamError extends Error {
-  constructor(readonly status: number, message: string, readonly upstreamMessage?: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly upstreamMessage?: string,
+  ) {
     super(message);
     this.name = 'UpstreamError';
   }
@@ -32,9 +36,17 @@ export interface OutgoingRequest {
 }
 
 const TLS_CODES = new Set([
-  'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID',
-  'EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER', 'CERT_REVOKED', 'ERR_TLS_HANDSHAKE_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'EPROTO',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'CERT_REVOKED',
+  'ERR_TLS_HANDSHAKE_TIMEOUT',
 ]);
 
 /** Turns a socket-level failure into a sentence naming the cause (DNS, refused, TLS, reset, ...). */
@@ -50,7 +62,12 @@ export function describeNetworkError(e: unknown, url: URL): string {
   if (code === 'ECONNREFUSED') return `Connection refused by ${host}:${port}; is the server running and the baseUrl right?`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `Host ${host} is unreachable (${code})`;
   if (code === 'ETIMEDOUT') return `Connecting to ${host}:${port} timed out`;
-  if (TLS_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /ssl|tls|certificate/i.test(String(err?.message))) {
+  if (
+    TLS_CODES.has(code) ||
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('ERR_SSL') ||
+    /ssl|tls|certificate/i.test(String(err?.message))
+  ) {
     return `TLS error talking to ${host}: ${err.message}${code ? ` (${code})` : ''}`;
   }
   if (code === 'ECONNRESET' || code === 'EPIPE' || /aborted|socket hang up|premature close/i.test(String(err?.message))) {
@@ -84,7 +101,10 @@ export function describeHttpError(status: number, body: string, ctx: { model?: s
   const tail = msg ? `: ${msg}` : '';
   let text: string;
   if (status === 401) {
-    text = ctx.keyGiven === false ? `Upstream rejected the request (HTTP 401): no API key is configured${tail}` : `Upstream rejected the API key (HTTP 401)${tail}`;
+    text =
+      ctx.keyGiven === false
+        ? `Upstream rejected the request (HTTP 401): no API key is configured${tail}`
+        : `Upstream rejected the API key (HTTP 401)${tail}`;
   } else if (status === 403) text = `Upstream refused access (HTTP 403)${tail}`;
   else if (status === 404) {
     text = `Not found (HTTP 404): check the model name${ctx.model ? ` "${ctx.model}"` : ''} and that baseUrl ends before /chat/completions (e.g. https://api.openai.com/v1)${tail}`;
@@ -134,7 +154,7 @@ export function sendRequest(req: OutgoingRequest): Promise<http.IncomingMessage>
       method: req.method,
       headers,
       signal: req.signal,
-      lookup: req.policy ? (guardedLookup(req.policy)) : undefined,
+      lookup: req.policy ? guardedLookup(req.policy) : undefined,
       agent: secure ? pool.https : pool.http,
     });
     r.once('response', resolve);

@@ -23,7 +23,10 @@ export interface PgPoolStats {
  * is absent until a `chunk_embeddings` table exists. Each query failing (database down) only
  * leaves its series out of that scrape.
  */
-export function databaseSources(orm: MikroORM, opts: { queues: string[]; jobsSchema: string; authPool: () => PgPoolStats | null }): MetricSources {
+export function databaseSources(
+  orm: MikroORM,
+  opts: { queues: string[]; jobsSchema: string; authPool: () => PgPoolStats | null },
+): MetricSources {
   const execute = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(sql, params);
   return {
     pools: () => {
@@ -51,7 +54,9 @@ export function databaseSources(orm: MikroORM, opts: { queues: string[]; jobsSch
       try {
         const [t] = await execute<{ present: boolean }>(`select to_regclass('chunk_embeddings') is not null as present`);
         if (!t?.present) return null;
-        const [r] = await execute<{ n: number }>(`select count(*)::int as n from chunks c where not exists (select 1 from chunk_embeddings e where e.chunk_id = c.id)`);
+        const [r] = await execute<{ n: number }>(
+          `select count(*)::int as n from chunks c where not exists (select 1 from chunk_embeddings e where e.chunk_id = c.id)`,
+        );
         return r?.n ?? 0;
       } catch {
         return null;

@@ -22,7 +22,10 @@ export function graphqlMetricsPlugin(metrics: Metrics): ApolloServerPlugin {
           return Promise.resolve();
         },
         willSendResponse(ctx) {
-          metrics.graphqlDuration.observe({ operation: metrics.graphqlOperation(name, resolved), type }, Number(process.hrtime.bigint() - start) / 1e9);
+          metrics.graphqlDuration.observe(
+            { operation: metrics.graphqlOperation(name, resolved), type },
+            Number(process.hrtime.bigint() - start) / 1e9,
+          );
           const body = ctx.response.body;
           const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
           for (const e of errors ?? []) {

@@ -21,7 +21,9 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
     res.once('close', () => {
-      const route = res.locals.routeTemplate ?? ((req.route as { path?: unknown } | undefined) ? String((req.route as { path?: unknown }).path) : 'unmatched');
+      const route =
+        res.locals.routeTemplate ??
+        ((req.route as { path?: unknown } | undefined) ? String((req.route as { path?: unknown }).path) : 'unmatched');
       metrics.observeHttp(req.method, route, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9);
     });
     next();
@@ -58,7 +60,10 @@ export function metricsHandler(metrics: Metrics, token: string | null): RequestH
  * A listener of its own for METRICS_PORT: only `GET /metrics` (and the token check when one is
  * configured), so the scrape port can stay on an internal network.
  */
-export async function startMetricsServer(metrics: Metrics, opts: { port: number; host: string; token: string | null }): Promise<{ port: number; close(): Promise<void> }> {
+export async function startMetricsServer(
+  metrics: Metrics,
+  opts: { port: number; host: string; token: string | null },
+): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
@@ -70,7 +75,10 @@ export async function startMetricsServer(metrics: Metrics, opts: { port: number;
       return;
     }
     metrics.scrape().then(
-      (body) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' }).end(req.method === 'HEAD' ? undefined : body),
+      (body) =>
+        res
+          .writeHead(200, { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' })
+          .end(req.method === 'HEAD' ? undefined : body),
       () => res.writeHead(500, { 'Content-Type': 'application/json' }).end('{"error":"internal_error"}'),
     );
   });
@@ -80,9 +88,10 @@ export async function startMetricsServer(metrics: Metrics, opts: { port: number;
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

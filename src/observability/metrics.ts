@@ -24,7 +24,10 @@ export const OTHER = 'other';
 export class BoundedLabel {
   private readonly seen = new Set<string>();
 
-  constructor(private readonly max: number, private readonly pattern: RegExp) {}
+  constructor(
+    private readonly max: number,
+    private readonly pattern: RegExp,
+  ) {}
 
   of(name: string): string {
     if (this.seen.has(name)) return name;
@@ -45,7 +48,8 @@ export interface MetricSources {
 }
 
 export type LoginOutcome = 'success' | 'invalid_credentials' | 'rate_limited' | 'not_bootstrapped' | 'error';
-export type IngestFailureReason = 'unsupported' | 'no_text' | 'encrypted' | 'unreadable' | 'timeout' | 'interrupted' | 'error' | 'dead_letter';
+export type IngestFailureReason =
+  'unsupported' | 'no_text' | 'encrypted' | 'unreadable' | 'timeout' | 'interrupted' | 'error' | 'dead_letter';
 
 export class Metrics {
   readonly registry = new Registry();

@@ -56,8 +56,18 @@ export function presentMessage(m: Message) {
 }
 
 /** GET /chat/conversations/:id. */
-export function presentConversationDetail(c: { id: string; title: string; projectId: string; createdAt: Date; updatedAt: Date }, messages: Message[]) {
-  return { id: c.id, title: c.title, projectId: c.projectId, createdAt: iso(c.createdAt), updatedAt: iso(c.updatedAt), messages: messages.map(presentMessage) };
+export function presentConversationDetail(
+  c: { id: string; title: string; projectId: string; createdAt: Date; updatedAt: Date },
+  messages: Message[],
+) {
+  return {
+    id: c.id,
+    title: c.title,
+    projectId: c.projectId,
+    createdAt: iso(c.createdAt),
+    updatedAt: iso(c.updatedAt),
+    messages: messages.map(presentMessage),
+  };
 }
 
 const SNIPPET_CHARS = 400;

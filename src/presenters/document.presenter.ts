@@ -31,7 +31,9 @@ export function presentDocument(d: Document) {
     pageCount: d.pageCount,
     chunkCount: d.chunkCount,
     /** Chunks with a vector of the project's current embedding model; null without an embedding source. */
-    embeddings: d.embeddings ? { model: d.embeddings.model, chunksEmbedded: d.embeddings.chunksEmbedded, chunksTotal: d.embeddings.chunksTotal } : null,
+    embeddings: d.embeddings
+      ? { model: d.embeddings.model, chunksEmbedded: d.embeddings.chunksEmbedded, chunksTotal: d.embeddings.chunksTotal }
+      : null,
     error: d.error ?? null,
     language: d.language ?? null,
     uploadedBy: d.uploadedBy ? d.uploadedBy.id : null,

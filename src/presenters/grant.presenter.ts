@@ -45,17 +45,30 @@ export function presentGrant(g: ProjectGrant) {
 }
 
 function project(r: UserGrantRow) {
-  return presentProjectRef({ id: r.project_id, name: r.project_name, color: r.project_color, isPrivate: r.project_is_private, ownerId: r.project_owner_id });
+  return presentProjectRef({
+    id: r.project_id,
+    name: r.project_name,
+    color: r.project_color,
+    isPrivate: r.project_is_private,
+    ownerId: r.project_owner_id,
+  });
 }
 
 /** GET /grants/by-user/:userId: exactly the spec's entries (`{projectId, tier, project}`, plus `group` / `department`). */
 export function presentGrantsReachingUser(g: GrantsByUser) {
   return {
     direct: g.direct.map((r) => ({ projectId: r.project_id, tier: r.tier, project: project(r) })),
-    viaGroup: g.viaGroup.map((r) => ({ projectId: r.project_id, tier: r.tier, group: { id: r.group_id!, name: r.group_name! }, project: project(r) })),
+    viaGroup: g.viaGroup.map((r) => ({
+      projectId: r.project_id,
+      tier: r.tier,
+      group: { id: r.group_id!, name: r.group_name! },
+      project: project(r),
+    })),
     viaDepartment: g.viaDepartment.map((r) => ({
-      projectId: r.project_id, tier: r.tier,
-      department: { id: r.department_id!, name: r.department_name!, color: r.department_color! }, project: project(r),
+      projectId: r.project_id,
+      tier: r.tier,
+      department: { id: r.department_id!, name: r.department_name!, color: r.department_color! },
+      project: project(r),
     })),
   };
 }

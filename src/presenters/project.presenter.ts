@@ -41,7 +41,7 @@ export function projectFieldsFromRow(r: AccessibleProjectRow): ProjectFields {
     color: r.color,
     isPrivate: r.is_private,
     instructions: r.instructions,
-    settings: (r.settings ?? {}),
+    settings: r.settings ?? {},
     ownerId: r.owner_id,
     createdBy: r.created_by_id,
     createdAt: r.created_at,

@@ -2,7 +2,15 @@ import type { Provider } from '../entities';
 
 /** GET /providers: enabled providers, no secrets (not even the mask). */
 export function presentPublicProvider(p: Provider) {
-  return { id: p.id, name: p.name, slug: p.slug, models: p.models, embeddingModels: p.embeddingModels ?? [], isDefault: p.isDefault, isEnabled: p.isEnabled };
+  return {
+    id: p.id,
+    name: p.name,
+    slug: p.slug,
+    models: p.models,
+    embeddingModels: p.embeddingModels ?? [],
+    isDefault: p.isDefault,
+    isEnabled: p.isEnabled,
+  };
 }
 
 /**

@@ -26,7 +26,8 @@ export type EmbeddingResolution<P extends EmbeddingProviderCandidate> =
   | { kind: 'env'; step: 1 | 3; baseUrl: string; apiKey: string; model: string; key: string }
   | { kind: 'none' };
 
-const byAge = (a: EmbeddingProviderCandidate, b: EmbeddingProviderCandidate) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
+const byAge = (a: EmbeddingProviderCandidate, b: EmbeddingProviderCandidate) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
 
 export function resolveEmbeddingSource<P extends EmbeddingProviderCandidate>(
   providers: readonly P[],
@@ -48,7 +49,8 @@ export function resolveEmbeddingSource<P extends EmbeddingProviderCandidate>(
     if (env) return { kind: 'env', step: 1, baseUrl: env.baseUrl, apiKey: env.apiKey, model: pinned, key: pinned };
   }
   const def = enabled.find((p) => p.isDefault);
-  if (def && def.embeddingModels.length) return { kind: 'provider', step: 2, provider: def, model: def.embeddingModels[0], key: `${def.slug}/${def.embeddingModels[0]}` };
+  if (def && def.embeddingModels.length)
+    return { kind: 'provider', step: 2, provider: def, model: def.embeddingModels[0], key: `${def.slug}/${def.embeddingModels[0]}` };
   if (env) return { kind: 'env', step: 3, baseUrl: env.baseUrl, apiKey: env.apiKey, model: env.model, key: env.model };
   return { kind: 'none' };
 }

@@ -106,7 +106,10 @@ export class AuthService extends BaseService {
   /** Built once: given a string, jsonwebtoken re-derives a key object on every sign and verify. */
   private keyObject: KeyObject | null = null;
 
-  constructor(ctx: ServiceContext, private readonly secrets: DeploymentSecrets) {
+  constructor(
+    ctx: ServiceContext,
+    private readonly secrets: DeploymentSecrets,
+  ) {
     super(ctx);
     this.dummyHash = hashPassword(randomUUID());
   }
@@ -163,12 +166,25 @@ export class AuthService extends BaseService {
     // one statement: the login time and the refresh token record are written atomically
     await pool.query({ ...RECORD_LOGIN, values: [user.id, jti, familyId] });
     // spec: exactly {user, accessToken, refreshToken} (the token's jti stays server-side)
-    const fields = { id: user.id, email: user.email, name: user.name, platformRole: user.platform_role, orgPosition: user.org_position, departmentId: user.department_id, avatarColor: user.avatar_color };
+    const fields = {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      platformRole: user.platform_role,
+      orgPosition: user.org_position,
+      departmentId: user.department_id,
+      avatarColor: user.avatar_color,
+    };
     return { user: presentLoginUser(fields), accessToken: this.signAccess(user.id), refreshToken };
   }
 
   private signRefresh(userId: string, familyId: string, jti: string): string {
-    return jwt.sign({ typ: 'refresh', fam: familyId }, this.key, { algorithm: 'HS256', subject: userId, jwtid: jti, expiresIn: REFRESH_TTL_SECONDS });
+    return jwt.sign({ typ: 'refresh', fam: familyId }, this.key, {
+      algorithm: 'HS256',
+      subject: userId,
+      jwtid: jti,
+      expiresIn: REFRESH_TTL_SECONDS,
+    });
   }
 
   /** Signs a 15-minute access token for a user (also used by tests and benchmarks): `sub`, `iat`, `exp`. */
@@ -176,7 +192,12 @@ export class AuthService extends BaseService {
     return jwt.sign({}, this.key, { algorithm: 'HS256', subject: userId, expiresIn: ACCESS_TTL_SECONDS });
   }
 
-  private async issueTokens(em: ReturnType<BaseService['em']>, userId: string, familyId: string, jti = randomUUID()): Promise<TokenPair & { jti: string }> {
+  private async issueTokens(
+    em: ReturnType<BaseService['em']>,
+    userId: string,
+    familyId: string,
+    jti = randomUUID(),
+  ): Promise<TokenPair & { jti: string }> {
     const refreshToken = this.signRefresh(userId, familyId, jti);
     em.create(RefreshToken, {
       id: jti,
@@ -193,11 +214,18 @@ export class AuthService extends BaseService {
     try {
       claims = jwt.verify(token, this.key, { algorithms: ['HS256'] });
     } catch {
-      throw new UnauthorizedError('unauthorized', typ === 'refresh' ? 'Refresh token expired or invalid' : 'Access token expired or invalid');
+      throw new UnauthorizedError(
+        'unauthorized',
+        typ === 'refresh' ? 'Refresh token expired or invalid' : 'Access token expired or invalid',
+      );
     }
     // refresh tokens carry the marker (typ "refresh", jti): never accepted as access tokens; an
     // access token needs only the spec's sub, iat, exp (a typ, if any, must say "access")
-    const isAccess = typeof claims === 'object' && (claims.typ === undefined || claims.typ === 'access') && claims.fam === undefined && typeof claims.exp === 'number';
+    const isAccess =
+      typeof claims === 'object' &&
+      (claims.typ === undefined || claims.typ === 'access') &&
+      claims.fam === undefined &&
+      typeof claims.exp === 'number';
     const isRefresh = typeof claims === 'object' && claims.typ === 'refresh' && typeof claims.jti === 'string';
     if (typeof claims !== 'object' || typeof claims.sub !== 'string' || !(typ === 'access' ? isAccess : isRefresh)) {
       throw new UnauthorizedError('unauthorized', `Not an ${typ} token`);
@@ -245,7 +273,10 @@ export class AuthService extends BaseService {
       } catch {
         return; // an invalid token is already unusable
       }
-      await conn.execute(`update refresh_tokens set revoked_at = now() where id = ? and user_id = ? and revoked_at is null`, [claims.jti, actor.id]);
+      await conn.execute(`update refresh_tokens set revoked_at = now() where id = ? and user_id = ? and revoked_at is null`, [
+        claims.jti,
+        actor.id,
+      ]);
       return;
     }
     await conn.execute(`update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [actor.id]);

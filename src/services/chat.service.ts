@@ -66,7 +66,10 @@ export class ChatService extends BaseService {
     const mode = input.mode ?? 'docs';
     if (mode !== 'docs' && !this.config.searchApiKey) {
       // decided: refused before the stream (400), so clients can read /chat/config and never get a half-open stream
-      throw ValidationError.field('mode', `Mode "${mode}" needs web search, which is not configured on this server (SEARCH_API_KEY is unset)`);
+      throw ValidationError.field(
+        'mode',
+        `Mode "${mode}" needs web search, which is not configured on this server (SEARCH_API_KEY is unset)`,
+      );
     }
     if (input.conversationId) {
       const owned = await em.count(Conversation, { id: input.conversationId, project: project.id, user: actor.id });
@@ -144,7 +147,8 @@ export class ChatService extends BaseService {
     // a client that left hears nothing more; a shutdown ends open streams with an error event
     // eslint-disable-next-line @typescript-eslint/require-await -- must be an async generator: it is yielded from with yield* in an async stream
     const stopped = async function* (): AsyncGenerator<ChatEvent, void, undefined> {
-      if (stop.reason === 'shutdown') yield error('SERVER_SHUTTING_DOWN', 'The server is restarting; the answer so far was saved. Ask again in a moment.');
+      if (stop.reason === 'shutdown')
+        yield error('SERVER_SHUTTING_DOWN', 'The server is restarting; the answer so far was saved. Ask again in a moment.');
     };
     const storeAnswer = async (incomplete: boolean) => {
       if (stored || !conversationId) return;
@@ -154,11 +158,13 @@ export class ChatService extends BaseService {
 
     // retrieval depends on nothing stored, so it starts at once and runs beside the writes below
     const retrievalStarted = performance.now();
-    const retrieval = (mode === 'docs' ? this.retrieveDocs(project.id, message, timings) : this.retrieveWeb(message, mode, stop)).finally(() => {
-      const ms = performance.now() - retrievalStarted;
-      timings.retrievalMs = Math.round(ms);
-      this.metrics.retrievalDuration.observe({ mode }, ms / 1000);
-    });
+    const retrieval = (mode === 'docs' ? this.retrieveDocs(project.id, message, timings) : this.retrieveWeb(message, mode, stop)).finally(
+      () => {
+        const ms = performance.now() - retrievalStarted;
+        timings.retrievalMs = Math.round(ms);
+        this.metrics.retrievalDuration.observe({ mode }, ms / 1000);
+      },
+    );
     retrieval.catch(() => undefined); // handled where it is awaited; never an unhandled rejection
     try {
       // 1. provider, conversation, user message (stored before anything streams)
@@ -224,7 +230,9 @@ export class ChatService extends BaseService {
           return;
         }
         if (!(e instanceof UpstreamError)) throw e;
-        this.metrics.chatUpstreamErrors.inc({ provider: this.metrics.provider(target.providerId === null ? null : target.label.split('/')[0]) });
+        this.metrics.chatUpstreamErrors.inc({
+          provider: this.metrics.provider(target.providerId === null ? null : target.label.split('/')[0]),
+        });
         yield error('LLM_API_ERROR', e.message);
         return;
       }
@@ -257,7 +265,13 @@ export class ChatService extends BaseService {
   }
 
   /** Creates the conversation when needed and stores the question; returns the earlier turns for the prompt. */
-  private async storeQuestion(actor: Actor, projectId: string, conversationId: string | null, message: string, mode: ChatMode): Promise<{ id: string; history: PriorTurn[] }> {
+  private async storeQuestion(
+    actor: Actor,
+    projectId: string,
+    conversationId: string | null,
+    message: string,
+    mode: ChatMode,
+  ): Promise<{ id: string; history: PriorTurn[] }> {
     const em = this.freshEm();
     return em.transactional(async (tx) => {
       let conversation: Conversation;
@@ -265,7 +279,11 @@ export class ChatService extends BaseService {
       const now = new Date();
       if (conversationId) {
         conversation = await tx.findOneOrFail(Conversation, conversationId);
-        const earlier = await tx.find(Message, { conversation: conversationId }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: HISTORY_MESSAGES });
+        const earlier = await tx.find(
+          Message,
+          { conversation: conversationId },
+          { orderBy: { createdAt: 'desc', id: 'desc' }, limit: HISTORY_MESSAGES },
+        );
         history = earlier.reverse().map((m) => ({ role: m.role, content: m.content }));
         conversation.updatedAt = now;
       } else {
@@ -283,7 +301,11 @@ export class ChatService extends BaseService {
     });
   }
 
-  private async storeAssistant(conversationId: string, id: string, a: { content: string; citations: Citation[]; incomplete: boolean; model: string; totalTokens: number; mode: ChatMode }): Promise<void> {
+  private async storeAssistant(
+    conversationId: string,
+    id: string,
+    a: { content: string; citations: Citation[]; incomplete: boolean; model: string; totalTokens: number; mode: ChatMode },
+  ): Promise<void> {
     const em = this.freshEm();
     await em.transactional(async (tx) => {
       const now = new Date();
@@ -308,7 +330,13 @@ export class ChatService extends BaseService {
     // access was checked in ask(): retrieval runs on the caller's behalf without checking again;
     // the number of chunks is the project's settings.topK (retrieval applies it and its default)
     const hits = await this.deps.retrieval.search(null, projectId, question, { timings });
-    return hits.map((h) => ({ id: h.chunkId, documentId: h.documentId, documentName: h.documentName, pageNumber: h.pageNumber, text: h.text }));
+    return hits.map((h) => ({
+      id: h.chunkId,
+      documentId: h.documentId,
+      documentName: h.documentName,
+      pageNumber: h.pageNumber,
+      text: h.text,
+    }));
   }
 
   private async retrieveWeb(question: string, mode: ChatMode, signal: AbortSignal): Promise<ContextItem[]> {
@@ -319,7 +347,14 @@ export class ChatService extends BaseService {
       { signal, timeoutMs: Math.min(this.config.upstreamTimeoutMs, 60_000) },
     );
     // DESIGN: web sources are {id: "web-N", documentId: url, documentName: title, pageNumber: 1, snippet, url}
-    return results.map((r, i) => ({ id: `web-${i + 1}`, documentId: r.url, documentName: r.title, pageNumber: 1, text: r.content, url: r.url }));
+    return results.map((r, i) => ({
+      id: `web-${i + 1}`,
+      documentId: r.url,
+      documentName: r.title,
+      pageNumber: 1,
+      text: r.content,
+      url: r.url,
+    }));
   }
 
   /** GET /chat/config: which modes this server offers (web and deep need SEARCH_API_KEY). */
@@ -333,6 +368,13 @@ export class ChatService extends BaseService {
 function citationsFor(answer: string, context: ContextItem[]): Citation[] {
   return citedIndexes(answer, context.length).map((n) => {
     const c = context[n - 1];
-    return { index: n, chunkId: c.id, documentId: c.documentId, documentName: c.documentName, pageNumber: c.pageNumber, ...(c.url ? { url: c.url } : {}) };
+    return {
+      index: n,
+      chunkId: c.id,
+      documentId: c.documentId,
+      documentName: c.documentName,
+      pageNumber: c.pageNumber,
+      ...(c.url ? { url: c.url } : {}),
+    };
   });
 }

@@ -21,7 +21,7 @@ export abstract class BaseService {
   constructor(protected readonly ctx: ServiceContext) {}
 
   protected em(): EntityManager {
-    return ((RequestContext.getEntityManager() as EntityManager | undefined) ?? this.ctx.orm.em.fork());
+    return (RequestContext.getEntityManager() as EntityManager | undefined) ?? this.ctx.orm.em.fork();
   }
 
   /** A fresh EntityManager, for long-lived work (streams, jobs) that must not share the request's identity map. */

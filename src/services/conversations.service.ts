@@ -39,13 +39,27 @@ export class ConversationsService extends BaseService {
     const facts = found.map((c) => ({ id: c.id, userId: c.user?.id ?? null, projectId: c.project.id }));
     const toCheck = conversationProjectsToCheck(actor, facts);
     const out: Batch<ConversationRead> = new Map(ids.map((id) => [id, notFound()]));
-    const readable = new Set(splitVerdicts(checkConversationAccess(actor, facts, toCheck.length ? await checkProjectAccess(em, actor, toCheck, 'use') : new Map<string, never>()), out));
+    const readable = new Set(
+      splitVerdicts(
+        checkConversationAccess(
+          actor,
+          facts,
+          toCheck.length ? await checkProjectAccess(em, actor, toCheck, 'use') : new Map<string, never>(),
+        ),
+        out,
+      ),
+    );
     const conversations = found.filter((c) => readable.has(c.id));
     const messages = conversations.length
       ? await em.find(Message, { conversation: { $in: conversations.map((c) => c.id) } }, { orderBy: { createdAt: 'asc', id: 'asc' } })
       : [];
-    const byConversation = groupBy(conversations.map((c) => c.id), messages, (m) => m.conversation.id);
-    for (const c of conversations) out.set(c.id, { conversation: Object.assign(c, { projectId: c.project.id }), messages: byConversation.get(c.id)! });
+    const byConversation = groupBy(
+      conversations.map((c) => c.id),
+      messages,
+      (m) => m.conversation.id,
+    );
+    for (const c of conversations)
+      out.set(c.id, { conversation: Object.assign(c, { projectId: c.project.id }), messages: byConversation.get(c.id)! });
     return out;
   }
 
@@ -61,8 +75,9 @@ export class ConversationsService extends BaseService {
     const allowed = splitVerdicts(await checkProjectAccess(em, actor, projectIds, 'use'), out);
     if (!allowed.length) return out;
     const offset = page.offset ?? 0;
-    const rows: Array<{ id: string; title: string; project_id: string; created_at: Date; updated_at: Date; message_count: number }> = await em.execute(
-      `select * from (
+    const rows: Array<{ id: string; title: string; project_id: string; created_at: Date; updated_at: Date; message_count: number }> =
+      await em.execute(
+        `select * from (
          select c.id, c.title, c.project_id, c.created_at, c.updated_at,
                 (select count(*) from messages m where m.conversation_id = c.id)::int as message_count,
                 row_number() over (partition by c.project_id order by c.updated_at desc, c.id desc) as n
@@ -71,9 +86,16 @@ export class ConversationsService extends BaseService {
        ) r
        where r.n > ? and r.n <= ?
        order by r.updated_at desc, r.id desc`,
-      [allowed, actor.id, offset, offset + (page.limit ?? 100)],
-    );
-    const listed = rows.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id, createdAt: r.created_at, updatedAt: r.updated_at, messageCount: r.message_count }));
+        [allowed, actor.id, offset, offset + (page.limit ?? 100)],
+      );
+    const listed = rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      projectId: r.project_id,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      messageCount: r.message_count,
+    }));
     for (const [id, list] of groupBy(allowed, listed, (r) => r.projectId)) out.set(id, list);
     return out;
   }
@@ -82,8 +104,9 @@ export class ConversationsService extends BaseService {
   async recent(actor: Actor, page: ConversationPage = {}): Promise<RecentConversationRow[]> {
     const access = accessibleProjectsCte(actor);
     // only projects the caller can still use (every tier the rule gives includes `use`)
-    const rows: Array<{ id: string; title: string; project_id: string; updated_at: Date; name: string; color: string }> = await this.em().execute(
-      `with acc as (${access.sql})
+    const rows: Array<{ id: string; title: string; project_id: string; updated_at: Date; name: string; color: string }> =
+      await this.em().execute(
+        `with acc as (${access.sql})
        select c.id, c.title, c.project_id, c.updated_at, p.name, p.color
          from conversations c
          join acc on acc.project_id = c.project_id
@@ -91,8 +114,14 @@ export class ConversationsService extends BaseService {
         where c.user_id = ?
         order by c.updated_at desc, c.id desc
         limit ? offset ?`,
-      [...access.params, actor.id, page.limit ?? 20, page.offset ?? 0],
-    );
-    return rows.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id, updatedAt: r.updated_at, project: { id: r.project_id, name: r.name, color: r.color } }));
+        [...access.params, actor.id, page.limit ?? 20, page.offset ?? 0],
+      );
+    return rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      projectId: r.project_id,
+      updatedAt: r.updated_at,
+      project: { id: r.project_id, name: r.name, color: r.color },
+    }));
   }
 }

@@ -47,7 +47,9 @@ export class DepartmentsService extends BaseService {
     const scope = departmentListScope(actor);
     const em = this.em();
     const ids = scope === null ? null : [scope];
-    const rows = await pageFromRows(await this.rowsWithCounts(em, ids, page), page, () => em.count(Department, ids ? { id: { $in: ids } } : {}));
+    const rows = await pageFromRows(await this.rowsWithCounts(em, ids, page), page, () =>
+      em.count(Department, ids ? { id: { $in: ids } } : {}),
+    );
     return { items: rows.items.map((r) => this.view(em, r)), total: rows.total };
   }
 
@@ -108,7 +110,8 @@ export class DepartmentsService extends BaseService {
       const { members, groups, grants } = view.counts;
       if (members) throw new ConflictError('department_has_members', `The department still has ${members} member(s); remove them first`);
       if (groups) throw new ConflictError('department_has_groups', `The department still has ${groups} group(s); delete them first`);
-      if (grants) throw new ConflictError('department_has_grants', `The department is the target of ${grants} project grant(s); delete them first`);
+      if (grants)
+        throw new ConflictError('department_has_grants', `The department is the target of ${grants} project grant(s); delete them first`);
       await em.nativeDelete(Department, { id });
       return { id };
     });
@@ -148,16 +151,26 @@ export class DepartmentsService extends BaseService {
       if (missing.length) throw ValidationError.field('userIds', `Unknown user id(s): ${missing.join(', ')}`);
       const staff = users.filter((u) => isOutsideDepartments(u.platformRole, u.orgPosition));
       if (staff.length) {
-        throw ValidationError.field('userIds', `Platform staff and the CEO do not belong to a department: ${staff.map((u) => u.id).join(', ')}`);
+        throw ValidationError.field(
+          'userIds',
+          `Platform staff and the CEO do not belong to a department: ${staff.map((u) => u.id).join(', ')}`,
+        );
       }
       const elsewhere = users.filter((u) => u.department && u.department.id !== id);
       if (elsewhere.length && !input.replace) {
-        throw new ConflictError('user_in_other_department', `Already in another department (send replace: true to move them): ${elsewhere.map((u) => u.id).join(', ')}`);
+        throw new ConflictError(
+          'user_in_other_department',
+          `Already in another department (send replace: true to move them): ${elsewhere.map((u) => u.id).join(', ')}`,
+        );
       }
       const joining = users.filter((u) => u.department?.id !== id);
       for (const u of joining) u.department = department;
       await em.flush();
-      await dropGroupsOutsideDepartment(em, elsewhere.map((u) => u.id), id);
+      await dropGroupsOutsideDepartment(
+        em,
+        elsewhere.map((u) => u.id),
+        id,
+      );
       return this.memberList(em, id);
     });
   }
@@ -208,7 +221,14 @@ export class DepartmentsService extends BaseService {
 
   private view(em: EntityManager, r: DepartmentRow): DepartmentView {
     return {
-      department: em.map(Department, { id: r.id, name: r.name, color: r.color, description: r.description, created_at: r.created_at, updated_at: r.updated_at }),
+      department: em.map(Department, {
+        id: r.id,
+        name: r.name,
+        color: r.color,
+        description: r.description,
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+      }),
       counts: { members: r.members, groups: r.groups, grants: r.grants },
     };
   }

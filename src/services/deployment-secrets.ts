@@ -42,7 +42,9 @@ export class DeploymentSecrets {
     this.jwt = config.jwtSecret ?? (await this.stored(em, JWT_SECRET_KEY, this.legacyJwtSecretFile()));
     this.encryptionKey = config.encryptionKey ?? (await this.stored(em, ENCRYPTION_KEY_KEY, null));
     if (!config.encryptionKey && config.nodeEnv === 'production') {
-      this.ctx.logger.warn('ENCRYPTION_KEY is not set: provider API keys are encrypted with a key generated into the database; set ENCRYPTION_KEY (16+ characters) so that a database dump alone cannot read them');
+      this.ctx.logger.warn(
+        'ENCRYPTION_KEY is not set: provider API keys are encrypted with a key generated into the database; set ENCRYPTION_KEY (16+ characters) so that a database dump alone cannot read them',
+      );
     }
     this.cipherInstance = null;
     await this.migrateLegacyApiKeys(em, this.jwt);
@@ -78,7 +80,10 @@ export class DeploymentSecrets {
         try {
           plain = decryptLegacyApiKey(row.api_key_enc, jwtSecret);
         } catch {
-          this.ctx.logger.warn({ providerId: row.id }, 'provider API key in the old format cannot be decrypted with JWT_SECRET; it must be entered again');
+          this.ctx.logger.warn(
+            { providerId: row.id },
+            'provider API key in the old format cannot be decrypted with JWT_SECRET; it must be entered again',
+          );
           continue;
         }
         await tx.execute(`update providers set api_key_enc = ? where id = ?`, [this.cipher.encrypt(plain, row.base_url), row.id]);

@@ -10,7 +10,14 @@ import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
 import { detectKind, kindOfMime, mimeTypeFor } from '../ingest/detect';
 import { configForLanguage, detectLanguage } from '../ingest/analysis';
-import { commitStagedChunks, IndexAnalysis, lockProjectIndex, query, removeDocumentChunks, resolveTextSearchConfig } from '../ingest/index-writer';
+import {
+  commitStagedChunks,
+  IndexAnalysis,
+  lockProjectIndex,
+  query,
+  removeDocumentChunks,
+  resolveTextSearchConfig,
+} from '../ingest/index-writer';
 import { ParserPool } from '../ingest/parsers/pool';
 import { DocumentProgress, ProgressHub } from '../ingest/progress';
 import { IngestJob, IngestQueue } from '../ingest/queue';
@@ -53,13 +60,17 @@ const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback
 /** A stated language → its ISO 639-1 code; 400 for anything that is not a known language. */
 function parseLanguage(value: string): string {
   const code = /^([a-z]{2})(?:[-_][a-z0-9]{1,8})*$/i.exec(value.trim())?.[1]?.toLowerCase();
-  if (!code || languageNames.of(code) === code) throw ValidationError.field('language', 'must be an ISO 639-1 language code such as "de", "fr" or "zh"');
+  if (!code || languageNames.of(code) === code)
+    throw ValidationError.field('language', 'must be an ISO 639-1 language code such as "de", "fr" or "zh"');
   return code;
 }
 
 /** The title a document is indexed under: its file name without extension, separators as spaces. */
 function titleOf(name: string): string {
-  return name.replace(/\.[a-z0-9]{1,5}$/i, '').replace(/[_.-]+/g, ' ').trim();
+  return name
+    .replace(/\.[a-z0-9]{1,5}$/i, '')
+    .replace(/[_.-]+/g, ' ')
+    .trim();
 }
 
 /** Files per upload request (each still bounded by MAX_UPLOAD_MB). */
@@ -72,8 +83,11 @@ const SUPPORTED = 'PDF, DOCX, Markdown, plain text or HTML';
 
 /** A file name safe to store and show: no directories, no control characters, bounded length. */
 function cleanName(name: string): string {
-  // eslint-disable-next-line no-control-regex -- removes control characters from the file name on purpose
-  const base = path.basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = path
+    .basename(name.replace(/\\/g, '/'))
+    // eslint-disable-next-line no-control-regex -- removes control characters from the file name on purpose
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return (base || 'untitled').slice(0, 255);
 }
 
@@ -82,7 +96,10 @@ function cleanName(name: string): string {
  * pipeline that runs as durable pg-boss jobs (in-process, or in `npm run worker` processes).
  */
 export class DocumentsService extends BaseService {
-  constructor(ctx: ServiceContext, private readonly embeddings: EmbeddingsService) {
+  constructor(
+    ctx: ServiceContext,
+    private readonly embeddings: EmbeddingsService,
+  ) {
     super(ctx);
   }
 
@@ -173,7 +190,11 @@ export class DocumentsService extends BaseService {
   async list(actor: Actor, projectId: string, input: ListDocumentsInput = {}): Promise<Document[]> {
     const em = this.em();
     await requireTier(em, actor, projectId, 'use');
-    const docs = await em.find(Document, { project: projectId, ...(input.status ? { status: input.status } : {}) }, { orderBy: { createdAt: 'desc', id: 'asc' } });
+    const docs = await em.find(
+      Document,
+      { project: projectId, ...(input.status ? { status: input.status } : {}) },
+      { orderBy: { createdAt: 'desc', id: 'asc' } },
+    );
     await this.embeddings.attachProgress(em, docs);
     return docs;
   }
@@ -182,14 +203,28 @@ export class DocumentsService extends BaseService {
   async chunkSource(actor: Actor, chunkId: string): Promise<ChunkSource> {
     if (!isUuid(chunkId)) throw new NotFoundError('not_found', 'Chunk not found');
     const em = this.em();
-    const [row] = await query<{ project_id: string; document_id: string; name: string; page_number: number; text: string; context: string }>(
+    const [row] = await query<{
+      project_id: string;
+      document_id: string;
+      name: string;
+      page_number: number;
+      text: string;
+      context: string;
+    }>(
       em,
       'select c.project_id, c.document_id, d.name, c.page_number, c.text, c.context from chunks c join documents d on d.id = c.document_id where c.id = ?',
       [chunkId],
     );
     if (!row) throw new NotFoundError('not_found', 'Chunk not found');
     await requireTier(em, actor, row.project_id, 'use');
-    return { documentId: row.document_id, documentName: row.name, pageNumber: row.page_number, chunkId, snippet: row.text, context: row.context };
+    return {
+      documentId: row.document_id,
+      documentName: row.name,
+      pageNumber: row.page_number,
+      chunkId,
+      snippet: row.text,
+      context: row.context,
+    };
   }
 
   // ---------------------------------------------------------------- writing
@@ -251,7 +286,10 @@ export class DocumentsService extends BaseService {
         results.push({ document, duplicate: false });
       } catch (e) {
         // the same content arrived concurrently: report the winner
-        const winner = (e as { code?: string }).code === '23505' || /unique/i.test(String((e as Error).message)) ? await this.freshEm().findOne(Document, { project: projectId, sha256 }) : null;
+        const winner =
+          (e as { code?: string }).code === '23505' || /unique/i.test(String((e as Error).message))
+            ? await this.freshEm().findOne(Document, { project: projectId, sha256 })
+            : null;
         if (!winner) throw e;
         results.push({ document: winner, duplicate: true });
       }
@@ -286,7 +324,11 @@ export class DocumentsService extends BaseService {
     const em = this.em();
     const doc = await this.load(em, actor, id, 'edit');
     await em.transactional(async (tx) => {
-      await query(tx, `update documents set status = 'queued', pages_done = 0, pages_total = 0, error = null, updated_at = now() where id = ?`, [id]);
+      await query(
+        tx,
+        `update documents set status = 'queued', pages_done = 0, pages_total = 0, error = null, updated_at = now() where id = ?`,
+        [id],
+      );
       await this.jobs.enqueue(tx, id);
     });
     this.jobs.nudge();
@@ -359,13 +401,26 @@ export class DocumentsService extends BaseService {
 
   /** The document's state as a progress event, from its row (null when it no longer exists). */
   private async snapshot(em: EntityManager, documentId: string): Promise<DocumentProgress | null> {
-    const [row] = await query<{ project_id: string; status: DocumentProgress['status']; pages_done: number; pages_total: number; page_count: number; chunk_count: number; error: string | null }>(
-      em,
-      'select project_id, status, pages_done, pages_total, page_count, chunk_count, error from documents where id = ?',
-      [documentId],
-    );
+    const [row] = await query<{
+      project_id: string;
+      status: DocumentProgress['status'];
+      pages_done: number;
+      pages_total: number;
+      page_count: number;
+      chunk_count: number;
+      error: string | null;
+    }>(em, 'select project_id, status, pages_done, pages_total, page_count, chunk_count, error from documents where id = ?', [documentId]);
     if (!row) return null;
-    return { documentId, projectId: row.project_id, status: row.status, pagesDone: row.pages_done, pagesTotal: row.pages_total, pageCount: row.page_count, chunkCount: row.chunk_count, error: row.error };
+    return {
+      documentId,
+      projectId: row.project_id,
+      status: row.status,
+      pagesDone: row.pages_done,
+      pagesTotal: row.pages_total,
+      pageCount: row.page_count,
+      chunkCount: row.chunk_count,
+      error: row.error,
+    };
   }
 
   /** Publishes the document's current state (best effort: a lost event only delays a live view). */
@@ -388,7 +443,8 @@ export class DocumentsService extends BaseService {
    */
   private async runJob(job: IngestJob, signal: AbortSignal): Promise<void> {
     const started = performance.now();
-    const outcome = (o: 'ready' | 'failed' | 'retry') => this.metrics.ingestJobDuration.observe({ outcome: o }, (performance.now() - started) / 1000);
+    const outcome = (o: 'ready' | 'failed' | 'retry') =>
+      this.metrics.ingestJobDuration.observe({ outcome: o }, (performance.now() - started) / 1000);
     const em = this.freshEm();
     const [doc] = await query<IngestRow>(
       em,
@@ -420,7 +476,12 @@ export class DocumentsService extends BaseService {
       const attempt = job.retryCount + 1;
       outcome(job.retryCount >= job.retryLimit ? 'failed' : 'retry');
       if (job.retryCount >= job.retryLimit) {
-        await this.markFailed(em, job.documentId, `ingestion failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${message}`, false);
+        await this.markFailed(
+          em,
+          job.documentId,
+          `ingestion failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${message}`,
+          false,
+        );
       } else {
         this.logger.warn({ err: e, documentId: job.documentId, attempt }, 'ingestion attempt failed; it will be retried');
         await query(em, `update documents set status = 'queued', error = ?, updated_at = now() where id = ? and status = 'processing'`, [
@@ -439,7 +500,13 @@ export class DocumentsService extends BaseService {
    * ready document: no progress or status changes, only the index, the page/chunk counts and the
    * language are renewed.
    */
-  private async ingest(em: EntityManager, documentId: string, doc: IngestRow, signal: AbortSignal, quiet: boolean): Promise<{ pages: number; chunks: number } | null> {
+  private async ingest(
+    em: EntityManager,
+    documentId: string,
+    doc: IngestRow,
+    signal: AbortSignal,
+    quiet: boolean,
+  ): Promise<{ pages: number; chunks: number } | null> {
     const kind = kindOfMime(doc.mime_type);
     if (!kind) throw new IngestError(`unsupported file type; upload ${SUPPORTED}`);
     let lastWrite = 0;
@@ -449,7 +516,11 @@ export class DocumentsService extends BaseService {
       const now = Date.now();
       if (quiet || (pagesDone < pagesTotal && now - lastWrite < PROGRESS_EVERY_MS)) return;
       lastWrite = now;
-      await query(em, 'update documents set pages_done = ?, pages_total = ?, updated_at = now() where id = ?', [pagesDone, pagesTotal, documentId]);
+      await query(em, 'update documents set pages_done = ?, pages_total = ?, updated_at = now() where id = ?', [
+        pagesDone,
+        pagesTotal,
+        documentId,
+      ]);
       await this.announce(em, documentId);
     };
     const written = await em.transactional(async (tx) => {
@@ -537,11 +608,16 @@ export class DocumentsService extends BaseService {
    */
   private async markFailed(em: EntityManager, documentId: string, reason: string, onlyIfUnfinished: boolean): Promise<void> {
     await em.transactional(async (tx) => {
-      const [doc] = await query<{ project_id: string; status: string }>(tx, 'select project_id, status from documents where id = ?', [documentId]);
+      const [doc] = await query<{ project_id: string; status: string }>(tx, 'select project_id, status from documents where id = ?', [
+        documentId,
+      ]);
       if (!doc || (onlyIfUnfinished && doc.status !== 'queued' && doc.status !== 'processing')) return;
       await lockProjectIndex(tx, doc.project_id);
       await removeDocumentChunks(tx, doc.project_id, documentId);
-      await query(tx, `update documents set status = 'failed', error = ?, chunk_count = 0, updated_at = now() where id = ?`, [reason.slice(0, 2000), documentId]);
+      await query(tx, `update documents set status = 'failed', error = ?, chunk_count = 0, updated_at = now() where id = ?`, [
+        reason.slice(0, 2000),
+        documentId,
+      ]);
     });
     await this.announce(em, documentId);
   }

@@ -35,7 +35,10 @@ export interface QueryNeighbours {
  * means lexical retrieval for that question, never an error.
  */
 export class EmbeddingsService extends BaseService {
-  constructor(ctx: ServiceContext, private readonly providers: ProvidersService) {
+  constructor(
+    ctx: ServiceContext,
+    private readonly providers: ProvidersService,
+  ) {
     super(ctx);
   }
 
@@ -101,7 +104,11 @@ export class EmbeddingsService extends BaseService {
   }
 
   private async sourcesForDocuments(documentIds: string[]): Promise<Array<EmbeddingTarget | null>> {
-    const rows = await query<{ id: string; project_id: string }>(this.freshEm(), 'select id, project_id from documents where id in (select (jsonb_array_elements_text(?::jsonb))::uuid)', [JSON.stringify(documentIds)]);
+    const rows = await query<{ id: string; project_id: string }>(
+      this.freshEm(),
+      'select id, project_id from documents where id in (select (jsonb_array_elements_text(?::jsonb))::uuid)',
+      [JSON.stringify(documentIds)],
+    );
     const byProject = await this.sourcesForProjects([...new Set(rows.map((r) => r.project_id))]);
     const projectOf = new Map(rows.map((r) => [r.id, r.project_id]));
     return documentIds.map((id) => (projectOf.has(id) ? (byProject.get(projectOf.get(id)!) ?? null) : null));
@@ -116,7 +123,9 @@ export class EmbeddingsService extends BaseService {
    */
   async embedDocument(documentId: string): Promise<void> {
     const em = this.freshEm();
-    const [doc] = await query<{ project_id: string; status: string }>(em, 'select project_id, status from documents where id = ?', [documentId]);
+    const [doc] = await query<{ project_id: string; status: string }>(em, 'select project_id, status from documents where id = ?', [
+      documentId,
+    ]);
     if (!doc || doc.status !== 'ready') return; // not indexed yet (its ingestion enqueues again) or gone
     const source = (await this.sourcesForProjects([doc.project_id])).get(doc.project_id);
     if (!source) return;
@@ -130,13 +139,22 @@ export class EmbeddingsService extends BaseService {
         [documentId, source.key, batch * ROUND_BATCHES],
       );
       if (!chunks.length) return;
-      const { vectors } = await embedTexts(source.target, chunks.map((c) => c.text), {
-        timeoutMs: this.config.embeddingTimeoutMs,
-        batchSize: batch,
-        retries: 2,
-        signal: this.ctx.shutdown,
-      });
-      const written = await this.store.write(em, doc.project_id, source.key, chunks.map((c, i) => ({ chunkId: c.id, vector: vectors[i] })));
+      const { vectors } = await embedTexts(
+        source.target,
+        chunks.map((c) => c.text),
+        {
+          timeoutMs: this.config.embeddingTimeoutMs,
+          batchSize: batch,
+          retries: 2,
+          signal: this.ctx.shutdown,
+        },
+      );
+      const written = await this.store.write(
+        em,
+        doc.project_id,
+        source.key,
+        chunks.map((c, i) => ({ chunkId: c.id, vector: vectors[i] })),
+      );
       if (written === 0) return; // the chunks went away meanwhile (reindex or delete)
     }
   }
@@ -149,9 +167,15 @@ export class EmbeddingsService extends BaseService {
   async sweep(): Promise<number> {
     const em = this.freshEm();
     return em.transactional(async (tx) => {
-      const [{ locked }] = await query<{ locked: boolean }>(tx, `select pg_try_advisory_xact_lock(hashtext('docqa:embedding-sweep')) as locked`);
+      const [{ locked }] = await query<{ locked: boolean }>(
+        tx,
+        `select pg_try_advisory_xact_lock(hashtext('docqa:embedding-sweep')) as locked`,
+      );
       if (!locked) return 0;
-      const projects = await query<{ id: string }>(tx, 'select p.id from projects p where exists (select 1 from chunks c where c.project_id = p.id)');
+      const projects = await query<{ id: string }>(
+        tx,
+        'select p.id from projects p where exists (select 1 from chunks c where c.project_id = p.id)',
+      );
       const sources = await this.sourcesForProjects(projects.map((p) => p.id));
       const groups = new Map<string, string[]>();
       for (const [projectId, source] of sources) {
@@ -174,7 +198,11 @@ export class EmbeddingsService extends BaseService {
         const complete = projectIds.filter((id) => !incomplete.has(id));
         // a project fully embedded with its current model no longer needs older models' vectors
         if (complete.length && missing.length < SWEEP_LIMIT) {
-          await query(tx, `delete from chunk_embeddings where project_id in (select (jsonb_array_elements_text(?::jsonb))::uuid) and model <> ?`, [JSON.stringify(complete), model]);
+          await query(
+            tx,
+            `delete from chunk_embeddings where project_id in (select (jsonb_array_elements_text(?::jsonb))::uuid) and model <> ?`,
+            [JSON.stringify(complete), model],
+          );
         }
       }
       return enqueued;
@@ -203,10 +231,17 @@ export class EmbeddingsService extends BaseService {
       const started = performance.now();
       let vector: Float32Array;
       try {
-        ({ vectors: [vector] } = await embedTexts(source.target, [question], { timeoutMs: this.config.embeddingQueryTimeoutMs, retries: 0, signal: this.ctx.shutdown }));
+        ({
+          vectors: [vector],
+        } = await embedTexts(source.target, [question], {
+          timeoutMs: this.config.embeddingQueryTimeoutMs,
+          retries: 0,
+          signal: this.ctx.shutdown,
+        }));
       } catch (e) {
         if (e instanceof UpstreamError) this.failingUntil.set(source.key, Date.now() + QUERY_BACKOFF_MS);
-        if (!(e instanceof UpstreamAbortedError)) this.logger.warn({ err: e, model: source.key }, 'embedding the question failed; retrieval is lexical');
+        if (!(e instanceof UpstreamAbortedError))
+          this.logger.warn({ err: e, model: source.key }, 'embedding the question failed; retrieval is lexical');
         return null;
       }
       const embeddingMs = performance.now() - started;

@@ -71,18 +71,32 @@ export class GrantsService extends BaseService {
       if (!exists.length) throw new NotFoundError('target_not_found', `The ${input.targetType} does not exist`);
       // The upsert alone keeps one row per target. This lock only makes concurrent posts of the same
       // target take turns, so each one reads the tier it replaces (metadata.previousTier) exactly.
-      await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`grant:${projectId}:${input.targetType}:${input.targetId}`]);
+      await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [
+        `grant:${projectId}:${input.targetType}:${input.targetId}`,
+      ]);
       const [row]: Array<{ id: string; inserted: boolean; previous_tier: Tier | null }> = await tx.execute(
         `with previous as (select tier from project_grants where project_id = ? and ${column} = ?)
          insert into project_grants (project_id, user_id, group_id, department_id, tier, granted_by_id)
          values (?, ?, ?, ?, ?, ?)
          on conflict (project_id, ${column}) do update set tier = excluded.tier, updated_at = now()
          returning id, (xmax = 0) as inserted, (select tier from previous) as previous_tier`,
-        [projectId, input.targetId, projectId, target.userId, target.groupId, target.departmentId, input.tier, actor.system ? null : actor.id],
+        [
+          projectId,
+          input.targetId,
+          projectId,
+          target.userId,
+          target.groupId,
+          target.departmentId,
+          input.tier,
+          actor.system ? null : actor.id,
+        ],
       );
       // spec rule 3: a user grant also puts the user on the visible member list
       if (target.userId) {
-        await tx.execute(`insert into project_members (project_id, user_id) values (?, ?) on conflict do nothing`, [projectId, target.userId]);
+        await tx.execute(`insert into project_members (project_id, user_id) values (?, ?) on conflict do nothing`, [
+          projectId,
+          target.userId,
+        ]);
       }
       const changed = !row.inserted && row.previous_tier !== null && row.previous_tier !== input.tier;
       await this.audit.record(tx, actor, {
@@ -108,7 +122,11 @@ export class GrantsService extends BaseService {
     const out: Batch<ProjectGrant[]> = new Map();
     const allowed = splitVerdicts(await checkProjectAccess(em, actor, projectIds, 'use'), out);
     if (!allowed.length) return out;
-    const rows = await em.find(ProjectGrant, { project: { $in: allowed } }, { populate: POPULATE, strategy: 'joined', orderBy: { createdAt: 'asc', id: 'asc' } });
+    const rows = await em.find(
+      ProjectGrant,
+      { project: { $in: allowed } },
+      { populate: POPULATE, strategy: 'joined', orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
     for (const [id, grants] of groupBy(allowed, rows, (g) => g.project.id)) out.set(id, grants);
     return out;
   }

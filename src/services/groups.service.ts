@@ -72,9 +72,20 @@ export class GroupsService extends BaseService {
     const em = this.em();
     const valid = ids.filter(isUuid);
     const found = valid.length ? await em.find(Group, { id: { $in: valid } }, { populate: ['department'] }) : [];
-    const allowed = new Set(splitVerdicts(checkGroupAccess(actor, found.map((g) => ({ id: g.id, departmentId: g.department.id }))), out));
+    const allowed = new Set(
+      splitVerdicts(
+        checkGroupAccess(
+          actor,
+          found.map((g) => ({ id: g.id, departmentId: g.department.id })),
+        ),
+        out,
+      ),
+    );
     const groups = found.filter((g) => allowed.has(g.id));
-    const members = await this.membersOf(em, groups.map((g) => g.id));
+    const members = await this.membersOf(
+      em,
+      groups.map((g) => g.id),
+    );
     for (const group of groups) {
       const users = members.get(group.id)!;
       out.set(group.id, { group, memberCount: users.length, members: users });
@@ -177,7 +188,9 @@ export class GroupsService extends BaseService {
 
   /** Each group's members, by name (then id), in one query. */
   private async membersOf(em: EntityManager, groupIds: string[]): Promise<Map<string, User[]>> {
-    const rows = groupIds.length ? await em.find(GroupMember, { group: { $in: groupIds } }, { populate: ['user'], orderBy: { user: { name: 'asc', id: 'asc' } } }) : [];
+    const rows = groupIds.length
+      ? await em.find(GroupMember, { group: { $in: groupIds } }, { populate: ['user'], orderBy: { user: { name: 'asc', id: 'asc' } } })
+      : [];
     return new Map([...groupBy(groupIds, rows, (r) => r.group.id)].map(([id, rs]) => [id, rs.map((r) => r.user)]));
   }
 

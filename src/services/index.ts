@@ -82,6 +82,8 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
       await s.auth.close();
     },
   };
-  ctx.metrics.watch(databaseSources(ctx.orm, { queues: [INGEST_QUEUE, INGEST_DEAD_QUEUE], jobsSchema: JOBS_SCHEMA, authPool: () => s.auth.poolStats() }));
+  ctx.metrics.watch(
+    databaseSources(ctx.orm, { queues: [INGEST_QUEUE, INGEST_DEAD_QUEUE], jobsSchema: JOBS_SCHEMA, authPool: () => s.auth.poolStats() }),
+  );
   return s;
 }

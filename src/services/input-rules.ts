@@ -9,7 +9,8 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, IsUUID, Matches, MaxLeng
 export const Optional = (): PropertyDecorator => ValidateIf((_o, v) => v !== undefined);
 
 /** Trims surrounding whitespace from strings before validation (so "  " fails MinLength(1)). */
-export const Trim = (): PropertyDecorator => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+export const Trim = (): PropertyDecorator =>
+  Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
 /** The one colour rule: `#rgb` or `#rrggbb` (projects accepted the short form from the start). */
 export const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
@@ -23,9 +24,11 @@ export const MAX_PASSWORD = 1024;
  * Several rules as one decorator, applied in the order TypeScript applies a written stack
  * (bottom-up), so validation behaves exactly as if the rules were listed at the field.
  */
-export const rules = (...decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => {
-  for (const d of [...decorators].reverse()) d(target, key);
-};
+export const rules =
+  (...decorators: PropertyDecorator[]): PropertyDecorator =>
+  (target, key) => {
+    for (const d of [...decorators].reverse()) d(target, key);
+  };
 
 /** A display name: trimmed, non-empty, bounded. */
 export const NameRule = (max = 100): PropertyDecorator => rules(Trim(), IsString(), MinLength(1), MaxLength(max));

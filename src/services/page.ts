@@ -14,7 +14,11 @@ export interface Paged<T> {
  * A page from rows that carry the unpaged total as a window column (`count(*) over ()`); only a
  * page past the end has no row to carry it, and then `count` asks once more.
  */
-export async function pageFromRows<R extends { total_count: number }>(rows: R[], page: PageInput | undefined, count: () => Promise<number>): Promise<Paged<R>> {
+export async function pageFromRows<R extends { total_count: number }>(
+  rows: R[],
+  page: PageInput | undefined,
+  count: () => Promise<number>,
+): Promise<Paged<R>> {
   const total = rows.length ? rows[0].total_count : page?.offset ? await count() : 0;
   return { items: rows, total };
 }

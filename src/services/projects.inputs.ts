@@ -1,6 +1,18 @@
 import { Type } from 'class-transformer';
 import {
-  IsBoolean, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateNested,
+  IsBoolean,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
 } from 'class-validator';
 import { Field, Float, ID, InputType, Int } from 'type-graphql';
 import { DescriptionRule, HexColorRule, Optional } from './input-rules';

@@ -63,7 +63,12 @@ export class ProjectsService extends BaseService {
     const members = await this.membersOf(em, allowed);
     const counts = await this.countsOf(em, allowed);
     for (const project of projects) {
-      out.set(project.id, { project, members: members.get(project.id)!, counts: counts.get(project.id)!, access: verdicts.get(project.id) as Access });
+      out.set(project.id, {
+        project,
+        members: members.get(project.id)!,
+        counts: counts.get(project.id)!,
+        access: verdicts.get(project.id) as Access,
+      });
     }
     for (const id of allowed) if (!out.has(id)) out.set(id, notFound()); // deleted meanwhile
     return out;
@@ -79,19 +84,26 @@ export class ProjectsService extends BaseService {
     const cte = accessibleProjectsCte(actor);
     const rows: Array<{ user_id: string; project_id: string; tier: Access['tier']; source: Access['source'] }> = ids.length
       ? await em.execute(
-        `with accessible as (${cte.sql})
+          `with accessible as (${cte.sql})
          select pm.user_id, a.project_id, a.tier, a.source
            from project_members pm
            join accessible a on a.project_id = pm.project_id
            join projects p on p.id = pm.project_id
           where pm.user_id = any(array[?]::uuid[])
           order by p.created_at desc, p.id`,
-        [...cte.params, ids],
-      )
+          [...cte.params, ids],
+        )
       : [];
-    const projects = new Map(rows.length ? (await em.find(Project, { id: { $in: [...new Set(rows.map((r) => r.project_id))] } })).map((p) => [p.id, p]) : []);
+    const projects = new Map(
+      rows.length ? (await em.find(Project, { id: { $in: [...new Set(rows.map((r) => r.project_id))] } })).map((p) => [p.id, p]) : [],
+    );
     const byUser = groupBy(userIds, rows, (r) => r.user_id);
-    return new Map([...byUser].map(([id, rs]) => [id, rs.map((r) => ({ project: projects.get(r.project_id)!, access: { tier: r.tier, source: r.source } }))]));
+    return new Map(
+      [...byUser].map(([id, rs]) => [
+        id,
+        rs.map((r) => ({ project: projects.get(r.project_id)!, access: { tier: r.tier, source: r.source } })),
+      ]),
+    );
   }
 
   /** Admin or superadmin only; the caller becomes owner and creator. */
@@ -127,7 +139,8 @@ export class ProjectsService extends BaseService {
         const owner = await tx.findOne(User, { id: input.ownerId });
         if (!owner) throw new NotFoundError('not_found', 'The new owner does not exist');
         // spec rule 2: ownership only goes to platform administrators
-        if (owner.platformRole !== 'admin' && owner.platformRole !== 'superadmin') throw ValidationError.field('ownerId', 'The new owner must have platformRole admin or superadmin');
+        if (owner.platformRole !== 'admin' && owner.platformRole !== 'superadmin')
+          throw ValidationError.field('ownerId', 'The new owner must have platformRole admin or superadmin');
         if (owner.status !== 'active') throw ValidationError.field('ownerId', 'The new owner must be an active user');
         project.owner = owner;
       }
@@ -174,7 +187,10 @@ export class ProjectsService extends BaseService {
     const em = this.em();
     await requireTier(em, actor, projectId, 'edit');
     if (!isUuid(userId)) throw new NotFoundError('not_found', 'The user is not a member of this project');
-    const rows: unknown[] = await em.execute(`delete from project_members where project_id = ? and user_id = ? returning user_id`, [projectId, userId]);
+    const rows: unknown[] = await em.execute(`delete from project_members where project_id = ? and user_id = ? returning user_id`, [
+      projectId,
+      userId,
+    ]);
     if (!rows.length) throw new NotFoundError('not_found', 'The user is not a member of this project');
     return { projectId, userId };
   }
@@ -191,7 +207,11 @@ export class ProjectsService extends BaseService {
    * user id breaking ties, the same as the list query's `order by pm.added_at, pm.user_id`.
    */
   private async membersOf(em: EntityManager, projectIds: string[]): Promise<Map<string, ProjectMember[]>> {
-    const rows = await em.find(ProjectMember, { project: { $in: projectIds } }, { populate: ['user'], orderBy: { addedAt: 'asc', user: { id: 'asc' } } });
+    const rows = await em.find(
+      ProjectMember,
+      { project: { $in: projectIds } },
+      { populate: ['user'], orderBy: { addedAt: 'asc', user: { id: 'asc' } } },
+    );
     return groupBy(projectIds, rows, (m) => m.project.id);
   }
 

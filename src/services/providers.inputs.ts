@@ -1,5 +1,17 @@
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateBy,
+} from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { PROVIDER_TYPES, ProviderType } from '../entities/base';
 import { NameRule, Optional } from './input-rules';
@@ -19,12 +31,19 @@ export function isHttpUrl(value: unknown): boolean {
 }
 
 const IsHttpUrl = () =>
-  ValidateBy({ name: 'isHttpUrl', validator: { validate: isHttpUrl, defaultMessage: (a) => `${a?.property} must be an http(s) URL without credentials` } });
+  ValidateBy({
+    name: 'isHttpUrl',
+    validator: { validate: isHttpUrl, defaultMessage: (a) => `${a?.property} must be an http(s) URL without credentials` },
+  });
 
-const TrimSlash = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().replace(/\/+$/, '') : value));
+const TrimSlash = () =>
+  Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().replace(/\/+$/, '') : value));
 
 /** Trims each model name (a list with blanks or duplicates is refused, not repaired). */
-const TrimEach = () => Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? (value as unknown[]).map((v) => (typeof v === 'string' ? v.trim() : v)) : value));
+const TrimEach = () =>
+  Transform(({ value }: { value: unknown }) =>
+    Array.isArray(value) ? (value as unknown[]).map((v) => (typeof v === 'string' ? v.trim() : v)) : value,
+  );
 
 @InputType()
 export class CreateProviderInput {

@@ -21,8 +21,7 @@ export const PROVIDER_TEST_TIMEOUT_MS = 30_000;
 export const SAMPLE_LENGTH = 120;
 
 export type ProviderTestResult =
-  | { ok: true; latencyMs: number; status: number; sample: string }
-  | { ok: false; latencyMs: number; status: number; error: string };
+  { ok: true; latencyMs: number; status: number; sample: string } | { ok: false; latencyMs: number; status: number; error: string };
 
 /** Where a chat's completion goes, or why nothing could be resolved (→ LLM_API_ERROR). */
 export type ChatTarget =
@@ -54,7 +53,10 @@ export class ProvidersService extends BaseService {
   /** The provider test's time-out; tests shorten it rather than wait 30 s. */
   testTimeoutMs = PROVIDER_TEST_TIMEOUT_MS;
 
-  constructor(ctx: ServiceContext, private readonly secrets: DeploymentSecrets) {
+  constructor(
+    ctx: ServiceContext,
+    private readonly secrets: DeploymentSecrets,
+  ) {
     super(ctx);
   }
 
@@ -113,7 +115,8 @@ export class ProvidersService extends BaseService {
       const p = await this.findOr404(em, id);
       if (input.slug !== undefined && input.slug !== p.slug) await this.assertSlugFree(em, input.slug);
       const willBeEnabled = input.isEnabled ?? p.isEnabled;
-      if (input.isDefault === true && !willBeEnabled) throw ValidationError.field('isDefault', 'a disabled provider cannot be made the default');
+      if (input.isDefault === true && !willBeEnabled)
+        throw ValidationError.field('isDefault', 'a disabled provider cannot be made the default');
 
       if (input.isDefault === true && !p.isDefault) {
         // the partial unique index allows one default: clear the old one first, in this transaction
@@ -126,7 +129,10 @@ export class ProvidersService extends BaseService {
           await em.nativeUpdate(Provider, { id: successor.id }, { isDefault: true });
           p.isDefault = false;
         } else if (input.isDefault === false) {
-          throw new ConflictError('default_required', 'exactly one provider is the default; make another enabled provider the default instead');
+          throw new ConflictError(
+            'default_required',
+            'exactly one provider is the default; make another enabled provider the default instead',
+          );
         }
         // disabling the only enabled provider keeps it the default (resolution skips a disabled default)
       }
@@ -134,7 +140,10 @@ export class ProvidersService extends BaseService {
       // the stored key is only ever sent to the origin it was entered for: moving the provider
       // elsewhere (scheme, host or port) needs the key for the new place
       if (input.baseUrl !== undefined && p.apiKeyEnc && !input.apiKey && !sameOrigin(input.baseUrl, p.baseUrl)) {
-        throw ValidationError.field('apiKey', 'Changing the baseUrl origin (scheme, host or port) needs a new apiKey: the stored key stays with its origin');
+        throw ValidationError.field(
+          'apiKey',
+          'Changing the baseUrl origin (scheme, host or port) needs a new apiKey: the stored key stays with its origin',
+        );
       }
       if (input.name !== undefined) p.name = input.name;
       if (input.slug !== undefined) p.slug = input.slug;
@@ -158,7 +167,9 @@ export class ProvidersService extends BaseService {
     gates.requireProviderAdmin(actor);
     return this.writeTx(async (em) => {
       const p = await this.findOr404(em, id);
-      const successor = p.isDefault ? ((await this.oldestEnabledOther(em, p.id)) ?? (await em.findOne(Provider, { id: { $ne: p.id } }, { orderBy: ORDER }))) : null;
+      const successor = p.isDefault
+        ? ((await this.oldestEnabledOther(em, p.id)) ?? (await em.findOne(Provider, { id: { $ne: p.id } }, { orderBy: ORDER })))
+        : null;
       await em.nativeDelete(Provider, { id: p.id });
       if (successor) await em.nativeUpdate(Provider, { id: successor.id }, { isDefault: true });
       em.clear();
@@ -186,7 +197,10 @@ export class ProvidersService extends BaseService {
       baseUrl = input.baseUrl ?? p.baseUrl;
       if (!apiKey) {
         if (!sameEndpoint(baseUrl, p.baseUrl)) {
-          throw ValidationError.field('apiKey', 'Testing a different baseUrl needs its own apiKey: the stored key is only sent to the stored baseUrl');
+          throw ValidationError.field(
+            'apiKey',
+            'Testing a different baseUrl needs its own apiKey: the stored key is only sent to the stored baseUrl',
+          );
         }
         try {
           apiKey = this.cipher.decrypt(p.apiKeyEnc, p.baseUrl);
@@ -215,7 +229,11 @@ export class ProvidersService extends BaseService {
    */
   async resolveForChat(request: { modelId?: string | null; projectModel?: string | null }): Promise<ChatTarget> {
     const providers = await this.freshEm().find(Provider, { isEnabled: true }, { orderBy: ORDER });
-    const r = resolveProvider(providers, request, { baseUrl: this.config.llmBaseUrl, apiKey: this.config.llmApiKey, model: this.config.llmModel });
+    const r = resolveProvider(providers, request, {
+      baseUrl: this.config.llmBaseUrl,
+      apiKey: this.config.llmApiKey,
+      model: this.config.llmModel,
+    });
     if (r.kind === 'none') return { ok: false, step: r.step, reason: r.reason, label: request.modelId ?? request.projectModel ?? '' };
     if (r.kind === 'env') {
       // operator-configured (environment), so outside the SSRF policy

@@ -30,12 +30,20 @@ export class LoginLimiter {
   private readonly failures: RateLimiterPostgres | null;
   private readonly lockout: RateLimiterPostgres | null;
 
-  constructor(pool: pg.Pool, private readonly limits: { perIp: number; perAccount: number }) {
+  constructor(
+    pool: pg.Pool,
+    private readonly limits: { perIp: number; perAccount: number },
+  ) {
     const store = { storeClient: pool, storeType: 'pool', tableName: TABLE, tableCreated: true };
     this.perIp = limits.perIp > 0 ? new RateLimiterPostgres({ ...store, keyPrefix: 'login_ip', points: limits.perIp, duration: 60 }) : null;
     this.failures =
-      limits.perAccount > 0 ? new RateLimiterPostgres({ ...store, keyPrefix: 'login_fail', points: Number.MAX_SAFE_INTEGER, duration: FAILURE_WINDOW_SECONDS }) : null;
-    this.lockout = limits.perAccount > 0 ? new RateLimiterPostgres({ ...store, keyPrefix: 'login_lock', points: 1, duration: LOCKOUT_MAX_SECONDS }) : null;
+      limits.perAccount > 0
+        ? new RateLimiterPostgres({ ...store, keyPrefix: 'login_fail', points: Number.MAX_SAFE_INTEGER, duration: FAILURE_WINDOW_SECONDS })
+        : null;
+    this.lockout =
+      limits.perAccount > 0
+        ? new RateLimiterPostgres({ ...store, keyPrefix: 'login_lock', points: 1, duration: LOCKOUT_MAX_SECONDS })
+        : null;
   }
 
   /** The account+address key; hashed, so the table holds no addresses or emails. */

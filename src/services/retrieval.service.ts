@@ -106,7 +106,10 @@ export function proximityBonus(terms: QueryTerm[], positions: Record<string, num
  * statistics ranks them, and a phrase/proximity bonus reorders the leaders. Chat calls search().
  */
 export class RetrievalService extends BaseService {
-  constructor(ctx: ServiceContext, private readonly embeddings: EmbeddingsService) {
+  constructor(
+    ctx: ServiceContext,
+    private readonly embeddings: EmbeddingsService,
+  ) {
     super(ctx);
   }
 
@@ -115,7 +118,12 @@ export class RetrievalService extends BaseService {
    * else 6). With an actor, `use` on the project is checked first; chat passes null after it has
    * authorized the caller itself.
    */
-  async search(actor: Actor | null, projectId: string, question: string, opts: { topK?: number; timings?: { embeddingMs?: number } } = {}): Promise<RetrievalHit[]> {
+  async search(
+    actor: Actor | null,
+    projectId: string,
+    question: string,
+    opts: { topK?: number; timings?: { embeddingMs?: number } } = {},
+  ): Promise<RetrievalHit[]> {
     if (actor) await requireTier(this.em(), actor, projectId, 'use');
     else if (!isUuid(projectId)) throw new NotFoundError('not_found', 'Project not found');
     // the semantic side (embed the question, vector neighbours) runs beside the lexical one; it
@@ -124,32 +132,59 @@ export class RetrievalService extends BaseService {
     // a short read-only transaction of its own, so the planner setting below stays inside it; one
     // snapshot for all its statements, so a document re-indexed meanwhile (new chunk ids) cannot
     // make the chunks ranked by one statement vanish from the next
-    return this.freshEm().transactional(async (em) => {
-      // Testing `tsv @@ query` row by row detoasts every vector, which the planner does not price:
-      // for a common term under LIMIT it would rather scan the table (hundreds of milliseconds at
-      // 100k chunks) than read the GIN index's matches. See rank() for the index path it gets.
-      await query(em, 'set local enable_seqscan = off');
-      const { terms, topK, projectChunks, tableChunks } = await this.analyze(em, projectId, question.slice(0, MAX_QUERY_CHARS), opts.topK);
-      const lexical = terms.length ? await this.rank(em, projectId, terms, Math.max(topK, FUSION_DEPTH), projectChunks * projectChunks > CANDIDATES * tableChunks) : [];
-      // the fusion point: BM25 ranking and vector neighbours by reciprocal rank fusion (lexical alone without vectors)
-      const vectors = await semantic;
-      if (opts.timings && vectors) opts.timings.embeddingMs = Math.round(vectors.embeddingMs);
-      const ranked = vectors?.neighbours.length ? reciprocalRankFusion([lexical, vectors.neighbours], topK) : lexical.slice(0, topK);
-      if (!ranked.length) return [];
-      const rows = await query<{ id: string; document_id: string; name: string; page_number: number; text: string; context: string }>(
-        em,
-        `select c.id, c.document_id, d.name, c.page_number, c.text, c.context
+    return this.freshEm().transactional(
+      async (em) => {
+        // Testing `tsv @@ query` row by row detoasts every vector, which the planner does not price:
+        // for a common term under LIMIT it would rather scan the table (hundreds of milliseconds at
+        // 100k chunks) than read the GIN index's matches. See rank() for the index path it gets.
+        await query(em, 'set local enable_seqscan = off');
+        const { terms, topK, projectChunks, tableChunks } = await this.analyze(
+          em,
+          projectId,
+          question.slice(0, MAX_QUERY_CHARS),
+          opts.topK,
+        );
+        const lexical = terms.length
+          ? await this.rank(em, projectId, terms, Math.max(topK, FUSION_DEPTH), projectChunks * projectChunks > CANDIDATES * tableChunks)
+          : [];
+        // the fusion point: BM25 ranking and vector neighbours by reciprocal rank fusion (lexical alone without vectors)
+        const vectors = await semantic;
+        if (opts.timings && vectors) opts.timings.embeddingMs = Math.round(vectors.embeddingMs);
+        const ranked = vectors?.neighbours.length ? reciprocalRankFusion([lexical, vectors.neighbours], topK) : lexical.slice(0, topK);
+        if (!ranked.length) return [];
+        const rows = await query<{ id: string; document_id: string; name: string; page_number: number; text: string; context: string }>(
+          em,
+          `select c.id, c.document_id, d.name, c.page_number, c.text, c.context
            from chunks c join documents d on d.id = c.document_id
           where c.id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
-        [JSON.stringify(ranked.map((r) => r.id))],
-      );
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      if (vectors && rows.length < ranked.length) this.embeddings.forget(projectId, vectors.model, ranked.filter((r) => !byId.has(r.id)).map((r) => r.id));
-      return ranked.flatMap((r) => {
-        const row = byId.get(r.id);
-        return row ? [{ chunkId: r.id, documentId: row.document_id, documentName: row.name, pageNumber: row.page_number, text: row.text, context: row.context, score: Math.round(r.score * 1e4) / 1e4 }] : [];
-      });
-    }, { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
+          [JSON.stringify(ranked.map((r) => r.id))],
+        );
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        if (vectors && rows.length < ranked.length)
+          this.embeddings.forget(
+            projectId,
+            vectors.model,
+            ranked.filter((r) => !byId.has(r.id)).map((r) => r.id),
+          );
+        return ranked.flatMap((r) => {
+          const row = byId.get(r.id);
+          return row
+            ? [
+                {
+                  chunkId: r.id,
+                  documentId: row.document_id,
+                  documentName: row.name,
+                  pageNumber: row.page_number,
+                  text: row.text,
+                  context: row.context,
+                  score: Math.round(r.score * 1e4) / 1e4,
+                },
+              ]
+            : [];
+        });
+      },
+      { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+    );
   }
 
   /**
@@ -163,9 +198,21 @@ export class RetrievalService extends BaseService {
    * there, outweigh the question's real words (measured: English recall@5 fell from 0.54 to 0.38
    * on the evaluation corpus before this rule).
    */
-  private async analyze(em: EntityManager, projectId: string, question: string, topK?: number): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number }> {
+  private async analyze(
+    em: EntityManager,
+    projectId: string,
+    question: string,
+    topK?: number,
+  ): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number }> {
     const { plain, bigrams } = analyseText(question);
-    const rows = await query<{ lexeme: string | null; positions: number[] | null; df: number | null; chunk_count: number | null; top_k: string | null; table_chunks: number }>(
+    const rows = await query<{
+      lexeme: string | null;
+      positions: number[] | null;
+      df: number | null;
+      chunk_count: number | null;
+      top_k: string | null;
+      table_chunks: number;
+    }>(
       em,
       `with langs as (select distinct language from documents where project_id = ?),
             cfgs as (select distinct coalesce(pc.cfgname::text, 'simple') as cfg
@@ -190,7 +237,14 @@ export class RetrievalService extends BaseService {
          left join q on true
          left join term_stats ts on ts.project_id = p.id and ts.term = q.lexeme
         where p.id = ?`,
-      [projectId, JSON.stringify(languageConfigTable(this.config.searchLanguage)), this.config.searchLanguage, plain, cjkVectorLiteral(bigrams), projectId],
+      [
+        projectId,
+        JSON.stringify(languageConfigTable(this.config.searchLanguage)),
+        this.config.searchLanguage,
+        plain,
+        cjkVectorLiteral(bigrams),
+        projectId,
+      ],
     );
     if (!rows.length) throw new NotFoundError('not_found', 'Project not found');
     const settingTopK = Number(rows[0].top_k);
@@ -201,7 +255,12 @@ export class RetrievalService extends BaseService {
       .map((r) => ({ term: r.lexeme!, positions: r.positions ?? [], df: r.df!, idf: Math.log(1 + (n - r.df! + 0.5) / (r.df! + 0.5)) }))
       .sort((a, b) => a.df - b.df)
       .slice(0, MAX_TERMS);
-    return { terms, topK: Math.min(MAX_TOP_K, Math.max(1, Math.floor(k))), projectChunks: n, tableChunks: Math.max(n, Number(rows[0].table_chunks) || 0) };
+    return {
+      terms,
+      topK: Math.min(MAX_TOP_K, Math.max(1, Math.floor(k))),
+      projectChunks: n,
+      tableChunks: Math.max(n, Number(rows[0].table_chunks) || 0),
+    };
   }
 
   /**
@@ -218,7 +277,13 @@ export class RetrievalService extends BaseService {
    * filter on its matches, so the LIMIT stops the heap scan early. Otherwise the planner may use
    * the project index and test the (few) project rows.
    */
-  private async rank(em: EntityManager, projectId: string, terms: QueryTerm[], topK: number, ginOnly: boolean): Promise<Array<{ id: string; score: number }>> {
+  private async rank(
+    em: EntityManager,
+    projectId: string,
+    terms: QueryTerm[],
+    topK: number,
+    ginOnly: boolean,
+  ): Promise<Array<{ id: string; score: number }>> {
     const postings = terms.reduce((n, t) => n + t.df, 0);
     const exact = postings <= EXACT_POSTINGS;
     const tiers: string[] = [];

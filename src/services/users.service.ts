@@ -3,7 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { checkUserAccess } from '../access/read-rules';
-import { requireAccountEditor, requireCreatableRole, requireDeactivatable, requireDeletable, requirePlatformRoleChange } from '../access/write-rules';
+import {
+  requireAccountEditor,
+  requireCreatableRole,
+  requireDeactivatable,
+  requireDeletable,
+  requirePlatformRoleChange,
+} from '../access/write-rules';
 import { Department, OrgPosition, PlatformRole, User } from '../entities';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
@@ -92,7 +98,8 @@ export class UsersService extends BaseService {
     return this.em().transactional(async (em) => {
       // clear answers for the common case; the unique indexes decide concurrent requests
       if (await em.count(User, { email })) throw new ConflictError('email_exists', 'A user with this email already exists');
-      if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
+      if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' })))
+        throw new ConflictError('ceo_exists', 'A CEO already exists');
       const department = input.departmentId ? await this.department(em, input.departmentId) : null;
       const user = em.create(User, {
         email,
@@ -124,7 +131,8 @@ export class UsersService extends BaseService {
       if (input.orgPosition !== undefined && input.orgPosition !== user.orgPosition) {
         if (user.orgPosition === 'ceo') throw new ConflictError('singleton_immutable', "The CEO's orgPosition cannot change");
         // spec rule 4 (the users_single_ceo index decides concurrent requests)
-        if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' }))) throw new ConflictError('ceo_exists', 'A CEO already exists');
+        if (input.orgPosition === 'ceo' && (await em.count(User, { orgPosition: 'ceo' })))
+          throw new ConflictError('ceo_exists', 'A CEO already exists');
         user.orgPosition = input.orgPosition;
       }
 

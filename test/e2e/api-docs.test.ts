@@ -50,7 +50,9 @@ describe('/api/openapi.json and /api/docs', () => {
       await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
       expect(await page.locator('.opblock').count()).toBe(OPERATIONS.length);
       const paths = await page.locator('.opblock-summary-path').allInnerTexts();
-      expect(paths.map((p) => p.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/api/auth/login', '/api/chat/projects/{projectId}', '/api/documents/{id}']));
+      expect(paths.map((p) => p.replace(/\u200b/g, ''))).toEqual(
+        expect.arrayContaining(['/api/auth/login', '/api/chat/projects/{projectId}', '/api/documents/{id}']),
+      );
 
       // Authorize with the access token, then "Try it out" on GET /api/auth/me against this server
       await page.locator('button.authorize').first().click();

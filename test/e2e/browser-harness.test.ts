@@ -15,8 +15,7 @@ describe('browser harness', () => {
         return;
       }
       res.setHeader('content-type', 'text/html');
-      res.end(`<!doctype html><p id="out">waiting</p><script src="/app.js"></script>` +
-        `<img src="http://192.0.2.1:9/pixel.png">`);
+      res.end(`<!doctype html><p id="out">waiting</p><script src="/app.js"></script>` + `<img src="http://192.0.2.1:9/pixel.png">`);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -42,16 +42,30 @@ async function wipeProviders(app: TestApp): Promise<void> {
   await app.orm.em.fork().getConnection().execute('delete from providers');
 }
 
-const ask = (app: TestApp, token: string, projectId: string, body: Record<string, unknown>, stopWhen?: (e: SseEventRecord, all: SseEventRecord[]) => boolean) =>
-  postSse(app.baseUrl, `/api/chat/projects/${projectId}`, { token, body, stopWhen });
+const ask = (
+  app: TestApp,
+  token: string,
+  projectId: string,
+  body: Record<string, unknown>,
+  stopWhen?: (e: SseEventRecord, all: SseEventRecord[]) => boolean,
+) => postSse(app.baseUrl, `/api/chat/projects/${projectId}`, { token, body, stopWhen });
 
 const eventOf = (r: Awaited<ReturnType<typeof ask>>, name: string) => r.events.find((e) => e.event === name)?.data;
 
 beforeAll(async () => {
   stub = await startOpenAiStub({ deltas: ANSWER_DELTAS });
   search = await startSearchStub({ apiKey: SEARCH_KEY });
-  const sink = new Writable({ write(chunk, _enc, cb) { logText += chunk.toString(); cb(); } });
-  A = await createTestApp({ env: { SEARCH_API_URL: search.url, SEARCH_API_KEY: SEARCH_KEY }, logger: createLogger('info', sink), workers: true });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logText += chunk.toString();
+      cb();
+    },
+  });
+  A = await createTestApp({
+    env: { SEARCH_API_URL: search.url, SEARCH_API_KEY: SEARCH_KEY },
+    logger: createLogger('info', sink),
+    workers: true,
+  });
   f = factories(A.orm, A.services);
   c = chatFactories(A.orm, A.services);
   owner = await f.makeUser({ platformRole: 'admin' });
@@ -61,11 +75,16 @@ beforeAll(async () => {
   project = await f.makeProject({ owner, instructions: 'Answer in one sentence. Mention the manual.' });
   await f.makeGrant({ project, user: member, tier: 'use' });
   // a real upload: a three-page PDF through the documents endpoint and the ingestion worker
-  const up = await uploadFiles(A.baseUrl, owner.token, project.id, [{ name: 'acme-manual.pdf', type: 'application/pdf', content: makePdf(MANUAL.map((p) => ({ paragraphs: [p] }))) }]);
+  const up = await uploadFiles(A.baseUrl, owner.token, project.id, [
+    { name: 'acme-manual.pdf', type: 'application/pdf', content: makePdf(MANUAL.map((p) => ({ paragraphs: [p] }))) },
+  ]);
   expect(up.status).toBe(202);
   const doc = await waitForDocument(A.baseUrl, owner.token, up.body.documents[0].id);
   expect(doc).toEqual(expect.objectContaining({ status: 'ready', pageCount: 3 }));
-  const rows = await f.em().getConnection().execute('select id, page_number, text from chunks where document_id = ? order by ordinal', [doc.id]);
+  const rows = await f
+    .em()
+    .getConnection()
+    .execute('select id, page_number, text from chunks where document_id = ? order by ordinal', [doc.id]);
   manual = { documentId: doc.id, chunks: rows.map((r: any) => ({ id: r.id, pageNumber: r.page_number, text: r.text })) };
   await c.makeProvider({ baseUrl: stub.url, slug: 'stub', apiKey: 'sk-main-key', models: ['stub-model', 'stub-large'] });
 });
@@ -117,13 +136,23 @@ describe('a question answered from the documents', () => {
   });
 
   it('meta: the conversation, the assistant message id and the model', () => {
-    expect(eventOf(r, 'meta')).toEqual({ conversationId: expect.stringMatching(UUID), messageId: expect.stringMatching(UUID), model: 'stub/stub-model' });
+    expect(eventOf(r, 'meta')).toEqual({
+      conversationId: expect.stringMatching(UUID),
+      messageId: expect.stringMatching(UUID),
+      model: 'stub/stub-model',
+    });
   });
 
   it('sources: the chunk on the right page first, in the documented shape', () => {
     const chunks = eventOf(r, 'sources').chunks;
     const page2 = manual.chunks.find((x) => x.pageNumber === 2)!;
-    expect(chunks[0]).toEqual({ id: page2.id, documentId: manual.documentId, documentName: 'acme-manual.pdf', pageNumber: 2, snippet: expect.stringContaining('warranty lasts five years') });
+    expect(chunks[0]).toEqual({
+      id: page2.id,
+      documentId: manual.documentId,
+      documentName: 'acme-manual.pdf',
+      pageNumber: 2,
+      snippet: expect.stringContaining('warranty lasts five years'),
+    });
   });
 
   it('text: the deltas concatenate to exactly the upstream answer', () => {
@@ -132,7 +161,11 @@ describe('a question answered from the documents', () => {
 
   it('done: the same message id, the upstream usage as totalTokens, and stage timings', () => {
     const done = eventOf(r, 'done');
-    expect(done).toEqual({ messageId: eventOf(r, 'meta').messageId, totalTokens: expect.any(Number), timings: { retrievalMs: expect.any(Number), firstTokenMs: expect.any(Number), totalMs: expect.any(Number) } });
+    expect(done).toEqual({
+      messageId: eventOf(r, 'meta').messageId,
+      totalTokens: expect.any(Number),
+      timings: { retrievalMs: expect.any(Number), firstTokenMs: expect.any(Number), totalMs: expect.any(Number) },
+    });
     expect(done.totalTokens).toBeGreaterThan(0);
     expect(done.timings.firstTokenMs).toBeLessThanOrEqual(done.timings.totalMs);
   });
@@ -168,8 +201,12 @@ describe('a question answered from the documents', () => {
     expect(list.status).toBe(200);
     const entry = list.body.conversations.find((x: any) => x.id === meta.conversationId);
     expect(entry).toEqual({
-      id: meta.conversationId, title: 'How long does the warranty last for the Acme toaster, and…',
-      createdAt: expect.any(String), updatedAt: expect.any(String), messageCount: 2, _count: { messages: 2 },
+      id: meta.conversationId,
+      title: 'How long does the warranty last for the Acme toaster, and…',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      messageCount: 2,
+      _count: { messages: 2 },
     });
 
     const one = await client(A.baseUrl, member.token).get(`/api/chat/conversations/${meta.conversationId}`);
@@ -177,14 +214,31 @@ describe('a question answered from the documents', () => {
     expect(one.body.conversation).toEqual(expect.objectContaining({ id: meta.conversationId, title: entry.title, projectId: project.id }));
     const [user, assistant] = one.body.conversation.messages;
     expect(one.body.conversation.messages).toHaveLength(2);
-    expect(user).toEqual({ id: expect.stringMatching(UUID), role: 'user', content: question, createdAt: expect.any(String), citations: [], incomplete: false });
+    expect(user).toEqual({
+      id: expect.stringMatching(UUID),
+      role: 'user',
+      content: question,
+      createdAt: expect.any(String),
+      citations: [],
+      incomplete: false,
+    });
     expect(assistant).toEqual({
-      id: meta.messageId, role: 'assistant', content: ANSWER_DELTAS.join(''), createdAt: expect.any(String), incomplete: false,
+      id: meta.messageId,
+      role: 'assistant',
+      content: ANSWER_DELTAS.join(''),
+      createdAt: expect.any(String),
+      incomplete: false,
       citations: [{ index: 1, chunkId: manual.chunks.find((x) => x.pageNumber === 2)!.id, documentName: 'acme-manual.pdf', pageNumber: 2 }],
     });
 
     const recent = await client(A.baseUrl, member.token).get('/api/chat/recent');
-    expect(recent.body.conversations[0]).toEqual(expect.objectContaining({ projectId: project.id, project: { id: project.id, name: project.name, color: project.color }, updatedAt: expect.any(String) }));
+    expect(recent.body.conversations[0]).toEqual(
+      expect.objectContaining({
+        projectId: project.id,
+        project: { id: project.id, name: project.name, color: project.color },
+        updatedAt: expect.any(String),
+      }),
+    );
     expect(recent.body.conversations.map((x: any) => x.id)).toContain(meta.conversationId);
 
     // the citation resolves to its source on page 2
@@ -194,22 +248,46 @@ describe('a question answered from the documents', () => {
 
   it('the request log line carries the stage timings', async () => {
     await new Promise((res) => setTimeout(res, 50));
-    const line = logText.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.url === `/api/chat/projects/${project.id}` && l.chat?.conversationId === eventOf(r, 'meta').conversationId);
-    expect(line.chat).toEqual(expect.objectContaining({ outcome: 'done', model: 'stub/stub-model', retrievalMs: expect.any(Number), firstTokenMs: expect.any(Number), totalMs: expect.any(Number), totalTokens: expect.any(Number) }));
+    const line = logText
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find(
+        (l) =>
+          l.msg === 'request' &&
+          l.url === `/api/chat/projects/${project.id}` &&
+          l.chat?.conversationId === eventOf(r, 'meta').conversationId,
+      );
+    expect(line.chat).toEqual(
+      expect.objectContaining({
+        outcome: 'done',
+        model: 'stub/stub-model',
+        retrievalMs: expect.any(Number),
+        firstTokenMs: expect.any(Number),
+        totalMs: expect.any(Number),
+        totalTokens: expect.any(Number),
+      }),
+    );
   });
 });
 
 describe('citations are the [n] markers the answer really used', () => {
   it('maps only the used markers (in range) to chunk, document and page', async () => {
     const project2 = await f.makeProject({ owner });
-    const doc = await c.makeDocumentChunks({ project: project2, name: 'notes.md', chunks: ['alpha apples grow on trees', 'alpha bananas grow in bunches', 'alpha cherries are red'] });
+    const doc = await c.makeDocumentChunks({
+      project: project2,
+      name: 'notes.md',
+      chunks: ['alpha apples grow on trees', 'alpha bananas grow in bunches', 'alpha cherries are red'],
+    });
     stub.once({ deltas: ['Bananas [2] and', ' cherries [3]; see also [2, 3] and [9].'] });
     const r = await ask(A, owner.token, project2.id, { message: 'alpha bananas cherries' });
     const sources = eventOf(r, 'sources').chunks;
     expect(sources.length).toBeGreaterThanOrEqual(3);
     const conv = await client(A.baseUrl, owner.token).get(`/api/chat/conversations/${eventOf(r, 'meta').conversationId}`);
     const citations = conv.body.conversation.messages[1].citations;
-    expect(citations).toEqual([2, 3].map((n) => ({ index: n, chunkId: sources[n - 1].id, documentName: 'notes.md', pageNumber: sources[n - 1].pageNumber })));
+    expect(citations).toEqual(
+      [2, 3].map((n) => ({ index: n, chunkId: sources[n - 1].id, documentName: 'notes.md', pageNumber: sources[n - 1].pageNumber })),
+    );
     expect(doc.chunks.map((x) => x.id)).toEqual(expect.arrayContaining(citations.map((x: any) => x.chunkId)));
   });
 
@@ -282,7 +360,9 @@ describe('conversations', () => {
     expect(l1.body.conversations.map((x: any) => x.title)).toEqual(['from u1']);
     const priv = await f.makeProject({ owner });
     expect((await client(A.baseUrl, u1.token).get(`/api/chat/projects/${priv.id}/conversations`)).status).toBe(403);
-    expect((await client(A.baseUrl, u1.token).get('/api/chat/projects/00000000-0000-4000-8000-000000000000/conversations')).status).toBe(404);
+    expect((await client(A.baseUrl, u1.token).get('/api/chat/projects/00000000-0000-4000-8000-000000000000/conversations')).status).toBe(
+      404,
+    );
     expect((await client(A.baseUrl, u1.token).get(`/api/chat/projects/${p.id}/conversations?limit=0`)).status).toBe(400);
   });
 
@@ -294,13 +374,25 @@ describe('conversations', () => {
     const conn = em.getConnection();
     // 22 conversations an hour apart, plus one in a project the caller cannot use
     for (let i = 0; i < 22; i++) {
-      await conn.execute(`insert into conversations (project_id, user_id, title, updated_at) values (?, ?, ?, now() - make_interval(hours => ?))`, [p.id, u.id, `c${i}`, 22 - i]);
+      await conn.execute(
+        `insert into conversations (project_id, user_id, title, updated_at) values (?, ?, ?, now() - make_interval(hours => ?))`,
+        [p.id, u.id, `c${i}`, 22 - i],
+      );
     }
-    await conn.execute(`insert into conversations (project_id, user_id, title, updated_at) values (?, ?, 'hidden', now())`, [gone.id, u.id]);
+    await conn.execute(`insert into conversations (project_id, user_id, title, updated_at) values (?, ?, 'hidden', now())`, [
+      gone.id,
+      u.id,
+    ]);
     const res = await client(A.baseUrl, u.token).get('/api/chat/recent');
     expect(res.status).toBe(200);
     expect(res.body.conversations.map((x: any) => x.title)).toEqual(Array.from({ length: 20 }, (_, i) => `c${21 - i}`));
-    expect(res.body.conversations[0]).toEqual({ id: expect.stringMatching(UUID), title: 'c21', projectId: p.id, project: { id: p.id, name: p.name, color: p.color }, updatedAt: expect.any(String) });
+    expect(res.body.conversations[0]).toEqual({
+      id: expect.stringMatching(UUID),
+      title: 'c21',
+      projectId: p.id,
+      project: { id: p.id, name: p.name, color: p.color },
+      updatedAt: expect.any(String),
+    });
     expect((await client(A.baseUrl, u.token).get('/api/chat/recent?limit=5')).body.conversations).toHaveLength(5);
   });
 
@@ -417,14 +509,22 @@ describe('upstream failures (spec: chat failure causes)', () => {
     stub.once({ requireKey: 'sk-right-key' });
     const r = await ask(A, member.token, project.id, { message: 'warranty?' });
     expect(namesOf(r)).toEqual(['meta', 'sources', 'error']);
-    expect(eventOf(r, 'error')).toEqual({ type: 'error', message: 'LLM_API_ERROR', detail: expect.stringMatching(/API key \(HTTP 401\): Incorrect API key provided/) });
+    expect(eventOf(r, 'error')).toEqual({
+      type: 'error',
+      message: 'LLM_API_ERROR',
+      detail: expect.stringMatching(/API key \(HTTP 401\): Incorrect API key provided/),
+    });
     expect(await storedAnswer(member.token, r)).toEqual(expect.objectContaining({ content: '', incomplete: true, citations: [] }));
   });
 
   it('upstream non-2xx → LLM_API_ERROR carrying the upstream message', async () => {
     stub.once({ status: 503, errorBody: { error: { message: 'model is overloaded' } } });
     const r = await ask(A, member.token, project.id, { message: 'warranty?' });
-    expect(eventOf(r, 'error')).toEqual({ type: 'error', message: 'LLM_API_ERROR', detail: expect.stringContaining('model is overloaded') });
+    expect(eventOf(r, 'error')).toEqual({
+      type: 'error',
+      message: 'LLM_API_ERROR',
+      detail: expect.stringContaining('model is overloaded'),
+    });
     expect(namesOf(r).at(-1)).toBe('error');
   });
 
@@ -502,14 +602,33 @@ describe('web and deep modes', () => {
   it('web: basic search, web sources, and citations with the URL', async () => {
     stub.once({ deltas: ['Five years [1].'] });
     const r = await ask(A, member.token, project.id, { message: 'acme warranty length', mode: 'web' });
-    expect(search.requests.at(-1)).toEqual({ authorization: `Bearer ${SEARCH_KEY}`, body: { query: 'acme warranty length', search_depth: 'basic', max_results: 5 } });
+    expect(search.requests.at(-1)).toEqual({
+      authorization: `Bearer ${SEARCH_KEY}`,
+      body: { query: 'acme warranty length', search_depth: 'basic', max_results: 5 },
+    });
     expect(eventOf(r, 'sources').chunks).toEqual([
-      { id: 'web-1', documentId: 'https://acme.example/warranty', documentName: 'Acme warranty policy', pageNumber: 1, snippet: 'Acme toasters carry a five-year warranty.', url: 'https://acme.example/warranty' },
-      { id: 'web-2', documentId: 'https://reviews.example/toasters', documentName: 'Toaster reviews', pageNumber: 1, snippet: 'Reviewers praise the Acme warranty.', url: 'https://reviews.example/toasters' },
+      {
+        id: 'web-1',
+        documentId: 'https://acme.example/warranty',
+        documentName: 'Acme warranty policy',
+        pageNumber: 1,
+        snippet: 'Acme toasters carry a five-year warranty.',
+        url: 'https://acme.example/warranty',
+      },
+      {
+        id: 'web-2',
+        documentId: 'https://reviews.example/toasters',
+        documentName: 'Toaster reviews',
+        pageNumber: 1,
+        snippet: 'Reviewers praise the Acme warranty.',
+        url: 'https://reviews.example/toasters',
+      },
     ]);
     expect(stub.last().body.messages[0].content).toContain('[1] Acme warranty policy (https://acme.example/warranty)');
     const conv = await client(A.baseUrl, member.token).get(`/api/chat/conversations/${eventOf(r, 'meta').conversationId}`);
-    expect(conv.body.conversation.messages[1].citations).toEqual([{ index: 1, chunkId: 'web-1', documentName: 'Acme warranty policy', pageNumber: 1, url: 'https://acme.example/warranty' }]);
+    expect(conv.body.conversation.messages[1].citations).toEqual([
+      { index: 1, chunkId: 'web-1', documentName: 'Acme warranty policy', pageNumber: 1, url: 'https://acme.example/warranty' },
+    ]);
   });
 
   it('deep: advanced search and a research-style prompt', async () => {
@@ -560,7 +679,11 @@ describe('environment fallback, time-outs and shutdown (no providers stored)', (
   it('5: the empty fallback key is refused upstream (401) → LLM_API_ERROR saying no key is configured', async () => {
     stub.once({ requireKey: 'needed' });
     const r = await ask(B, u.token, pb.id, { message: 'q' });
-    expect(eventOf(r, 'error')).toEqual({ type: 'error', message: 'LLM_API_ERROR', detail: expect.stringMatching(/401.*no API key is configured/) });
+    expect(eventOf(r, 'error')).toEqual({
+      type: 'error',
+      message: 'LLM_API_ERROR',
+      detail: expect.stringMatching(/401.*no API key is configured/),
+    });
   });
 
   it('web and deep are refused with 400 before the stream when SEARCH_API_KEY is unset; config says so', async () => {
@@ -599,7 +722,9 @@ describe('environment fallback, time-outs and shutdown (no providers stored)', (
     expect(eventOf(r, 'error')).toEqual({ type: 'error', message: 'SERVER_SHUTTING_DOWN', detail: expect.any(String) });
     await stub.waitFor(() => stub.last().aborted);
     const conv = await client(B.baseUrl, u.token).get(`/api/chat/conversations/${eventOf(r, 'meta').conversationId}`);
-    expect(conv.body.conversation.messages[1]).toEqual(expect.objectContaining({ incomplete: true, content: expect.stringMatching(/^s0 /) }));
+    expect(conv.body.conversation.messages[1]).toEqual(
+      expect.objectContaining({ incomplete: true, content: expect.stringMatching(/^s0 /) }),
+    );
   });
 });
 
@@ -624,11 +749,15 @@ describe('SSE writer', () => {
   it('sends `: ping` heartbeats while the producer is quiet', async () => {
     const app = express();
     app.post('/s', async (_req, res) => {
-      await writeSse(res, (async function* () {
-        yield { event: 'meta', data: { a: 1 } };
-        await new Promise((r) => setTimeout(r, 250));
-        yield { event: 'done', data: {} };
-      })(), { heartbeatMs: 50 });
+      await writeSse(
+        res,
+        (async function* () {
+          yield { event: 'meta', data: { a: 1 } };
+          await new Promise((r) => setTimeout(r, 250));
+          yield { event: 'done', data: {} };
+        })(),
+        { heartbeatMs: 50 },
+      );
     });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
@@ -642,4 +771,3 @@ describe('SSE writer', () => {
     }
   });
 });
-

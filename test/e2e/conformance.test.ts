@@ -14,19 +14,56 @@ jest.setTimeout(120_000);
 const LOGIN_USER = ['avatarColor', 'departmentId', 'email', 'id', 'name', 'orgPosition', 'platformRole'];
 const ME_USER = ['createdAt', 'departmentId', 'email', 'id', 'lastLoginAt', 'name', 'orgPosition', 'platformRole', 'status'];
 /** GET /users entries (spec: `department` only in the user list). */
-const LIST_USER = ['avatarColor', 'createdAt', 'department', 'departmentId', 'email', 'id', 'lastLoginAt', 'name', 'orgPosition', 'platformRole', 'status'];
+const LIST_USER = [
+  'avatarColor',
+  'createdAt',
+  'department',
+  'departmentId',
+  'email',
+  'id',
+  'lastLoginAt',
+  'name',
+  'orgPosition',
+  'platformRole',
+  'status',
+];
 /** GET/POST/PATCH single user and GET /users/me. */
 const ONE_USER = LIST_USER.filter((k) => k !== 'department');
 const DEPARTMENT_REF = ['color', 'id', 'name'];
 const DEPARTMENT = ['_count', 'color', 'description', 'id', 'name'];
 const DEPARTMENT_COUNT = ['grants', 'groups', 'members'];
 /** Spec: "Project fields beyond those listed: not shown" — createdAt/updatedAt are the only additions. */
-const PROJECT_BASE = ['color', 'createdAt', 'createdBy', 'description', 'id', 'instructions', 'isPrivate', 'name', 'ownerId', 'settings', 'updatedAt'];
+const PROJECT_BASE = [
+  'color',
+  'createdAt',
+  'createdBy',
+  'description',
+  'id',
+  'instructions',
+  'isPrivate',
+  'name',
+  'ownerId',
+  'settings',
+  'updatedAt',
+];
 const PROJECT_DETAIL = [...PROJECT_BASE, '_count', 'members'].sort();
 const PROJECT_LIST_ITEM = [...PROJECT_BASE, '_count', 'accessSource', 'accessTier', 'members'].sort();
 const MEMBER = ['addedAt', 'projectId', 'user', 'userId'];
 const MEMBER_USER = ['avatarUrl', 'departmentId', 'email', 'id', 'name', 'orgPosition', 'platformRole'];
-const GRANT = ['createdAt', 'department', 'departmentId', 'grantedById', 'group', 'groupId', 'id', 'projectId', 'tier', 'updatedAt', 'user', 'userId'];
+const GRANT = [
+  'createdAt',
+  'department',
+  'departmentId',
+  'grantedById',
+  'group',
+  'groupId',
+  'id',
+  'projectId',
+  'tier',
+  'updatedAt',
+  'user',
+  'userId',
+];
 const AUDIT_ENTRY = ['action', 'actorId', 'createdAt', 'id', 'metadata', 'projectId', 'targetId', 'targetType'];
 const DELETED = ['id', 'success'];
 
@@ -183,7 +220,15 @@ describe('auth', () => {
     expect(res.status).toBe(200);
     expect(keys(res.body)).toEqual(['accessToken', 'refreshToken', 'user']);
     expectLoginUser(res.body.user);
-    expect(res.body.user).toEqual(expect.objectContaining({ email: ROOT.email.toLowerCase(), name: ROOT.name, platformRole: 'superadmin', orgPosition: 'member', departmentId: null }));
+    expect(res.body.user).toEqual(
+      expect.objectContaining({
+        email: ROOT.email.toLowerCase(),
+        name: ROOT.name,
+        platformRole: 'superadmin',
+        orgPosition: 'member',
+        departmentId: null,
+      }),
+    );
     root = client(t.baseUrl, res.body.accessToken);
     rootId = res.body.user.id;
   });
@@ -216,7 +261,10 @@ describe('auth', () => {
     expectError(await api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } }), 401, 'unauthorized');
     expectError(await api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: 'garbage' } }), 401, 'unauthorized');
     expectError(await anon().post('/api/auth/logout'), 401, 'unauthorized');
-    const out = await api(t.baseUrl, 'POST', '/api/auth/logout', { token: r.body.accessToken, body: { refreshToken: r.body.refreshToken } });
+    const out = await api(t.baseUrl, 'POST', '/api/auth/logout', {
+      token: r.body.accessToken,
+      body: { refreshToken: r.body.refreshToken },
+    });
     expect(out.status).toBe(204);
     expect(out.text).toBe('');
     expectError(await api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: r.body.refreshToken } }), 401);
@@ -237,8 +285,15 @@ describe('departments', () => {
   it('a duplicate name is a 409; a huge name is a 400; a Unicode name works', async () => {
     expectError(await root.post('/api/departments', { name: 'Sales', color: '#10b981', description: '' }), 409);
     expectValidation(await root.post('/api/departments', { name: 'D'.repeat(10_000), color: '#10b981', description: '' }), 'name');
-    expectValidation(await root.post('/api/departments', { name: 'Ok', color: '#10b981', description: 'x'.repeat(100_000) }), 'description');
-    const uni = await root.post('/api/departments', { name: 'Recherche & Développement 研究 🚀', color: '#123456', description: 'Ünïcödé' });
+    expectValidation(
+      await root.post('/api/departments', { name: 'Ok', color: '#10b981', description: 'x'.repeat(100_000) }),
+      'description',
+    );
+    const uni = await root.post('/api/departments', {
+      name: 'Recherche & Développement 研究 🚀',
+      color: '#123456',
+      description: 'Ünïcödé',
+    });
     expect(uni.status).toBe(201);
     expect(uni.body.department.name).toBe('Recherche & Développement 研究 🚀');
     expect(uni.body.department.description).toBe('Ünïcödé');
@@ -248,11 +303,25 @@ describe('departments', () => {
 describe('users', () => {
   it('POST /users: 201 {user} with exactly the user fields (no department object, no secrets)', async () => {
     expectError(await anon().post('/api/users', {}), 401, 'unauthorized');
-    const res = await root.post('/api/users', { email: 'Ada.Admin@Example.com', name: 'Ada Admin', password: 'admin-password', platformRole: 'admin', orgPosition: 'member' });
+    const res = await root.post('/api/users', {
+      email: 'Ada.Admin@Example.com',
+      name: 'Ada Admin',
+      password: 'admin-password',
+      platformRole: 'admin',
+      orgPosition: 'member',
+    });
     expect(res.status).toBe(201);
     expect(keys(res.body)).toEqual(['user']);
     expectOneUser(res.body.user);
-    expect(res.body.user).toEqual(expect.objectContaining({ email: 'ada.admin@example.com', platformRole: 'admin', departmentId: null, status: 'active', lastLoginAt: null }));
+    expect(res.body.user).toEqual(
+      expect.objectContaining({
+        email: 'ada.admin@example.com',
+        platformRole: 'admin',
+        departmentId: null,
+        status: 'active',
+        lastLoginAt: null,
+      }),
+    );
     expect(res.text).not.toMatch(/password|\$2[aby]\$/i);
     adminId = res.body.user.id;
     // login is case-insensitive on the email as stored
@@ -260,12 +329,26 @@ describe('users', () => {
   });
 
   it('creates department members (Unicode names round-trip)', async () => {
-    const m = await admin.post('/api/users', { email: 'mgr@example.com', name: 'Mária Ødegård-山田', password: 'manager-password', platformRole: 'none', orgPosition: 'manager', departmentId: sales.id });
+    const m = await admin.post('/api/users', {
+      email: 'mgr@example.com',
+      name: 'Mária Ødegård-山田',
+      password: 'manager-password',
+      platformRole: 'none',
+      orgPosition: 'manager',
+      departmentId: sales.id,
+    });
     expect(m.status).toBe(201);
     expectOneUser(m.body.user);
     expect(m.body.user).toEqual(expect.objectContaining({ name: 'Mária Ødegård-山田', departmentId: sales.id, orgPosition: 'manager' }));
     manager = m.body.user;
-    const u = await admin.post('/api/users', { email: 'member@example.com', name: 'Zoë 🚀', password: 'member-password', platformRole: 'none', orgPosition: 'member', departmentId: sales.id });
+    const u = await admin.post('/api/users', {
+      email: 'member@example.com',
+      name: 'Zoë 🚀',
+      password: 'member-password',
+      platformRole: 'none',
+      orgPosition: 'member',
+      departmentId: sales.id,
+    });
     expect(u.status).toBe(201);
     memberUser = u.body.user;
     expect((await login('member@example.com', 'member-password')).body.user.name).toBe('Zoë 🚀');
@@ -277,7 +360,11 @@ describe('users', () => {
     expectError(await admin.post('/api/users', { ...base, email: 'Ceo@Example.com' }), 409, 'email_exists');
     expectError(await admin.post('/api/users', { ...base, email: 'su@example.com', platformRole: 'superadmin' }), 403, 'forbidden_role');
     expectError(await admin.post('/api/users', { ...base, email: 'ceo2@example.com', orgPosition: 'ceo' }), 409, 'ceo_exists');
-    expectError(await admin.post('/api/users', { ...base, email: 'nodept@example.com', departmentId: randomUUID() }), 400, 'department_not_found');
+    expectError(
+      await admin.post('/api/users', { ...base, email: 'nodept@example.com', departmentId: randomUUID() }),
+      400,
+      'department_not_found',
+    );
     expectValidation(await admin.post('/api/users', { ...base, email: 'short@example.com', password: 'short' }), 'password');
     expectValidation(await admin.post('/api/users', { name: 'N', email: 'x@example.com' }), 'password');
     expectValidation(await admin.post('/api/users', { ...base, email: 'not-an-email' }), 'email');
@@ -302,7 +389,9 @@ describe('users', () => {
     for (const u of res.body.users) expectListUser(u);
     const m = res.body.users.find((u: any) => u.id === memberUser.id);
     expect(m.department).toEqual({ id: sales.id, name: sales.name, color: sales.color });
-    const filtered = await admin.get(`/api/users?search=${encodeURIComponent('ZOË')}&departmentId=${sales.id}&orgPosition=member&platformRole=none&limit=10&offset=0`);
+    const filtered = await admin.get(
+      `/api/users?search=${encodeURIComponent('ZOË')}&departmentId=${sales.id}&orgPosition=member&platformRole=none&limit=10&offset=0`,
+    );
     expect(filtered.body).toEqual({ users: [expect.objectContaining({ id: memberUser.id })], total: 1 });
   });
 
@@ -344,9 +433,24 @@ describe('users', () => {
 
   it('GET /users query-string abuse answers 400, never 500', async () => {
     for (const qs of [
-      'limit=1&limit=2', 'search=a&search=b', 'search[]=a', 'search[a]=b', 'platformRole[]=admin', 'departmentId[$ne]=x',
-      'limit=abc', 'limit=-1', 'limit=0', 'offset=1e3', 'offset=-5', 'limit=99999999999999999999', `search=${'s'.repeat(5000)}`,
-      'platformRole=root', 'departmentId=not-a-uuid', 'unknown=1', '__proto__=x', 'constructor[prototype]=x',
+      'limit=1&limit=2',
+      'search=a&search=b',
+      'search[]=a',
+      'search[a]=b',
+      'platformRole[]=admin',
+      'departmentId[$ne]=x',
+      'limit=abc',
+      'limit=-1',
+      'limit=0',
+      'offset=1e3',
+      'offset=-5',
+      'limit=99999999999999999999',
+      `search=${'s'.repeat(5000)}`,
+      'platformRole=root',
+      'departmentId=not-a-uuid',
+      'unknown=1',
+      '__proto__=x',
+      'constructor[prototype]=x',
     ]) {
       const res = await admin.get(`/api/users?${qs}`);
       expect({ qs, status: res.status }).toEqual({ qs, status: 400 });
@@ -441,14 +545,27 @@ describe('groups', () => {
 describe('projects', () => {
   it('POST /projects: 201 {project}; ownerId and createdBy are the caller', async () => {
     expectError(await anon().post('/api/projects', { name: 'x' }), 401, 'unauthorized');
-    const res = await admin.post('/api/projects', { name: 'Playbook 📘', description: 'How we sell', isPrivate: true, instructions: 'Be brief.' });
+    const res = await admin.post('/api/projects', {
+      name: 'Playbook 📘',
+      description: 'How we sell',
+      isPrivate: true,
+      instructions: 'Be brief.',
+    });
     expect(res.status).toBe(201);
     expect(keys(res.body)).toEqual(['project']);
     expectProjectDetail(res.body.project);
-    expect(res.body.project).toEqual(expect.objectContaining({
-      name: 'Playbook 📘', description: 'How we sell', isPrivate: true, instructions: 'Be brief.', ownerId: adminId, createdBy: adminId,
-      members: [], _count: { documents: 0, conversations: 0, chunks: 0 },
-    }));
+    expect(res.body.project).toEqual(
+      expect.objectContaining({
+        name: 'Playbook 📘',
+        description: 'How we sell',
+        isPrivate: true,
+        instructions: 'Be brief.',
+        ownerId: adminId,
+        createdBy: adminId,
+        members: [],
+        _count: { documents: 0, conversations: 0, chunks: 0 },
+      }),
+    );
     projectId = res.body.project.id;
     const mgr = client(t.baseUrl, await tokenFor('mgr@example.com', 'manager-password'));
     expectError(await mgr.post('/api/projects', { name: 'Nope' }), 403);
@@ -508,12 +625,25 @@ describe('grants', () => {
   });
 
   it('POST grant errors: 404 target_not_found, 403 without full tier, 400 on bad input', async () => {
-    expectError(await admin.post(`/api/projects/${projectId}/grants`, { targetType: 'user', targetId: randomUUID(), tier: 'use' }), 404, 'target_not_found');
-    expectError(await admin.post(`/api/projects/${randomUUID()}/grants`, { targetType: 'user', targetId: memberUser.id, tier: 'use' }), 404);
+    expectError(
+      await admin.post(`/api/projects/${projectId}/grants`, { targetType: 'user', targetId: randomUUID(), tier: 'use' }),
+      404,
+      'target_not_found',
+    );
+    expectError(
+      await admin.post(`/api/projects/${randomUUID()}/grants`, { targetType: 'user', targetId: memberUser.id, tier: 'use' }),
+      404,
+    );
     const member = client(t.baseUrl, await tokenFor('member@example.com', 'member-password'));
     expectError(await member.post(`/api/projects/${projectId}/grants`, { targetType: 'user', targetId: manager.id, tier: 'use' }), 403);
-    expectValidation(await admin.post(`/api/projects/${projectId}/grants`, { targetType: 'team', targetId: memberUser.id, tier: 'use' }), 'targetType');
-    expectValidation(await admin.post(`/api/projects/${projectId}/grants`, { targetType: 'user', targetId: memberUser.id, tier: 'owner' }), 'tier');
+    expectValidation(
+      await admin.post(`/api/projects/${projectId}/grants`, { targetType: 'team', targetId: memberUser.id, tier: 'use' }),
+      'targetType',
+    );
+    expectValidation(
+      await admin.post(`/api/projects/${projectId}/grants`, { targetType: 'user', targetId: memberUser.id, tier: 'owner' }),
+      'tier',
+    );
     expectValidation(await admin.post(`/api/projects/${projectId}/grants`, { targetType: 'user', targetId: 'x', tier: 'use' }), 'targetId');
   });
 
@@ -538,7 +668,9 @@ describe('grants', () => {
     // the user grant put the member on the visible member list
     expect(p.members.map((m: any) => m.userId)).toEqual([memberUser.id]);
     const adminList = await admin.get('/api/projects');
-    expect(adminList.body.projects.find((x: any) => x.id === projectId)).toEqual(expect.objectContaining({ accessTier: 'full', accessSource: 'platform' }));
+    expect(adminList.body.projects.find((x: any) => x.id === projectId)).toEqual(
+      expect.objectContaining({ accessTier: 'full', accessSource: 'platform' }),
+    );
   });
 
   it('GET /grants/by-user/:userId: {direct, viaGroup, viaDepartment} with the spec entries', async () => {
@@ -594,21 +726,37 @@ describe('grants', () => {
     }
     // newest first: deleted, then the department, group, updated and created user grants
     expect(res.body.entries.map((e: any) => [e.action, e.targetType])).toEqual([
-      ['grant_deleted', 'user'], ['grant_created', 'department'], ['grant_created', 'group'], ['grant_updated', 'user'], ['grant_created', 'user'],
+      ['grant_deleted', 'user'],
+      ['grant_created', 'department'],
+      ['grant_created', 'group'],
+      ['grant_updated', 'user'],
+      ['grant_created', 'user'],
     ]);
     const [deleted, , , updated, created] = res.body.entries;
     expect(created.metadata).toEqual({ tier: 'use' });
     expect(updated.metadata).toEqual({ tier: 'edit', previousTier: 'use' });
     expect(deleted.metadata).toEqual({ tier: 'edit' });
-    const filtered = await admin.get(`/api/audit-log?projectId=${projectId}&action=grant_created&actorId=${adminId}&limit=2&offset=0&from=2000-01-01T00:00:00.000Z`);
+    const filtered = await admin.get(
+      `/api/audit-log?projectId=${projectId}&action=grant_created&actorId=${adminId}&limit=2&offset=0&from=2000-01-01T00:00:00.000Z`,
+    );
     expect(filtered.body.total).toBe(3);
     expect(filtered.body.entries).toHaveLength(2);
   });
 
   it('GET /audit-log query-string abuse answers 400, never 500', async () => {
     for (const qs of [
-      'action=grant_created&action=grant_deleted', 'projectId[]=x', 'projectId[$ne]=x', 'actorId=not-a-uuid', 'action=dropped',
-      'from=yesterday', 'to=2024-13-45', 'limit=abc', 'limit=0', 'limit=99999999999999999999', 'offset=-1', 'foo=bar',
+      'action=grant_created&action=grant_deleted',
+      'projectId[]=x',
+      'projectId[$ne]=x',
+      'actorId=not-a-uuid',
+      'action=dropped',
+      'from=yesterday',
+      'to=2024-13-45',
+      'limit=abc',
+      'limit=0',
+      'limit=99999999999999999999',
+      'offset=-1',
+      'foo=bar',
       `from=${'9'.repeat(5000)}`,
     ]) {
       const res = await admin.get(`/api/audit-log?${qs}`);
@@ -629,7 +777,13 @@ describe('grants', () => {
 
 describe('users: delete and the security rules', () => {
   it('DELETE /users/:id: {success, id}; the superadmin and oneself are refused', async () => {
-    const u = await admin.post('/api/users', { email: 'temp@example.com', name: 'Temp', password: 'temp-password', platformRole: 'none', orgPosition: 'member' });
+    const u = await admin.post('/api/users', {
+      email: 'temp@example.com',
+      name: 'Temp',
+      password: 'temp-password',
+      platformRole: 'none',
+      orgPosition: 'member',
+    });
     const res = await admin.delete(`/api/users/${u.body.user.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, id: u.body.user.id });
@@ -640,7 +794,15 @@ describe('users: delete and the security rules', () => {
 
   it('deleting a user removes their grants and records each one as grant_deleted', async () => {
     const p = (await admin.post('/api/projects', { name: 'Ephemeral' })).body.project;
-    const u = (await admin.post('/api/users', { email: 'leaver@example.com', name: 'Leaver', password: 'leaver-password', platformRole: 'none', orgPosition: 'member' })).body.user;
+    const u = (
+      await admin.post('/api/users', {
+        email: 'leaver@example.com',
+        name: 'Leaver',
+        password: 'leaver-password',
+        platformRole: 'none',
+        orgPosition: 'member',
+      })
+    ).body.user;
     expect((await admin.post(`/api/projects/${p.id}/grants`, { targetType: 'user', targetId: u.id, tier: 'edit' })).status).toBe(201);
     expect((await admin.delete(`/api/users/${u.id}`)).status).toBe(200);
     expect((await admin.get(`/api/projects/${p.id}/grants`)).body.grants).toEqual([]);
@@ -650,7 +812,7 @@ describe('users: delete and the security rules', () => {
     expect(log.body.entries[0].metadata.tier).toBe('edit');
   });
 
-  it('changing a password revokes the user\'s refresh tokens; other changes do not', async () => {
+  it("changing a password revokes the user's refresh tokens; other changes do not", async () => {
     const session = (await login('mgr@example.com', 'manager-password')).body;
     const refresh = (token: string) => api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: token } });
     // a rename keeps the session
@@ -681,11 +843,21 @@ describe('users: delete and the security rules', () => {
 describe('transport edges', () => {
   it('a known path with a method it does not serve answers JSON 404/405, never HTML', async () => {
     for (const [method, path] of [
-      ['PUT', '/api/projects'], ['PATCH', '/api/projects'], ['DELETE', '/api/users'], ['PUT', '/api/users/me'],
-      ['POST', '/api/auth/me'], ['GET', '/api/auth/login'], ['PUT', `/api/departments/${sales.id}`], ['POST', '/api/audit-log'],
+      ['PUT', '/api/projects'],
+      ['PATCH', '/api/projects'],
+      ['DELETE', '/api/users'],
+      ['PUT', '/api/users/me'],
+      ['POST', '/api/auth/me'],
+      ['GET', '/api/auth/login'],
+      ['PUT', `/api/departments/${sales.id}`],
+      ['POST', '/api/audit-log'],
       ['GET', '/api/no-such-thing'],
     ]) {
-      const res = await api(t.baseUrl, method, path, { token: undefined, headers: { authorization: `Bearer ${(await login(ROOT.email, ROOT.password)).body.accessToken}` }, body: method === 'GET' ? undefined : {} });
+      const res = await api(t.baseUrl, method, path, {
+        token: undefined,
+        headers: { authorization: `Bearer ${(await login(ROOT.email, ROOT.password)).body.accessToken}` },
+        body: method === 'GET' ? undefined : {},
+      });
       expect([404, 405]).toContain(res.status);
       expectError(res, res.status);
       expect(res.text).not.toMatch(/<html|<!DOCTYPE/i);
@@ -694,7 +866,13 @@ describe('transport edges', () => {
 
   it('malformed path parameters answer JSON 4xx, never 500', async () => {
     const token = (await login(ROOT.email, ROOT.password)).body.accessToken;
-    for (const path of ['/api/users/%E0%A4%A', `/api/users/${'f'.repeat(5000)}`, '/api/projects/%00', `/api/departments/${randomUUID()}x/members`, '/api/grants/by-user/..%2F..%2Fetc']) {
+    for (const path of [
+      '/api/users/%E0%A4%A',
+      `/api/users/${'f'.repeat(5000)}`,
+      '/api/projects/%00',
+      `/api/departments/${randomUUID()}x/members`,
+      '/api/grants/by-user/..%2F..%2Fetc',
+    ]) {
       const res = await api(t.baseUrl, 'GET', path, { token });
       expect({ path, status: res.status }).toEqual({ path, status: expect.any(Number) });
       expect(res.status).toBeGreaterThanOrEqual(400);
@@ -704,16 +882,32 @@ describe('transport edges', () => {
   });
 
   it('malformed JSON and a non-object body are 400 validation_failed', async () => {
-    expectValidation(await api(t.baseUrl, 'POST', '/api/auth/login', { rawBody: '{"email":', headers: { 'content-type': 'application/json' } }));
-    expectValidation(await api(t.baseUrl, 'POST', '/api/auth/login', { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } }));
+    expectValidation(
+      await api(t.baseUrl, 'POST', '/api/auth/login', { rawBody: '{"email":', headers: { 'content-type': 'application/json' } }),
+    );
+    expectValidation(
+      await api(t.baseUrl, 'POST', '/api/auth/login', { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } }),
+    );
     expectValidation(await api(t.baseUrl, 'POST', '/api/auth/login', { body: { email: ['a@b.c'], password: { $gt: '' } } }));
   });
 });
 
 describe('prototype keys', () => {
   it('__proto__, constructor and prototype keys are refused like any unknown field (body and query)', async () => {
-    for (const raw of ['{"name":"P1","__proto__":{"a":1}}', '{"name":"P2","constructor":{"prototype":{"a":1}}}', '{"name":"P3","settings":{"__proto__":{"topK":1}}}']) {
-      expectValidation(await api(t.baseUrl, 'POST', '/api/departments', { rawBody: raw, headers: { 'content-type': 'application/json', authorization: `Bearer ${(await login(ROOT.email, ROOT.password)).body.accessToken}` } }));
+    for (const raw of [
+      '{"name":"P1","__proto__":{"a":1}}',
+      '{"name":"P2","constructor":{"prototype":{"a":1}}}',
+      '{"name":"P3","settings":{"__proto__":{"topK":1}}}',
+    ]) {
+      expectValidation(
+        await api(t.baseUrl, 'POST', '/api/departments', {
+          rawBody: raw,
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${(await login(ROOT.email, ROOT.password)).body.accessToken}`,
+          },
+        }),
+      );
     }
     expect((await admin.get('/api/departments')).body.departments.some((d: any) => /^P\d$/.test(d.name))).toBe(false);
   });

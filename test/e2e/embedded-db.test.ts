@@ -59,7 +59,10 @@ describe('embedded PostgreSQL', () => {
     expect(ua.password).not.toBe(ub.password);
     expect(ua.password).not.toBe('docqa-embedded');
     for (const d of dirs.slice(-2)) expect(statSync(path.join(d, 'pg-password')).mode & 0o777).toBe(0o600);
-    const [settings] = await query(a.url, `select current_setting('listen_addresses') as listen, current_setting('unix_socket_directories') as sockets`);
+    const [settings] = await query(
+      a.url,
+      `select current_setting('listen_addresses') as listen, current_setting('unix_socket_directories') as sockets`,
+    );
     expect(settings).toEqual({ listen: '127.0.0.1', sockets: '' });
     // the published password of earlier versions opens nothing
     ua.password = 'docqa-embedded';
@@ -115,7 +118,12 @@ describe('embedded PostgreSQL', () => {
     expect(statSync(privateDir).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(privateDir, 'deep')).mode & 0o007).toBe(0);
     // PostgreSQL runs as postgres, from binaries outside node_modules
-    const pid = Number(execFileSync('pgrep', ['-P', String(proc.child.pid), 'postgres']).toString().trim().split('\n')[0]);
+    const pid = Number(
+      execFileSync('pgrep', ['-P', String(proc.child.pid), 'postgres'])
+        .toString()
+        .trim()
+        .split('\n')[0],
+    );
     expect(statSync(`/proc/${pid}`).uid).not.toBe(0);
     expect(execFileSync('readlink', [`/proc/${pid}/exe`]).toString()).not.toContain('node_modules');
   });

@@ -37,7 +37,8 @@ const DISTRACTORS = [
   'Parking permits are renewed every January.',
 ];
 
-const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => await t.orm.em.fork().getConnection().execute<T[]>(text, params);
+const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> =>
+  await t.orm.em.fork().getConnection().execute<T[]>(text, params);
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -50,7 +51,12 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | null | f
 }
 
 async function upload(projectId: string, files: Array<{ name: string; content: string }>): Promise<any[]> {
-  const res = await uploadFiles(t.baseUrl, owner.token, projectId, files.map((x) => ({ ...x, type: 'text/plain' })));
+  const res = await uploadFiles(
+    t.baseUrl,
+    owner.token,
+    projectId,
+    files.map((x) => ({ ...x, type: 'text/plain' })),
+  );
   expect(res.status).toBe(202);
   return Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(t.baseUrl, owner.token, d.id)));
 }
@@ -68,7 +74,13 @@ const search = (projectId: string, q: string, topK?: number) => t.services.retri
 
 async function makeEmbeddingProvider(embeddingModels: string[], slug = `emb-${Math.random().toString(36).slice(2, 8)}`) {
   const res = await client(t.baseUrl, engineer.token).post('/api/providers', {
-    name: `Embeddings ${slug}`, slug, baseUrl: stub.url, apiKey: 'sk-embed', models: ['chat-model'], embeddingModels, isDefault: true,
+    name: `Embeddings ${slug}`,
+    slug,
+    baseUrl: stub.url,
+    apiKey: 'sk-embed',
+    models: ['chat-model'],
+    embeddingModels,
+    isDefault: true,
   });
   expect(res.status).toBe(201);
   return res.body.provider;
@@ -130,8 +142,15 @@ describe('with an embedding provider', () => {
 
   it('embeds chunks in batches as a stage after the text is indexed, with the provider key', async () => {
     stub.embeddingRequests.length = 0;
-    const long = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} of the kitchen guide explains topic number ${i} in plain words.\n\n`).join('');
-    const docs = await upload(project.id, [{ name: 'answer.txt', content: ANSWER }, ...DISTRACTORS.map((d, i) => ({ name: `d${i}.txt`, content: d })), { name: 'long.txt', content: long }]);
+    const long = Array.from(
+      { length: 40 },
+      (_, i) => `Paragraph ${i} of the kitchen guide explains topic number ${i} in plain words.\n\n`,
+    ).join('');
+    const docs = await upload(project.id, [
+      { name: 'answer.txt', content: ANSWER },
+      ...DISTRACTORS.map((d, i) => ({ name: `d${i}.txt`, content: d })),
+      { name: 'long.txt', content: long },
+    ]);
     answerDoc = docs[0];
     // ready (searchable lexically) without waiting for vectors
     for (const d of docs) expect(d.status).toBe('ready');
@@ -150,7 +169,10 @@ describe('with an embedding provider', () => {
     const rows = await sql(`select distinct e.model, e.dims from chunk_embeddings e where e.project_id = ?`, [project.id]);
     expect(rows).toEqual([{ model, dims: 64 }]);
     // vectors are stored normalised and placed by the answer's index (the stub lists them in reverse)
-    const [one] = await sql<{ vec: Buffer; text: string }>(`select e.vec, c.text from chunk_embeddings e join chunks c on c.id = e.chunk_id where c.document_id = ? limit 1`, [answerDoc.id]);
+    const [one] = await sql<{ vec: Buffer; text: string }>(
+      `select e.vec, c.text from chunk_embeddings e join chunks c on c.id = e.chunk_id where c.document_id = ? limit 1`,
+      [answerDoc.id],
+    );
     const stored = Array.from({ length: 64 }, (_, i) => one.vec.readFloatLE(i * 4));
     const expected = stub.embed(one.text, 'embed-small');
     const norm = Math.hypot(...expected);
@@ -159,9 +181,19 @@ describe('with an embedding provider', () => {
 
   it('fuses vector neighbours with BM25: a passage sharing no word with the question is ranked in', async () => {
     // BM25 alone cannot see the answer (no shared word with the question)
-    const [lexRow] = await sql(`select count(*)::int as n from chunks where document_id = ? and tsv @@ plainto_tsquery('english', ?)`, [answerDoc.id, QUESTION]);
+    const [lexRow] = await sql(`select count(*)::int as n from chunks where document_id = ? and tsv @@ plainto_tsquery('english', ?)`, [
+      answerDoc.id,
+      QUESTION,
+    ]);
     expect(lexRow.n).toBe(0);
-    const lexicalDocs = new Set((await sql(`select distinct document_id from chunks where project_id = ? and tsv @@ to_tsquery('english', 'notebook | prevent | folding | dozing')`, [project.id])).map((r: any) => r.document_id));
+    const lexicalDocs = new Set(
+      (
+        await sql(
+          `select distinct document_id from chunks where project_id = ? and tsv @@ to_tsquery('english', 'notebook | prevent | folding | dozing')`,
+          [project.id],
+        )
+      ).map((r: any) => r.document_id),
+    );
     expect(lexicalDocs.size).toBe(3);
     const fused = await t.services.retrieval.search(null, project.id, QUESTION);
     const ids = fused.map((h) => h.documentId);
@@ -192,7 +224,9 @@ describe('with an embedding provider', () => {
 
   it('an embedder outage never fails a document: it stays ready, shows what lacks vectors, and is backfilled', async () => {
     stub.setEmbeddings({ dims: 64, synonyms: SYNONYMS, status: 503 });
-    const [doc] = await upload(project.id, [{ name: 'outage.txt', content: 'Backups run nightly at two o clock and keep thirty days of history.' }]);
+    const [doc] = await upload(project.id, [
+      { name: 'outage.txt', content: 'Backups run nightly at two o clock and keep thirty days of history.' },
+    ]);
     expect(doc.status).toBe('ready');
     await until('failed embedding attempts', () => Promise.resolve(stub.embeddingRequests.filter((r) => r.status === 503).length >= 3));
     const during = await getDoc(doc.id);
@@ -214,7 +248,9 @@ describe('with an embedding provider', () => {
   });
 
   it('changing the model re-embeds in the background and never mixes two models', async () => {
-    const patched = await client(t.baseUrl, engineer.token).patch(`/api/providers/${provider.id}`, { embeddingModels: ['embed-large', 'embed-small'] });
+    const patched = await client(t.baseUrl, engineer.token).patch(`/api/providers/${provider.id}`, {
+      embeddingModels: ['embed-large', 'embed-small'],
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.provider.embeddingModels).toEqual(['embed-large', 'embed-small']);
     const newModel = `${provider.slug}/embed-large`;
@@ -242,7 +278,9 @@ describe('with an embedding provider', () => {
     await fullyEmbedded(doc.id, `${provider.slug}/embed-small`);
     // the other project keeps the default's model
     expect((await getDoc(answerDoc.id)).embeddings.model).toBe(`${provider.slug}/embed-large`);
-    await client(t.baseUrl, owner.token).patch(`/api/projects/${other.id}`, { settings: { embeddingModel: `${provider.slug}/embed-large` } });
+    await client(t.baseUrl, owner.token).patch(`/api/projects/${other.id}`, {
+      settings: { embeddingModel: `${provider.slug}/embed-large` },
+    });
     await fullyEmbedded(doc.id, `${provider.slug}/embed-large`);
   });
 
@@ -251,7 +289,9 @@ describe('with an embedding provider', () => {
     await fullyEmbedded(doc.id, `${provider.slug}/embed-large`);
     const del = await api(t.baseUrl, 'DELETE', `/api/documents/${doc.id}`, { token: owner.token });
     expect(del.status).toBe(200);
-    const [n] = await sql(`select count(*)::int as n from chunk_embeddings e join chunks c on c.id = e.chunk_id where c.document_id = ?`, [doc.id]);
+    const [n] = await sql(`select count(*)::int as n from chunk_embeddings e join chunks c on c.id = e.chunk_id where c.document_id = ?`, [
+      doc.id,
+    ]);
     expect(n.n).toBe(0);
     const hits = await search(project.id, 'parking garage opening hours');
     expect(hits.map((h) => h.documentId)).not.toContain(doc.id);
@@ -260,7 +300,10 @@ describe('with an embedding provider', () => {
   it('GraphQL shows the document embedding progress', async () => {
     const res = await api(t.baseUrl, 'POST', '/graphql', {
       token: owner.token,
-      body: { query: `query($id: ID!) { document(id: $id) { id embeddings { model chunksEmbedded chunksTotal } } }`, variables: { id: answerDoc.id } },
+      body: {
+        query: `query($id: ID!) { document(id: $id) { id embeddings { model chunksEmbedded chunksTotal } } }`,
+        variables: { id: answerDoc.id },
+      },
     });
     expect(res.body.errors).toBeUndefined();
     const e = res.body.data.document.embeddings;

@@ -50,7 +50,15 @@ describe('process faults', () => {
     let server = await startServerProcess(serverEnv());
     const token = await rootToken(server.baseUrl);
     const c = client(server.baseUrl, token);
-    const provider = await c.post('/api/providers', { name: 'Stub', slug: 'stub-sigterm', type: 'custom', baseUrl: stub.url, apiKey: 'sk-test-123456', models: ['stub-model'], isDefault: true });
+    const provider = await c.post('/api/providers', {
+      name: 'Stub',
+      slug: 'stub-sigterm',
+      type: 'custom',
+      baseUrl: stub.url,
+      apiKey: 'sk-test-123456',
+      models: ['stub-model'],
+      isDefault: true,
+    });
     expect(provider.status).toBe(201);
     const project = await c.post('/api/projects', { name: 'Shutdown project', isPrivate: false });
     expect(project.status).toBe(201);
@@ -121,10 +129,16 @@ describe('process faults', () => {
     const token = await rootToken(server.baseUrl);
     const project = await client(server.baseUrl, token).post('/api/projects', { name: 'Crash project' });
     const projectId = project.body.project.id;
-    const pages = Array.from({ length: 400 }, (_, i) => ({ paragraphs: [`Page ${i + 1} of the crash manual. ` + 'The quick brown fox jumps over the lazy dog. '.repeat(30)] }));
+    const pages = Array.from({ length: 400 }, (_, i) => ({
+      paragraphs: [`Page ${i + 1} of the crash manual. ` + 'The quick brown fox jumps over the lazy dog. '.repeat(30)],
+    }));
     const form = new FormData();
     form.append('file', new Blob([makePdf(pages)], { type: 'application/pdf' }), 'crash-manual.pdf');
-    const up = await fetch(`${server.baseUrl}/api/projects/${projectId}/documents`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const up = await fetch(`${server.baseUrl}/api/projects/${projectId}/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
     expect(up.status).toBe(202);
     const docId = ((await up.json()) as { documents: Array<{ id: string }> }).documents[0].id;
 
@@ -155,7 +169,9 @@ describe('process faults', () => {
       const db = new pg.Client({ connectionString: pgProc.url });
       await db.connect();
       try {
-        const r = await db.query(`select count(*)::int as n, count(distinct ordinal)::int as d from chunks where document_id = $1`, [docId]);
+        const r = await db.query(`select count(*)::int as n, count(distinct ordinal)::int as d from chunks where document_id = $1`, [
+          docId,
+        ]);
         expect(r.rows[0].n).toBe(r.rows[0].d);
         expect(r.rows[0].n).toBe(doc.chunkCount);
       } finally {

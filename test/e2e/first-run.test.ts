@@ -36,11 +36,26 @@ function runBash(script: string, cwd: string, timeoutMs: number): Promise<{ code
 async function startFresh(dataDir: string, env: Record<string, string> = {}): Promise<Proc & { baseUrl: string }> {
   const port = await freePort();
   const clean = { ...process.env };
-  for (const k of Object.keys(clean)) if (k.startsWith('BOOTSTRAP_') || k === 'DATABASE_URL' || k === 'NODE_ENV' || k === 'JWT_SECRET' || k === 'ENCRYPTION_KEY') delete clean[k];
-  const p = await startProcess('dist/src/main.js', [], {
-    ...clean, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', EMBEDDED_PG_PORT: String(await freePort()),
-    LOG_LEVEL: 'info', LOGIN_RATE_LIMIT_PER_IP: '0', LOGIN_RATE_LIMIT_PER_ACCOUNT: '0', ...env,
-  }, /DocQA is ready/, 120_000);
+  for (const k of Object.keys(clean))
+    if (k.startsWith('BOOTSTRAP_') || k === 'DATABASE_URL' || k === 'NODE_ENV' || k === 'JWT_SECRET' || k === 'ENCRYPTION_KEY')
+      delete clean[k];
+  const p = await startProcess(
+    'dist/src/main.js',
+    [],
+    {
+      ...clean,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      EMBEDDED_PG_PORT: String(await freePort()),
+      LOG_LEVEL: 'info',
+      LOGIN_RATE_LIMIT_PER_IP: '0',
+      LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
+      ...env,
+    },
+    /DocQA is ready/,
+    120_000,
+  );
   return Object.assign(p, { baseUrl: `http://127.0.0.1:${port}` });
 }
 
@@ -70,7 +85,16 @@ describe('first run', () => {
       firstPassword = password;
       expect(password).toMatch(/^[A-Za-z0-9]{20}$/);
       // the banner names where everything is and that chat has no model yet
-      for (const s of ['/graphql', '/api/docs', '/healthz', '/readyz', `embedded PostgreSQL in ${dataDir}`, 'chat model     NONE', 'LLM_BASE_URL', 'web search     off']) {
+      for (const s of [
+        '/graphql',
+        '/api/docs',
+        '/healthz',
+        '/readyz',
+        `embedded PostgreSQL in ${dataDir}`,
+        'chat model     NONE',
+        'LLM_BASE_URL',
+        'web search     off',
+      ]) {
         expect(out).toContain(s);
       }
       // the password is never in a log line (only in the box)
@@ -121,7 +145,12 @@ describe('first run', () => {
   });
 
   it('production: creates nobody, shows no credentials, and says how to bootstrap', async () => {
-    const server = await startFresh(path.join(dir, 'prod'), { NODE_ENV: 'production', JWT_SECRET: 'first-run-production-secret', ENCRYPTION_KEY: 'first-run-production-encryption-key', LOG_FORMAT: 'pretty' });
+    const server = await startFresh(path.join(dir, 'prod'), {
+      NODE_ENV: 'production',
+      JWT_SECRET: 'first-run-production-secret',
+      ENCRYPTION_KEY: 'first-run-production-encryption-key',
+      LOG_FORMAT: 'pretty',
+    });
     try {
       const out = server.output();
       expect(out).not.toMatch(PASSWORD_LINE);
@@ -130,7 +159,9 @@ describe('first run', () => {
       expect(out).toContain('BOOTSTRAP_SUPERADMIN_EMAIL');
       // JSON lines only in production, even when asked for pretty output
       expect(out.split('\n').filter((l) => l.trim() && !l.startsWith('{'))).toEqual([]);
-      const login = await api(server.baseUrl, 'POST', '/api/auth/login', { body: { email: 'admin@localhost', password: 'whatever-password' } });
+      const login = await api(server.baseUrl, 'POST', '/api/auth/login', {
+        body: { email: 'admin@localhost', password: 'whatever-password' },
+      });
       expect(login.status).toBe(503);
       expect(login.body.error).toBe('not_bootstrapped');
     } finally {

@@ -2,8 +2,17 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  buildSchema, GraphQLField, GraphQLInputType, GraphQLSchema, getNamedType, isEnumType, isInputObjectType, isListType,
-  isNonNullType, isScalarType, isLeafType,
+  buildSchema,
+  GraphQLField,
+  GraphQLInputType,
+  GraphQLSchema,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  isLeafType,
 } from 'graphql';
 import { factories } from '../support/factories';
 import { gql } from '../support/graphql';
@@ -22,7 +31,18 @@ let ids: string[];
 
 const weirdString = fc.oneof(
   fc.string(),
-  fc.constantFrom('', ' ', '0', '-1', '../../etc/passwd', '💥', 'a'.repeat(5000), '00000000-0000-0000-0000-000000000000', "' or 1=1 --", 'draft'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '0',
+    '-1',
+    '../../etc/passwd',
+    '💥',
+    'a'.repeat(5000),
+    '00000000-0000-0000-0000-000000000000',
+    "' or 1=1 --",
+    'draft',
+  ),
   fc.uuid(),
 );
 
@@ -40,11 +60,16 @@ function valueFor(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
   }
   if (isScalarType(type)) {
     switch (type.name) {
-      case 'Int': return fc.oneof(fc.integer(), fc.constantFrom(0, -1, 2 ** 31 - 1));
-      case 'Float': return fc.double({ noNaN: true });
-      case 'Boolean': return fc.boolean();
-      case 'ID': return fc.oneof(fc.constantFrom(...ids), weirdString);
-      default: return fc.oneof(weirdString, fc.constantFrom(...ids), fc.jsonValue({ maxDepth: 1 }));
+      case 'Int':
+        return fc.oneof(fc.integer(), fc.constantFrom(0, -1, 2 ** 31 - 1));
+      case 'Float':
+        return fc.double({ noNaN: true });
+      case 'Boolean':
+        return fc.boolean();
+      case 'ID':
+        return fc.oneof(fc.constantFrom(...ids), weirdString);
+      default:
+        return fc.oneof(weirdString, fc.constantFrom(...ids), fc.jsonValue({ maxDepth: 1 }));
     }
   }
   return fc.jsonValue({ maxDepth: 1 });
@@ -59,10 +84,26 @@ function operation(kind: 'query' | 'mutation', field: GraphQLField<unknown, unkn
 
 async function fingerprint(): Promise<string> {
   const conn = t.orm.em.fork().getConnection();
-  const tables = ['users', 'departments', 'groups', 'group_members', 'projects', 'project_members', 'project_grants', 'audit_entries', 'providers', 'conversations', 'messages', 'documents', 'chunks'];
+  const tables = [
+    'users',
+    'departments',
+    'groups',
+    'group_members',
+    'projects',
+    'project_members',
+    'project_grants',
+    'audit_entries',
+    'providers',
+    'conversations',
+    'messages',
+    'documents',
+    'chunks',
+  ];
   const parts: string[] = [];
   for (const tbl of tables) {
-    const [row] = await conn.execute(`select count(*)::text as n, coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as h from ${tbl} t`);
+    const [row] = await conn.execute(
+      `select count(*)::text as n, coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as h from ${tbl} t`,
+    );
     parts.push(`${tbl}:${row.n}:${row.h}`);
   }
   return parts.join('|');
@@ -89,9 +130,11 @@ it('no generated GraphQL query or mutation gets a 5xx or an internal_error; reje
     ...Object.values(schema.getMutationType()!.getFields()).map((f) => ({ kind: 'mutation' as const, field: f })),
   ];
   expect(ops.length).toBeGreaterThan(20);
-  const opArb = fc.constantFrom(...ops).chain((op) =>
-    fc.record(Object.fromEntries(op.field.args.map((a) => [a.name, valueFor(a.type)]))).map((variables) => ({ op, variables })),
-  );
+  const opArb = fc
+    .constantFrom(...ops)
+    .chain((op) =>
+      fc.record(Object.fromEntries(op.field.args.map((a) => [a.name, valueFor(a.type)]))).map((variables) => ({ op, variables })),
+    );
   const seen = new Map<string, number>();
   await fc.assert(
     fc.asyncProperty(opArb, fc.constantFrom(...Object.keys(tokens)), async ({ op, variables }, who) => {
@@ -103,7 +146,7 @@ it('no generated GraphQL query or mutation gets a 5xx or an internal_error; reje
       if (errorCodes.includes('internal_error')) throw new Error(`${where} → internal_error ${res.text.slice(0, 300)}`);
       expect(res.text).not.toMatch(/\bat .*\.(js|ts):\d+/);
       for (const c of errorCodes) expect(typeof c).toBe('string');
-      const outcome = res.status >= 400 ? `http ${res.status}` : errorCodes[0] ?? 'data';
+      const outcome = res.status >= 400 ? `http ${res.status}` : (errorCodes[0] ?? 'data');
       seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
       const rejected = res.status >= 400 || (res.errors?.length && (res.data == null || res.data[op.field.name] == null));
       if (rejected && op.kind === 'mutation') {

@@ -10,15 +10,63 @@ jest.setTimeout(300_000);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 250);
 
 const FIELD_NAMES = [
-  'email', 'password', 'name', 'platformRole', 'orgPosition', 'departmentId', 'status', 'color', 'description',
-  'isPrivate', 'instructions', 'settings', 'ownerId', 'targetType', 'targetId', 'tier', 'userIds', 'replace',
-  'slug', 'type', 'baseUrl', 'apiKey', 'models', 'isDefault', 'isEnabled', 'model', 'message', 'conversationId',
-  'modelId', 'mode', 'refreshToken', 'search', 'limit', 'offset', 'topK', 'temperature', '__proto__', 'constructor',
+  'email',
+  'password',
+  'name',
+  'platformRole',
+  'orgPosition',
+  'departmentId',
+  'status',
+  'color',
+  'description',
+  'isPrivate',
+  'instructions',
+  'settings',
+  'ownerId',
+  'targetType',
+  'targetId',
+  'tier',
+  'userIds',
+  'replace',
+  'slug',
+  'type',
+  'baseUrl',
+  'apiKey',
+  'models',
+  'isDefault',
+  'isEnabled',
+  'model',
+  'message',
+  'conversationId',
+  'modelId',
+  'mode',
+  'refreshToken',
+  'search',
+  'limit',
+  'offset',
+  'topK',
+  'temperature',
+  '__proto__',
+  'constructor',
 ];
 
 const weird = fc.oneof(
   fc.string(),
-  fc.constantFrom('', ' ', '0', '-1', 'null', 'undefined', '../../etc/passwd', '%00', '💥', 'a'.repeat(5000), '00000000-0000-0000-0000-000000000000', "' or 1=1 --", '{"a":1}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '0',
+    '-1',
+    'null',
+    'undefined',
+    '../../etc/passwd',
+    '%00',
+    '💥',
+    'a'.repeat(5000),
+    '00000000-0000-0000-0000-000000000000',
+    "' or 1=1 --",
+    '{"a":1}',
+  ),
   fc.uuid(),
 );
 
@@ -46,10 +94,28 @@ let ids: string[];
 /** A fingerprint of every application table, to prove rejected requests change nothing. */
 async function fingerprint(): Promise<string> {
   const conn = t.orm.em.fork().getConnection();
-  const tables = ['users', 'departments', 'groups', 'group_members', 'projects', 'project_members', 'project_grants', 'audit_entries', 'providers', 'conversations', 'messages', 'documents', 'chunks', 'term_stats', 'project_index_stats'];
+  const tables = [
+    'users',
+    'departments',
+    'groups',
+    'group_members',
+    'projects',
+    'project_members',
+    'project_grants',
+    'audit_entries',
+    'providers',
+    'conversations',
+    'messages',
+    'documents',
+    'chunks',
+    'term_stats',
+    'project_index_stats',
+  ];
   const parts: string[] = [];
   for (const tbl of tables) {
-    const [row] = await conn.execute(`select count(*)::text as n, coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as h from ${tbl} t`);
+    const [row] = await conn.execute(
+      `select count(*)::text as n, coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as h from ${tbl} t`,
+    );
     parts.push(`${tbl}:${row.n}:${row.h}`);
   }
   return parts.join('|');
@@ -66,7 +132,14 @@ beforeAll(async () => {
   const group = await f.makeGroup({ department: dept, members: [member] });
   const project = await f.makeProject({ owner: admin });
   const grant = await f.makeGrant({ project, user: member, tier: 'edit' });
-  tokens = { anonymous: undefined, member: member.token, engineer: engineer.token, admin: admin.token, superadmin: root.token, garbage: 'not-a-token' };
+  tokens = {
+    anonymous: undefined,
+    member: member.token,
+    engineer: engineer.token,
+    admin: admin.token,
+    superadmin: root.token,
+    garbage: 'not-a-token',
+  };
   ids = [root.id, dept.id, admin.id, member.id, group.id, project.id, grant.id];
 });
 afterAll(async () => t?.close());
@@ -74,8 +147,28 @@ afterAll(async () => t?.close());
 it('no generated request to any REST endpoint gets a 5xx; every 4xx has the error body and changes nothing', async () => {
   const routes = listRoutes();
   expect(routes.length).toBeGreaterThan(10);
-  const pathParam = fc.oneof(fc.constantFrom(...ids), weird.map((s) => encodeURIComponent(s).slice(0, 300) || 'x'), fc.constant('draft'));
-  const query = fc.dictionary(fc.constantFrom('search', 'limit', 'offset', 'platformRole', 'orgPosition', 'departmentId', 'projectId', 'actorId', 'action', 'from', 'to'), weird, { maxKeys: 3 });
+  const pathParam = fc.oneof(
+    fc.constantFrom(...ids),
+    weird.map((s) => encodeURIComponent(s).slice(0, 300) || 'x'),
+    fc.constant('draft'),
+  );
+  const query = fc.dictionary(
+    fc.constantFrom(
+      'search',
+      'limit',
+      'offset',
+      'platformRole',
+      'orgPosition',
+      'departmentId',
+      'projectId',
+      'actorId',
+      'action',
+      'from',
+      'to',
+    ),
+    weird,
+    { maxKeys: 3 },
+  );
 
   await fc.assert(
     fc.asyncProperty(

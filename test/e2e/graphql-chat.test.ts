@@ -32,13 +32,25 @@ const CHAT = `subscription($p: ID!, $i: AskInput!) { chat(projectId: $p, input: 
   ... on ChatDone { messageId totalTokens }
   ... on ChatError { type message detail }
 } }`;
-const PROGRESS = 'subscription($d: ID!) { documentProgress(documentId: $d) { documentId projectId status pagesDone pagesTotal progress { pagesDone pagesTotal } pageCount chunkCount error } }';
-const UPLOAD = 'mutation($p: ID!, $i: UploadDocumentsInput!) { uploadDocuments(projectId: $p, input: $i) { id name status duplicate projectId } }';
+const PROGRESS =
+  'subscription($d: ID!) { documentProgress(documentId: $d) { documentId projectId status pagesDone pagesTotal progress { pagesDone pagesTotal } pageCount chunkCount error } }';
+const UPLOAD =
+  'mutation($p: ID!, $i: UploadDocumentsInput!) { uploadDocuments(projectId: $p, input: $i) { id name status duplicate projectId } }';
 
-const EVENT_NAME: Record<string, string> = { ChatMeta: 'meta', ChatSources: 'sources', ChatText: 'text', ChatDone: 'done', ChatError: 'error' };
+const EVENT_NAME: Record<string, string> = {
+  ChatMeta: 'meta',
+  ChatSources: 'sources',
+  ChatText: 'text',
+  ChatDone: 'done',
+  ChatError: 'error',
+};
 const events = (results: GqlResult[]) => results.map((r) => r.data?.chat).filter(Boolean);
 const names = (results: GqlResult[]) => events(results).map((e: any) => EVENT_NAME[e.__typename]);
-const deltas = (results: GqlResult[]) => events(results).filter((e: any) => e.__typename === 'ChatText').map((e: any) => e.delta).join('');
+const deltas = (results: GqlResult[]) =>
+  events(results)
+    .filter((e: any) => e.__typename === 'ChatText')
+    .map((e: any) => e.delta)
+    .join('');
 
 beforeAll(async () => {
   stub = await startOpenAiStub({ deltas: ANSWER });
@@ -53,7 +65,13 @@ beforeAll(async () => {
 
   // upload through GraphQL, then follow the ingestion over graphql-ws until it ends
   const pdf = makePdf(MANUAL.map((p) => ({ paragraphs: [p] })));
-  const up = await gql(t.baseUrl, UPLOAD, { token: owner.token, variables: { p: project.id, i: { files: [{ name: 'acme-manual.pdf', mimeType: 'application/pdf', contentBase64: pdf.toString('base64') }] } } });
+  const up = await gql(t.baseUrl, UPLOAD, {
+    token: owner.token,
+    variables: {
+      p: project.id,
+      i: { files: [{ name: 'acme-manual.pdf', mimeType: 'application/pdf', contentBase64: pdf.toString('base64') }] },
+    },
+  });
   expect(up.errors).toBeUndefined();
   documentId = up.data.uploadDocuments[0].id;
   const ws = wsClient(t.baseUrl, member.token);
@@ -70,7 +88,16 @@ describe('graphql: documents', () => {
   it('ingestion progress streams status and pages, ending in ready', () => {
     expect(progressEvents.length).toBeGreaterThanOrEqual(1);
     const last = progressEvents.at(-1)!.data.documentProgress;
-    expect(last).toMatchObject({ documentId, projectId: project.id, status: 'ready', pagesDone: 4, pagesTotal: 4, progress: { pagesDone: 4, pagesTotal: 4 }, pageCount: 4, error: null });
+    expect(last).toMatchObject({
+      documentId,
+      projectId: project.id,
+      status: 'ready',
+      pagesDone: 4,
+      pagesTotal: 4,
+      progress: { pagesDone: 4, pagesTotal: 4 },
+      pageCount: 4,
+      error: null,
+    });
     expect(last.chunkCount).toBeGreaterThan(0);
     for (const e of progressEvents) expect(e.errors).toBeUndefined();
     const pages = progressEvents.map((e) => e.data.documentProgress.pagesDone);
@@ -89,43 +116,79 @@ describe('graphql: documents', () => {
   });
 
   it('document queries equal REST; project.documents nests them', async () => {
-    const FIELDS = 'id projectId name mimeType size sha256 status progress { pagesDone pagesTotal } pageCount chunkCount embeddings { model chunksEmbedded chunksTotal } error language uploadedBy createdAt updatedAt';
+    const FIELDS =
+      'id projectId name mimeType size sha256 status progress { pagesDone pagesTotal } pageCount chunkCount embeddings { model chunksEmbedded chunksTotal } error language uploadedBy createdAt updatedAt';
     const rest = (await client(t.baseUrl, member.token).get(`/api/projects/${project.id}/documents`)).body.documents;
-    const r = await gql(t.baseUrl, `query($p: ID!, $d: ID!) { documents(projectId: $p) { total items { ${FIELDS} } } document(id: $d) { ${FIELDS} } project(id: $p) { documents { id } } }`, { token: member.token, variables: { p: project.id, d: documentId } });
+    const r = await gql(
+      t.baseUrl,
+      `query($p: ID!, $d: ID!) { documents(projectId: $p) { total items { ${FIELDS} } } document(id: $d) { ${FIELDS} } project(id: $p) { documents { id } } }`,
+      { token: member.token, variables: { p: project.id, d: documentId } },
+    );
     expect(r.errors).toBeUndefined();
     expect(r.data.documents).toEqual({ total: rest.length, items: rest });
     expect(r.data.document).toEqual((await client(t.baseUrl, member.token).get(`/api/documents/${documentId}`)).body.document);
     expect(r.data.project.documents).toEqual(rest.map((d: any) => ({ id: d.id })));
-    expect(codes(await gql(t.baseUrl, `{ documents(projectId: "${project.id}") { total } }`, { token: outsider.token }))).toEqual(['forbidden']);
+    expect(codes(await gql(t.baseUrl, `{ documents(projectId: "${project.id}") { total } }`, { token: outsider.token }))).toEqual([
+      'forbidden',
+    ]);
   });
 
   it('upload needs edit tier and validates its input; duplicates are reported; reindex and delete follow REST', async () => {
-    const file = { name: 'note.md', mimeType: 'text/markdown', contentBase64: Buffer.from('# Note\n\nA short note about descaling.').toString('base64') };
-    expect(codes(await gql(t.baseUrl, UPLOAD, { token: member.token, variables: { p: project.id, i: { files: [file] } } }))).toEqual(['forbidden']);
-    expect(codes(await gql(t.baseUrl, UPLOAD, { token: owner.token, variables: { p: project.id, i: { files: [{ ...file, contentBase64: 'not base64!' }] } } }))).toEqual(['validation_failed']);
-    expect(codes(await gql(t.baseUrl, UPLOAD, { token: owner.token, variables: { p: project.id, i: { files: [] } } }))).toEqual(['validation_failed']);
+    const file = {
+      name: 'note.md',
+      mimeType: 'text/markdown',
+      contentBase64: Buffer.from('# Note\n\nA short note about descaling.').toString('base64'),
+    };
+    expect(codes(await gql(t.baseUrl, UPLOAD, { token: member.token, variables: { p: project.id, i: { files: [file] } } }))).toEqual([
+      'forbidden',
+    ]);
+    expect(
+      codes(
+        await gql(t.baseUrl, UPLOAD, {
+          token: owner.token,
+          variables: { p: project.id, i: { files: [{ ...file, contentBase64: 'not base64!' }] } },
+        }),
+      ),
+    ).toEqual(['validation_failed']);
+    expect(codes(await gql(t.baseUrl, UPLOAD, { token: owner.token, variables: { p: project.id, i: { files: [] } } }))).toEqual([
+      'validation_failed',
+    ]);
     const first = await gql(t.baseUrl, UPLOAD, { token: owner.token, variables: { p: project.id, i: { files: [file] } } });
     expect(first.data.uploadDocuments[0]).toMatchObject({ name: 'note.md', duplicate: false, projectId: project.id });
     const dup = await gql(t.baseUrl, UPLOAD, { token: owner.token, variables: { p: project.id, i: { files: [file] } } });
     expect(dup.data.uploadDocuments[0]).toMatchObject({ id: first.data.uploadDocuments[0].id, duplicate: true });
     const id = first.data.uploadDocuments[0].id;
     expect(codes(await gql(t.baseUrl, `mutation { reindexDocument(id: "${id}") { id } }`, { token: member.token }))).toEqual(['forbidden']);
-    expect((await gql(t.baseUrl, `mutation { reindexDocument(id: "${id}") { id status } }`, { token: owner.token })).data.reindexDocument).toEqual({ id, status: 'queued' });
-    expect((await gql(t.baseUrl, `mutation { deleteDocument(id: "${id}") { success id } }`, { token: owner.token })).data.deleteDocument).toEqual({ success: true, id });
+    expect(
+      (await gql(t.baseUrl, `mutation { reindexDocument(id: "${id}") { id status } }`, { token: owner.token })).data.reindexDocument,
+    ).toEqual({ id, status: 'queued' });
+    expect(
+      (await gql(t.baseUrl, `mutation { deleteDocument(id: "${id}") { success id } }`, { token: owner.token })).data.deleteDocument,
+    ).toEqual({ success: true, id });
   });
 
   it('a body above MAX_BODY_KB is refused for every caller, as on REST (413 payload_too_large)', async () => {
     const big = JSON.stringify({ query: '{ me { id } }', variables: { pad: 'x'.repeat(t.config.maxBodyKb * 1024 + 10) } });
     const anon = await api(t.baseUrl, 'POST', '/graphql', { rawBody: big, headers: { 'content-type': 'application/json' } });
     expect(anon.status).toBe(413);
-    const authed = await api(t.baseUrl, 'POST', '/graphql', { rawBody: big, headers: { 'content-type': 'application/json', authorization: `Bearer ${member.token}` } });
+    const authed = await api(t.baseUrl, 'POST', '/graphql', {
+      rawBody: big,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${member.token}` },
+    });
     expect(authed.status).toBe(413);
     expect(authed.body).toMatchObject({ error: 'payload_too_large' });
   });
 
   it('chunkSource resolves a citation like REST', async () => {
-    const [chunk] = await t.orm.em.fork().getConnection().execute('select id from chunks where document_id = ? order by ordinal limit 1', [documentId]);
-    const r = await gql(t.baseUrl, `{ chunkSource(chunkId: "${chunk.id}") { documentId documentName pageNumber chunkId snippet context } }`, { token: member.token });
+    const [chunk] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute('select id from chunks where document_id = ? order by ordinal limit 1', [documentId]);
+    const r = await gql(
+      t.baseUrl,
+      `{ chunkSource(chunkId: "${chunk.id}") { documentId documentName pageNumber chunkId snippet context } }`,
+      { token: member.token },
+    );
     expect(r.data.chunkSource).toEqual((await client(t.baseUrl, member.token).get(`/api/chat/chunks/${chunk.id}/source`)).body);
   });
 });
@@ -137,7 +200,10 @@ describe('graphql: chat subscription', () => {
     await ws.dispose();
     for (const r of results) expect(r.errors).toBeUndefined();
     expect(deltas(results)).toBe(ANSWER.join(''));
-    const sse = await postSse(t.baseUrl, `/api/chat/projects/${project.id}`, { token: member.token, body: { message: 'How long is the warranty?' } });
+    const sse = await postSse(t.baseUrl, `/api/chat/projects/${project.id}`, {
+      token: member.token,
+      body: { message: 'How long is the warranty?' },
+    });
     expect(names(results)).toEqual(namesOf(sse));
     expect(names(results)).toEqual(['meta', 'sources', 'text', 'text', 'text', 'done']);
     expect(answerOf(sse)).toBe(deltas(results));
@@ -150,8 +216,13 @@ describe('graphql: chat subscription', () => {
     expect(stub.requests).toHaveLength(2);
 
     // the stored conversation reads the same through GraphQL and REST, citations included
-    const CONV = 'id title projectId createdAt updatedAt messages { id role content createdAt citations { index chunkId documentName pageNumber } incomplete }';
-    const conv = await gql(t.baseUrl, `{ conversation(id: "${meta.conversationId}") { ${CONV} counts { messages } project { id name } } }`, { token: member.token });
+    const CONV =
+      'id title projectId createdAt updatedAt messages { id role content createdAt citations { index chunkId documentName pageNumber } incomplete }';
+    const conv = await gql(
+      t.baseUrl,
+      `{ conversation(id: "${meta.conversationId}") { ${CONV} counts { messages } project { id name } } }`,
+      { token: member.token },
+    );
     const rest = (await client(t.baseUrl, member.token).get(`/api/chat/conversations/${meta.conversationId}`)).body.conversation;
     const { counts, project: p, ...c } = conv.data.conversation;
     expect(c).toEqual(rest);
@@ -162,7 +233,11 @@ describe('graphql: chat subscription', () => {
 
   it('conversation lists equal REST (project list, recent, nested in the project)', async () => {
     const SUMMARY = 'id title createdAt updatedAt messageCount counts { messages }';
-    const r = await gql(t.baseUrl, `query($p: ID!) { conversations(projectId: $p) { ${SUMMARY} } recentConversations { id title projectId updatedAt project { id name color } } project(id: $p) { conversations { id } } }`, { token: member.token, variables: { p: project.id } });
+    const r = await gql(
+      t.baseUrl,
+      `query($p: ID!) { conversations(projectId: $p) { ${SUMMARY} } recentConversations { id title projectId updatedAt project { id name color } } project(id: $p) { conversations { id } } }`,
+      { token: member.token, variables: { p: project.id } },
+    );
     expect(r.errors).toBeUndefined();
     const rest = (await client(t.baseUrl, member.token).get(`/api/chat/projects/${project.id}/conversations`)).body.conversations;
     expect(r.data.conversations).toEqual(rest.map(({ _count, ...x }: any) => ({ ...x, counts: _count })));
@@ -171,7 +246,9 @@ describe('graphql: chat subscription', () => {
     // someone else's conversation is not found, as in REST
     const other = await gql(t.baseUrl, `{ conversation(id: "${rest[0].id}") { id } }`, { token: outsider.token });
     expect(codes(other)).toEqual(['not_found']);
-    expect((await gql(t.baseUrl, '{ chatConfig { docs web deep } }', { token: member.token })).data.chatConfig).toEqual((await client(t.baseUrl, member.token).get('/api/chat/config')).body);
+    expect((await gql(t.baseUrl, '{ chatConfig { docs web deep } }', { token: member.token })).data.chatConfig).toEqual(
+      (await client(t.baseUrl, member.token).get('/api/chat/config')).body,
+    );
   });
 
   it('a caller without access gets forbidden and no event; bad input is validation_failed', async () => {
@@ -199,17 +276,20 @@ describe('graphql: chat subscription', () => {
     const ws = wsClient(t.baseUrl, member.token);
     const seen: string[] = [];
     await new Promise<void>((resolve, reject) => {
-      const unsubscribe = ws.subscribe({ query: CHAT, variables: { p: project.id, i: { message: 'warranty?' } } }, {
-        next: (v: any) => {
-          seen.push(v.data.chat.__typename);
-          if (v.data.chat.__typename === 'ChatText') {
-            unsubscribe();
-            resolve();
-          }
+      const unsubscribe = ws.subscribe(
+        { query: CHAT, variables: { p: project.id, i: { message: 'warranty?' } } },
+        {
+          next: (v: any) => {
+            seen.push(v.data.chat.__typename);
+            if (v.data.chat.__typename === 'ChatText') {
+              unsubscribe();
+              resolve();
+            }
+          },
+          error: reject,
+          complete: () => undefined,
         },
-        error: reject,
-        complete: () => undefined,
-      });
+      );
     });
     const started = Date.now();
     await stub.waitFor(() => stub.last().aborted, 2000);
@@ -222,11 +302,14 @@ describe('graphql: chat subscription', () => {
     stub.once({ deltas: Array.from({ length: 50 }, (_, i) => `c${i} `), deltaDelayMs: 300 });
     const ws = wsClient(t.baseUrl, member.token);
     await new Promise<void>((resolve, reject) => {
-      ws.subscribe({ query: CHAT, variables: { p: project.id, i: { message: 'warranty?' } } }, {
-        next: (v: any) => v.data.chat.__typename === 'ChatText' && resolve(),
-        error: () => undefined,
-        complete: () => undefined,
-      });
+      ws.subscribe(
+        { query: CHAT, variables: { p: project.id, i: { message: 'warranty?' } } },
+        {
+          next: (v: any) => v.data.chat.__typename === 'ChatText' && resolve(),
+          error: () => undefined,
+          complete: () => undefined,
+        },
+      );
       setTimeout(() => reject(new Error('no text event')), 10_000);
     });
     await ws.dispose();

@@ -33,9 +33,16 @@ describe('limits that hold', () => {
     expect(codes(wide)).toEqual(['query_too_complex']);
     expect(wide.errors![0].extensions).toMatchObject({ limit: 20, actual: 25 });
     // the strict media type gets the 400
-    const strict = await api(t.baseUrl, 'POST', '/graphql', { token: u.token, body: { query: aliases(4000, 'me { id }') }, headers: { accept: 'application/graphql-response+json' } });
+    const strict = await api(t.baseUrl, 'POST', '/graphql', {
+      token: u.token,
+      body: { query: aliases(4000, 'me { id }') },
+      headers: { accept: 'application/graphql-response+json' },
+    });
     expect(strict.status).toBe(400);
-    expect(await gql(t.baseUrl, aliases(10, 'projects(limit: 1) { total }'), { token: u.token })).toMatchObject({ status: 200, errors: undefined });
+    expect(await gql(t.baseUrl, aliases(10, 'projects(limit: 1) { total }'), { token: u.token })).toMatchObject({
+      status: 200,
+      errors: undefined,
+    });
   });
 
   it('a field repeated 700 times in one selection set is refused before graphql-js validation (quadratic) runs', async () => {
@@ -53,7 +60,7 @@ describe('limits that hold', () => {
     expect(codes(r)).toEqual(['query_too_costly']);
   });
 
-  it('introspection obeys depth and cost; GraphiQL\'s own introspection query still works', async () => {
+  it("introspection obeys depth and cost; GraphiQL's own introspection query still works", async () => {
     // anonymous, as in the report: nesting fields/type past the depth limit
     const deep = `{ __schema { types { ${'fields { type { '.repeat(5)}name${' } }'.repeat(5)} } } }`;
     expect(codes(await gql(t.baseUrl, deep))).toContain('query_too_deep');
@@ -77,7 +84,10 @@ describe('limits that hold', () => {
 
   it('graphql-ws: a frame over GRAPHQL_WS_INIT_MAX_KB before connection_init is accepted closes the socket (1009), unparsed', async () => {
     const ws = new WebSocket(`${t.baseUrl.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: 'Bearer x', pad: 'y'.repeat(64 * 1024) } }));
     expect(await closed).toBe(1009);
@@ -89,7 +99,10 @@ describe('limits that hold', () => {
     const messages: Array<{ type: string; id?: string; payload?: unknown }> = [];
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- text frames arrive as a Buffer, whose String() is the UTF-8 text
     ws.on('message', (m) => messages.push(JSON.parse(String(m))));
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${u.token}` } }));
     const waitFor = async (pred: () => boolean) => {
@@ -97,10 +110,14 @@ describe('limits that hold', () => {
       expect(pred()).toBe(true);
     };
     await waitFor(() => messages.some((m) => m.type === 'connection_ack'));
-    ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ me { id } }', variables: { pad: 'z'.repeat(200 * 1024) } } }));
+    ws.send(
+      JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ me { id } }', variables: { pad: 'z'.repeat(200 * 1024) } } }),
+    );
     await waitFor(() => messages.some((m) => m.type === 'complete' && m.id === '1'));
     expect(messages.find((m) => m.type === 'next')).toMatchObject({ payload: { data: { me: { id: u.id } } } });
-    ws.send(JSON.stringify({ id: '2', type: 'subscribe', payload: { query: '{ me { id } }', variables: { pad: 'z'.repeat(1100 * 1024) } } }));
+    ws.send(
+      JSON.stringify({ id: '2', type: 'subscribe', payload: { query: '{ me { id } }', variables: { pad: 'z'.repeat(1100 * 1024) } } }),
+    );
     expect(await closed).toBe(1009);
   });
 });

@@ -19,6 +19,10 @@ describe('GraphQL over HTTP (graphql-http serverAudits)', () => {
 
   it.each(required.map((a) => [a.name, a] as const))('%s', async (_name, audit) => {
     const result = await audit.fn();
-    expect(result.status === 'ok' ? 'ok' : `${result.status}: ${result.reason} ${JSON.stringify('response' in result ? result.response.status : '')}`).toBe('ok');
+    expect(
+      result.status === 'ok'
+        ? 'ok'
+        : `${result.status}: ${result.reason} ${JSON.stringify('response' in result ? result.response.status : '')}`,
+    ).toBe('ok');
   });
 });

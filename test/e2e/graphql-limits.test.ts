@@ -8,7 +8,9 @@ let f: ReturnType<typeof factories>;
 
 // a production-like configuration: no introspection or playground, tight limits
 beforeAll(async () => {
-  t = await createTestApp({ env: { GRAPHQL_INTROSPECTION: 'false', GRAPHQL_PLAYGROUND: 'false', GRAPHQL_MAX_DEPTH: '1', GRAPHQL_MAX_COST: '1' } });
+  t = await createTestApp({
+    env: { GRAPHQL_INTROSPECTION: 'false', GRAPHQL_PLAYGROUND: 'false', GRAPHQL_MAX_DEPTH: '1', GRAPHQL_MAX_COST: '1' },
+  });
   f = factories(t.orm, t.services);
 });
 afterAll(async () => t?.close());

@@ -16,11 +16,13 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const as = (u: { token: string }) => client(t.baseUrl, u.token);
-const q = (u: { token: string }, query: string, variables?: Record<string, unknown>) => gql(t.baseUrl, query, { token: u.token, variables });
+const q = (u: { token: string }, query: string, variables?: Record<string, unknown>) =>
+  gql(t.baseUrl, query, { token: u.token, variables });
 
 const MEMBER = 'projectId userId addedAt user { id name email avatarUrl platformRole orgPosition departmentId }';
 const PROJECT_FIELDS = `id name description color isPrivate instructions settings { model temperature topK } ownerId createdBy createdAt updatedAt members { ${MEMBER} }`;
-const GRANT = 'id projectId userId groupId departmentId tier grantedById createdAt updatedAt user { id name email } group { id name department { name } } department { id name color }';
+const GRANT =
+  'id projectId userId groupId departmentId tier grantedById createdAt updatedAt user { id name email } group { id name department { name } } department { id name color }';
 
 /** REST's project JSON in GraphQL's spelling: `_count` is `counts`, and absent settings keys are null. */
 function restToGraph(p: any, withChunks = true) {
@@ -54,7 +56,10 @@ describe('graphql: projects', () => {
     await fx.addConversation(direct.id, me.id);
 
     const rest = (await as(me).get('/api/projects')).body.projects;
-    const r = await q(me, `{ projects(limit: 200) { total items { ${PROJECT_FIELDS} accessTier accessSource counts { documents conversations } } } }`);
+    const r = await q(
+      me,
+      `{ projects(limit: 200) { total items { ${PROJECT_FIELDS} accessTier accessSource counts { documents conversations } } } }`,
+    );
     expect(r.errors).toBeUndefined();
     expect(r.data.projects.total).toBe(rest.length);
     expect(r.data.projects.items).toEqual(rest.map((p: any) => restToGraph(p, false)));
@@ -79,7 +84,11 @@ describe('graphql: projects', () => {
     await f.makeGrant({ project: p, user: me, tier: 'use' });
     await fx.addDocument(p.id, { chunks: 3 });
     const rest = (await as(me).get(`/api/projects/${p.id}`)).body.project;
-    const r = await q(me, `query($id: ID!) { project(id: $id) { ${PROJECT_FIELDS} counts { documents conversations chunks } accessTier accessSource } }`, { id: p.id });
+    const r = await q(
+      me,
+      `query($id: ID!) { project(id: $id) { ${PROJECT_FIELDS} counts { documents conversations chunks } accessTier accessSource } }`,
+      { id: p.id },
+    );
     expect(r.errors).toBeUndefined();
     expect(r.data.project).toEqual({ ...restToGraph(rest), accessTier: 'use', accessSource: 'user' });
     const hidden = await f.makeProject();
@@ -115,7 +124,11 @@ describe('graphql: projects', () => {
     await f.makeGrant({ project: p, group: await f.makeGroup(), tier: 'use', grantedBy: granter });
     await f.makeGrant({ project: p, user: target, tier: 'use' });
     await fx.exec(`delete from project_members where project_id = ? and user_id = ?`, [p.id, target.id]);
-    const r = await q(me, `query($id: ID!) { project(id: $id) { grants { user { id email platformRole status } group { name department { name id } } grantedBy { id } } } }`, { id: p.id });
+    const r = await q(
+      me,
+      `query($id: ID!) { project(id: $id) { grants { user { id email platformRole status } group { name department { name id } } grantedBy { id } } } }`,
+      { id: p.id },
+    );
     const grants = r.data.project.grants;
     const targetGrant = grants.find((g: any) => g.user?.id === target.id);
     expect(targetGrant.user).toEqual({ id: target.id, email: target.email, platformRole: null, status: null });
@@ -123,15 +136,22 @@ describe('graphql: projects', () => {
     expect(groupGrant.group.department).toBeNull(); // its id is not visible, so the (nullable) department is null
     expect(groupGrant.grantedBy).toBeNull();
     const denied = (r.errors ?? []).map((e) => [e.path!.slice(3).join('.'), e.extensions!.code]);
-    expect(denied).toEqual(expect.arrayContaining([
-      ['user.platformRole', 'forbidden'], ['user.status', 'forbidden'], ['group.department.id', 'forbidden'], ['grantedBy', 'forbidden'],
-    ]));
+    expect(denied).toEqual(
+      expect.arrayContaining([
+        ['user.platformRole', 'forbidden'],
+        ['user.status', 'forbidden'],
+        ['group.department.id', 'forbidden'],
+        ['grantedBy', 'forbidden'],
+      ]),
+    );
     expect(denied.every(([, code]) => code === 'forbidden')).toBe(true);
     // an admin reading the same fields gets them
     const admin = await f.makeUser({ platformRole: 'admin' });
     const a = await q(admin, `query($id: ID!) { project(id: $id) { grants { user { platformRole } grantedBy { email } } } }`, { id: p.id });
     expect(a.errors).toBeUndefined();
-    expect(a.data.project.grants.map((g: any) => g.user?.platformRole ?? g.grantedBy?.email)).toEqual(expect.arrayContaining(['engineer', granter.email]));
+    expect(a.data.project.grants.map((g: any) => g.user?.platformRole ?? g.grantedBy?.email)).toEqual(
+      expect.arrayContaining(['engineer', granter.email]),
+    );
   });
 
   it('grantedBy shows a granter who is a visible member of the project to a use-tier caller', async () => {
@@ -142,7 +162,11 @@ describe('graphql: projects', () => {
     await f.makeGrant({ project: p, user: me, tier: 'use', grantedBy: owner });
     const r = await q(me, `query($id: ID!) { project(id: $id) { grants { userId grantedBy { id email platformRole } } } }`, { id: p.id });
     expect(r.errors).toBeUndefined();
-    expect(r.data.project.grants.find((g: any) => g.userId === me.id).grantedBy).toEqual({ id: owner.id, email: owner.email, platformRole: 'admin' });
+    expect(r.data.project.grants.find((g: any) => g.userId === me.id).grantedBy).toEqual({
+      id: owner.id,
+      email: owner.email,
+      platformRole: 'admin',
+    });
   });
 
   it('no N+1: projects { members { user } grants { user group department } } runs a constant number of queries', async () => {
@@ -182,22 +206,41 @@ describe('graphql: projects', () => {
     const created = await q(admin, CREATE, { input: { name: '  Alpha  ', isPrivate: false, settings: { topK: 3 } } });
     expect(created.errors).toBeUndefined();
     const p = created.data.createProject;
-    expect(p).toMatchObject({ name: 'Alpha', ownerId: admin.id, createdBy: admin.id, isPrivate: false, settings: { topK: 3, model: null } });
+    expect(p).toMatchObject({
+      name: 'Alpha',
+      ownerId: admin.id,
+      createdBy: admin.id,
+      isPrivate: false,
+      settings: { topK: 3, model: null },
+    });
     expect(p).toEqual(restToGraph((await as(admin).get(`/api/projects/${p.id}`)).body.project));
 
-    const UPDATE = 'mutation($id: ID!, $input: UpdateProjectInput!) { updateProject(id: $id, input: $input) { name settings { topK model } } }';
+    const UPDATE =
+      'mutation($id: ID!, $input: UpdateProjectInput!) { updateProject(id: $id, input: $input) { name settings { topK model } } }';
     expect(codes(await q(plain, UPDATE, { id: p.id, input: { name: 'B' } }))).toEqual(['forbidden']); // public: use tier only
     const up = await q(admin, UPDATE, { id: p.id, input: { name: 'Beta', settings: { model: 'm1' } } });
     expect(up.data.updateProject).toEqual({ name: 'Beta', settings: { topK: 3, model: 'm1' } });
 
-    const GRANT_M = 'mutation($p: ID!, $input: UpsertGrantInput!) { upsertGrant(projectId: $p, input: $input) { action grant { id tier userId user { email } } } }';
+    const GRANT_M =
+      'mutation($p: ID!, $input: UpsertGrantInput!) { upsertGrant(projectId: $p, input: $input) { action grant { id tier userId user { email } } } }';
     const g1 = await q(admin, GRANT_M, { p: p.id, input: { targetType: 'user', targetId: plain.id, tier: 'use' } });
-    expect(g1.data.upsertGrant).toMatchObject({ action: 'created', grant: { tier: 'use', userId: plain.id, user: { email: plain.email } } });
+    expect(g1.data.upsertGrant).toMatchObject({
+      action: 'created',
+      grant: { tier: 'use', userId: plain.id, user: { email: plain.email } },
+    });
     const g2 = await q(admin, GRANT_M, { p: p.id, input: { targetType: 'user', targetId: plain.id, tier: 'edit' } });
     expect(g2.data.upsertGrant).toMatchObject({ action: 'updated', grant: { id: g1.data.upsertGrant.grant.id, tier: 'edit' } });
-    expect(codes(await q(admin, GRANT_M, { p: p.id, input: { targetType: 'user', targetId: '00000000-0000-4000-8000-000000000000', tier: 'use' } }))).toEqual(['target_not_found']);
-    expect(codes(await q(admin, GRANT_M, { p: p.id, input: { targetType: 'robot', targetId: plain.id, tier: 'use' } }))).toEqual(['validation_failed']);
-    expect(codes(await q(plain, GRANT_M, { p: p.id, input: { targetType: 'user', targetId: plain.id, tier: 'full' } }))).toEqual(['forbidden']);
+    expect(
+      codes(
+        await q(admin, GRANT_M, { p: p.id, input: { targetType: 'user', targetId: '00000000-0000-4000-8000-000000000000', tier: 'use' } }),
+      ),
+    ).toEqual(['target_not_found']);
+    expect(codes(await q(admin, GRANT_M, { p: p.id, input: { targetType: 'robot', targetId: plain.id, tier: 'use' } }))).toEqual([
+      'validation_failed',
+    ]);
+    expect(codes(await q(plain, GRANT_M, { p: p.id, input: { targetType: 'user', targetId: plain.id, tier: 'full' } }))).toEqual([
+      'forbidden',
+    ]);
 
     // the REST by-user entries; the graph's entries also carry grantId
     const REF = 'project { id name color isPrivate ownerId }';
@@ -215,17 +258,26 @@ describe('graphql: projects', () => {
     const audit = await q(admin, AUDIT, { f: { projectId: p.id } });
     const restAudit = (await as(admin).get(`/api/audit-log?projectId=${p.id}`)).body;
     expect(audit.data.auditLog.total).toBe(restAudit.total);
-    expect(audit.data.auditLog.items).toEqual(restAudit.entries.map((e: any) => ({ ...e, metadata: { previousTier: null, ...e.metadata } })));
+    expect(audit.data.auditLog.items).toEqual(
+      restAudit.entries.map((e: any) => ({ ...e, metadata: { previousTier: null, ...e.metadata } })),
+    );
     expect(audit.data.auditLog.items.map((e: any) => e.action)).toEqual(['grant_updated', 'grant_created']);
 
     const REMOVE = 'mutation($p: ID!, $u: ID!) { removeProjectMember(projectId: $p, userId: $u) { success projectId userId } }';
     const notMember = await q(plain, REMOVE, { p: p.id, u: admin.id });
     expect(codes(notMember)).toEqual(['not_found']);
     expect(notMember.errors![0].message).toBe('The user is not a member of this project');
-    expect((await q(admin, REMOVE, { p: p.id, u: plain.id })).data.removeProjectMember).toEqual({ success: true, projectId: p.id, userId: plain.id });
+    expect((await q(admin, REMOVE, { p: p.id, u: plain.id })).data.removeProjectMember).toEqual({
+      success: true,
+      projectId: p.id,
+      userId: plain.id,
+    });
 
     const DEL_GRANT = 'mutation($p: ID!, $g: ID!) { deleteGrant(projectId: $p, grantId: $g) { success id } }';
-    expect((await q(admin, DEL_GRANT, { p: p.id, g: g1.data.upsertGrant.grant.id })).data.deleteGrant).toEqual({ success: true, id: g1.data.upsertGrant.grant.id });
+    expect((await q(admin, DEL_GRANT, { p: p.id, g: g1.data.upsertGrant.grant.id })).data.deleteGrant).toEqual({
+      success: true,
+      id: g1.data.upsertGrant.grant.id,
+    });
 
     const DEL = 'mutation($id: ID!) { deleteProject(id: $id) { success id } }';
     expect(codes(await q(plain, DEL, { id: p.id }))).toEqual(['forbidden']);

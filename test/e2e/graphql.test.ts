@@ -24,9 +24,16 @@ describe('graphql: every operation declares its authentication', () => {
     const storage = getMetadataStorage();
     const ops = [...storage.queries, ...storage.mutations, ...storage.subscriptions];
     expect(ops.length).toBeGreaterThan(0);
-    const auth = Object.fromEntries(ops.map((op) => [op.schemaName, op.roles === undefined ? 'MISSING' : op.roles.includes(PUBLIC) ? 'public' : 'required']));
+    const auth = Object.fromEntries(
+      ops.map((op) => [op.schemaName, op.roles === undefined ? 'MISSING' : op.roles.includes(PUBLIC) ? 'public' : 'required']),
+    );
     expect(Object.entries(auth).filter(([, mode]) => mode === 'MISSING')).toEqual([]);
-    expect(Object.entries(auth).filter(([, mode]) => mode === 'public').map(([name]) => name).sort()).toEqual(['login', 'refresh']);
+    expect(
+      Object.entries(auth)
+        .filter(([, mode]) => mode === 'public')
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['login', 'refresh']);
   });
 });
 

@@ -73,14 +73,24 @@ describe('hostile documents', () => {
   it('every hostile input ends in its expected state, not retried, while /healthz keeps answering and memory stays bounded', async () => {
     const cases: HostileCase[] = [
       ...(await hostileCases(LIMITS)),
-      { label: 'an ordinary Markdown file in the same upload', name: 'handbook.md', content: Buffer.from('# Handbook\n\nThe office opens at nine.\n\n## Leave\n\nStaff get 25 days of leave.\n'), status: 'ready' },
+      {
+        label: 'an ordinary Markdown file in the same upload',
+        name: 'handbook.md',
+        content: Buffer.from('# Handbook\n\nThe office opens at nine.\n\n## Leave\n\nStaff get 25 days of leave.\n'),
+        status: 'ready',
+      },
     ];
     // the same probe idle first: on a shared, loaded machine the floor is not zero
     const idleProbe = probe(`${server.baseUrl}/healthz`);
     await new Promise((r) => setTimeout(r, 3000));
     const idle = await idleProbe.stop();
     const health = probe(`${server.baseUrl}/healthz`);
-    const res = await uploadFiles(server.baseUrl, token, projectId, cases.map((c) => ({ name: c.name, content: c.content })));
+    const res = await uploadFiles(
+      server.baseUrl,
+      token,
+      projectId,
+      cases.map((c) => ({ name: c.name, content: c.content })),
+    );
     expect(res.status).toBe(202);
     const docs = await Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(server.baseUrl, token, d.id, 150_000)));
     const healthz = await health.stop();
@@ -118,7 +128,17 @@ describe('hostile documents', () => {
     return new Promise((resolve, reject) => {
       const boundary = 'hostileboundary';
       const url = new URL(`${server.baseUrl}/api/projects/${projectId}/documents`);
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' } });
+      const req = http.request({
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'transfer-encoding': 'chunked',
+        },
+      });
       const response = new Promise<number>((res) => {
         req.on('response', (r) => {
           r.resume();

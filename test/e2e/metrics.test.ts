@@ -23,11 +23,20 @@ const scrape = async (token: string | null = TOKEN) => {
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
 };
 const families = async () => parseMetrics((await scrape()).text);
-const logLines = () => logText.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const logLines = () =>
+  logText
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 beforeAll(async () => {
   stub = await startOpenAiStub({ deltas: ['The warranty ', 'lasts five years [1].'] });
-  const sink = new Writable({ write(chunk, _enc, cb) { logText += chunk.toString(); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logText += chunk.toString();
+      cb();
+    },
+  });
   t = await createTestApp({
     env: { METRICS_TOKEN: TOKEN, LOGIN_RATE_LIMIT_PER_ACCOUNT: '2' },
     workers: true,
@@ -75,12 +84,15 @@ describe('/metrics on the main port', () => {
     expect(bad.status).toBe('failed');
 
     // a chat that answers, and one whose upstream fails
-    const ask = () => postSse(t.baseUrl, `/api/chat/projects/${project.id}`, { token: owner.token, body: { message: 'How long is the warranty?' } });
+    const ask = () =>
+      postSse(t.baseUrl, `/api/chat/projects/${project.id}`, { token: owner.token, body: { message: 'How long is the warranty?' } });
     const done = await ask();
     expect(done.events.map((e) => e.event)).toEqual(['meta', 'sources', 'text', 'text', 'done']);
     stub.once({ status: 500, errorBody: { error: { message: 'upstream exploded' } } });
     const failed = await ask();
-    expect(failed.events.at(-1)).toEqual(expect.objectContaining({ event: 'error', data: expect.objectContaining({ message: 'LLM_API_ERROR' }) }));
+    expect(failed.events.at(-1)).toEqual(
+      expect.objectContaining({ event: 'error', data: expect.objectContaining({ message: 'LLM_API_ERROR' }) }),
+    );
 
     // GraphQL: a named query, and one refused for want of a token
     const gql = (query: string, token?: string) => api(t.baseUrl, 'POST', '/graphql', { token, body: { query } });
@@ -94,8 +106,12 @@ describe('/metrics on the main port', () => {
     expect(moved('docqa_login_attempts_total', { outcome: 'rate_limited' })).toBe(1);
     expect(moved('docqa_http_request_duration_seconds', { method: 'POST', route: '/api/auth/login', status: '401' })).toBe(2);
     expect(moved('docqa_http_request_duration_seconds', { method: 'POST', route: '/api/auth/login', status: '429' })).toBe(1);
-    expect(moved('docqa_http_request_duration_seconds', { method: 'POST', route: '/api/projects/:projectId/documents', status: '202' })).toBe(1);
-    expect(moved('docqa_http_request_duration_seconds', { method: 'GET', route: '/api/documents/:id', status: '200' })).toBeGreaterThanOrEqual(2);
+    expect(
+      moved('docqa_http_request_duration_seconds', { method: 'POST', route: '/api/projects/:projectId/documents', status: '202' }),
+    ).toBe(1);
+    expect(
+      moved('docqa_http_request_duration_seconds', { method: 'GET', route: '/api/documents/:id', status: '200' }),
+    ).toBeGreaterThanOrEqual(2);
     expect(moved('docqa_http_request_duration_seconds', { method: 'POST', route: '/api/chat/projects/:projectId', status: '200' })).toBe(2);
     expect(moved('docqa_http_request_duration_seconds', { method: 'POST', route: '/graphql' })).toBe(2);
 
@@ -105,7 +121,9 @@ describe('/metrics on the main port', () => {
     expect(moved('docqa_ingest_chunks_total')).toBe(good.chunkCount);
     expect(moved('docqa_ingest_failures_total', { reason: 'unreadable' })).toBe(1);
     expect(sample(after, 'docqa_ingest_queue_jobs', { queue: 'document-ingest', state: 'completed' })).toBeGreaterThanOrEqual(2);
-    expect(after.get('docqa_ingest_queue_jobs')!.series.map((m) => m.labels.state)).toEqual(expect.arrayContaining(['created', 'active', 'retry', 'failed']));
+    expect(after.get('docqa_ingest_queue_jobs')!.series.map((m) => m.labels.state)).toEqual(
+      expect.arrayContaining(['created', 'active', 'retry', 'failed']),
+    );
 
     expect(moved('docqa_chat_time_to_sources_seconds', { mode: 'docs' })).toBe(2);
     expect(moved('docqa_chat_time_to_first_text_seconds', { mode: 'docs' })).toBe(1);
@@ -142,7 +160,8 @@ describe('/metrics on the main port', () => {
   it('collapses paths that match no route and unknown GraphQL operation names beyond the cap', async () => {
     await api(t.baseUrl, 'GET', `/api/no-such-thing/${'x'.repeat(40)}`);
     const owner = await f.makeUser();
-    for (let i = 0; i < 105; i++) await api(t.baseUrl, 'POST', '/graphql', { token: owner.token, body: { query: `query Op${i} { chatConfig { docs } }` } });
+    for (let i = 0; i < 105; i++)
+      await api(t.baseUrl, 'POST', '/graphql', { token: owner.token, body: { query: `query Op${i} { chatConfig { docs } }` } });
     const after = await families();
     const routes = after.get('docqa_http_request_duration_seconds')!.series.map((m) => m.labels.route);
     expect(routes).toContain('unmatched');
@@ -190,7 +209,9 @@ describe('request correlation', () => {
   it('logs a valid traceparent with the request, and notes an invalid one', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     await api(t.baseUrl, 'GET', '/healthz', { headers: { 'x-request-id': 'trace-ok', traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
-    await api(t.baseUrl, 'GET', '/healthz', { headers: { 'x-request-id': 'trace-bad', traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` } });
+    await api(t.baseUrl, 'GET', '/healthz', {
+      headers: { 'x-request-id': 'trace-bad', traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` },
+    });
     const ok = logLines().find((l) => l.reqId === 'trace-ok' && l.msg === 'request');
     expect(ok).toEqual(expect.objectContaining({ traceId, parentSpanId: '00f067aa0ba902b7' }));
     const bad = logLines().find((l) => l.reqId === 'trace-bad' && l.msg === 'request');
@@ -204,7 +225,9 @@ describe('request correlation', () => {
     const form = new FormData();
     form.append('file', new Blob(['Returns are accepted within thirty days.\n']), 'returns.txt');
     const up = await fetch(`${t.baseUrl}/api/projects/${project.id}/documents`, {
-      method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'x-request-id': 'upload-req-1' }, body: form,
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'x-request-id': 'upload-req-1' },
+      body: form,
     });
     expect(up.status).toBe(202);
     const { documents } = (await up.json()) as { documents: Array<{ id: string }> };

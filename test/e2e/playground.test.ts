@@ -67,7 +67,9 @@ describe('GraphiQL playground', () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toMatch(/javascript/);
 
-    const get = await fetch(`${t.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json' } });
+    const get = await fetch(`${t.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { accept: 'application/json' },
+    });
     expect(get.status).toBe(200);
     expect(await get.json()).toEqual({ data: { __typename: 'Query' } });
   });
@@ -90,7 +92,12 @@ describe('GraphiQL playground', () => {
     const colleague = await f.makeUser();
     const project = await f.makeProject({ owner: user, name: `Playground ${Date.now()}` });
     await f.makeGrant({ project, user: colleague, tier: 'use' });
-    await chatFactories(t.orm, t.services).makeProvider({ baseUrl: stub.url, slug: `stub-${Date.now()}`, models: ['stub-model'], isDefault: true });
+    await chatFactories(t.orm, t.services).makeProvider({
+      baseUrl: stub.url,
+      slug: `stub-${Date.now()}`,
+      models: ['stub-model'],
+      isDefault: true,
+    });
 
     opened = await openPage(`${t.baseUrl}/graphql`);
     const { page, foreignRequests } = opened;

@@ -33,10 +33,23 @@ describe('graceful shutdown with the embedded database', () => {
       SHUTDOWN_GRACE_MS: '3000',
     };
     let server = await startServerProcess(env);
-    const login = async () => (await api(server.baseUrl, 'POST', '/api/auth/login', { body: { email: 'root@example.com', password: 'rootpassword' } })).body.accessToken as string;
+    const login = async () =>
+      (await api(server.baseUrl, 'POST', '/api/auth/login', { body: { email: 'root@example.com', password: 'rootpassword' } })).body
+        .accessToken as string;
     const token = await login();
     const c = client(server.baseUrl, token);
-    expect((await c.post('/api/providers', { name: 'Stub', slug: 'stub', type: 'custom', baseUrl: stub.url, apiKey: 'sk-test-1234', models: ['m'] })).status).toBe(201);
+    expect(
+      (
+        await c.post('/api/providers', {
+          name: 'Stub',
+          slug: 'stub',
+          type: 'custom',
+          baseUrl: stub.url,
+          apiKey: 'sk-test-1234',
+          models: ['m'],
+        })
+      ).status,
+    ).toBe(201);
     const projectId = (await c.post('/api/projects', { name: 'P', isPrivate: false })).body.project.id;
 
     const before = stub.requests.length;

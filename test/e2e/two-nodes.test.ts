@@ -43,7 +43,11 @@ describe('two nodes and a worker on one database', () => {
     stub = await startOpenAiStub();
     pg = await startPgProcess(tmp());
     // A first: it applies the migrations and bootstraps; then B
-    a = await startServerProcess({ ...nodeEnv(), BOOTSTRAP_SUPERADMIN_EMAIL: 'root@example.com', BOOTSTRAP_SUPERADMIN_PASSWORD: 'rootpassword' });
+    a = await startServerProcess({
+      ...nodeEnv(),
+      BOOTSTRAP_SUPERADMIN_EMAIL: 'root@example.com',
+      BOOTSTRAP_SUPERADMIN_PASSWORD: 'rootpassword',
+    });
     b = await startServerProcess(nodeEnv());
   });
   afterAll(async () => {
@@ -55,7 +59,8 @@ describe('two nodes and a worker on one database', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  const login = async (node: { baseUrl: string }, email: string, password: string) => api(node.baseUrl, 'POST', '/api/auth/login', { body: { email, password } });
+  const login = async (node: { baseUrl: string }, email: string, password: string) =>
+    api(node.baseUrl, 'POST', '/api/auth/login', { body: { email, password } });
 
   it('a token from node A works on node B (one JWT secret, generated into the database)', async () => {
     const res = await login(a, 'root@example.com', 'rootpassword');
@@ -69,7 +74,13 @@ describe('two nodes and a worker on one database', () => {
 
   it('a provider key set on node A is used by node B', async () => {
     const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
-    const created = await client(a.baseUrl, token).post('/api/providers', { name: 'Stub', slug: 'stub', baseUrl: stub.url, apiKey: 'sk-set-on-node-a-0001', models: ['m'] });
+    const created = await client(a.baseUrl, token).post('/api/providers', {
+      name: 'Stub',
+      slug: 'stub',
+      baseUrl: stub.url,
+      apiKey: 'sk-set-on-node-a-0001',
+      models: ['m'],
+    });
     expect(created.status).toBe(201);
     const test = await client(b.baseUrl, token).post(`/api/providers/${created.body.provider.id}/test`, { model: 'm' });
     expect(test.body).toEqual(expect.objectContaining({ ok: true, status: 200 }));
@@ -78,7 +89,17 @@ describe('two nodes and a worker on one database', () => {
 
   it('the per-account login limit counts attempts on both nodes', async () => {
     const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
-    expect((await client(a.baseUrl, token).post('/api/users', { email: 'target@example.com', password: 'right-password', name: 'Target', platformRole: 'none', orgPosition: 'member' })).status).toBe(201);
+    expect(
+      (
+        await client(a.baseUrl, token).post('/api/users', {
+          email: 'target@example.com',
+          password: 'right-password',
+          name: 'Target',
+          platformRole: 'none',
+          orgPosition: 'member',
+        })
+      ).status,
+    ).toBe(201);
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) statuses.push((await login(i % 2 ? b : a, 'target@example.com', 'wrong-password')).status);
     // 10 free failures (5 on each node), then the account+address pair is delayed on both
@@ -91,12 +112,16 @@ describe('two nodes and a worker on one database', () => {
     const project = await client(a.baseUrl, token).post('/api/projects', { name: 'Two nodes' });
     expect(project.status).toBe(201);
     const pdf = makePdf([1, 2, 3].map((n) => ({ paragraphs: [`Page ${n} of the shared manual. The refund window is 30 days.`] })));
-    const up = await uploadFiles(a.baseUrl, token, project.body.project.id, [{ name: 'manual.pdf', content: pdf, type: 'application/pdf' }]);
+    const up = await uploadFiles(a.baseUrl, token, project.body.project.id, [
+      { name: 'manual.pdf', content: pdf, type: 'application/pdf' },
+    ]);
     expect(up.status).toBe(202);
     const documentId = up.body.documents[0].id;
     // no server runs workers: the document waits for the worker process
     const ws = wsClient(b.baseUrl, token);
-    const collected = wsCollect(ws, 'subscription($d: ID!) { documentProgress(documentId: $d) { status pagesDone pagesTotal } }', { d: documentId });
+    const collected = wsCollect(ws, 'subscription($d: ID!) { documentProgress(documentId: $d) { status pagesDone pagesTotal } }', {
+      d: documentId,
+    });
     await new Promise((r) => setTimeout(r, 500));
     worker = await startProcess('dist/src/cli/worker.js', [], { ...nodeEnv(), LOG_LEVEL: 'info' }, /ingestion worker running/);
     const events = (await collected).map((e) => e.data!.documentProgress);

@@ -43,12 +43,18 @@ describe('project access changes', () => {
       variables: { id: p.id, input: { ownerId: next.id, isPrivate: false } },
     });
     expect(r.errors).toBeUndefined();
-    const q = await gql(t.baseUrl, `query($f: AuditLogQuery) { auditLog(filter: $f) { total items { action targetId metadata { tier previousOwnerId isPrivate } } } }`, {
-      token: admin.token,
-      variables: { f: { projectId: p.id, action: 'project_owner_changed' } },
-    });
+    const q = await gql(
+      t.baseUrl,
+      `query($f: AuditLogQuery) { auditLog(filter: $f) { total items { action targetId metadata { tier previousOwnerId isPrivate } } } }`,
+      {
+        token: admin.token,
+        variables: { f: { projectId: p.id, action: 'project_owner_changed' } },
+      },
+    );
     expect(q.errors).toBeUndefined();
-    expect(q.data.auditLog.items).toEqual([{ action: 'project_owner_changed', targetId: next.id, metadata: { tier: 'full', previousOwnerId: admin.id, isPrivate: null } }]);
+    expect(q.data.auditLog.items).toEqual([
+      { action: 'project_owner_changed', targetId: next.id, metadata: { tier: 'full', previousOwnerId: admin.id, isPrivate: null } },
+    ]);
     const both = await log(`?projectId=${p.id}`);
     expect(both.entries.map((e: any) => e.action).sort()).toEqual(['project_owner_changed', 'project_visibility_changed']);
   });
@@ -86,7 +92,10 @@ describe('cascaded grant deletions are recorded from the rows actually deleted',
     await withGrantCommittedDuring(p.id, late.id, () => as(admin).delete(`/api/projects/${p.id}`));
     const deleted = (await log(`?projectId=${p.id}&action=grant_deleted`)).entries;
     expect(deleted.map((e: any) => [e.targetId, e.metadata]).sort()).toEqual(
-      [[early.id, { tier: 'use', reason: 'project_deleted' }], [late.id, { tier: 'edit', reason: 'project_deleted' }]].sort(),
+      [
+        [early.id, { tier: 'use', reason: 'project_deleted' }],
+        [late.id, { tier: 'edit', reason: 'project_deleted' }],
+      ].sort(),
     );
   });
 
@@ -97,6 +106,11 @@ describe('cascaded grant deletions are recorded from the rows actually deleted',
     await as(admin).post(`/api/projects/${p1.id}/grants`, { targetType: 'user', targetId: u.id, tier: 'use' });
     await withGrantCommittedDuring(p2.id, u.id, () => as(admin).delete(`/api/users/${u.id}`));
     const entries = (await log(`?action=grant_deleted`)).entries.filter((e: any) => e.targetId === u.id);
-    expect(entries.map((e: any) => [e.projectId, e.metadata.reason]).sort()).toEqual([[p1.id, 'user_deleted'], [p2.id, 'user_deleted']].sort());
+    expect(entries.map((e: any) => [e.projectId, e.metadata.reason]).sort()).toEqual(
+      [
+        [p1.id, 'user_deleted'],
+        [p2.id, 'user_deleted'],
+      ].sort(),
+    );
   });
 });

@@ -53,7 +53,12 @@ describe('audit entries written by the grant endpoints', () => {
     await grant(admin, p.id, 'group', group.id, 'edit');
     await grant(admin, p.id, 'department', dept.id, 'use');
     const entries = (await log(`?projectId=${p.id}`)).body.entries;
-    expect(entries.map((e: any) => [e.targetType, e.targetId]).sort()).toEqual([['department', dept.id], ['group', group.id]].sort());
+    expect(entries.map((e: any) => [e.targetType, e.targetId]).sort()).toEqual(
+      [
+        ['department', dept.id],
+        ['group', group.id],
+      ].sort(),
+    );
   });
 
   it('refused and invalid grant requests write nothing', async () => {
@@ -110,7 +115,12 @@ describe('GET /api/audit-log', () => {
 
   it('is admin/superadmin only', async () => {
     const dept = await f.makeDepartment();
-    for (const c of [await f.makeUser(), await f.makeUser({ platformRole: 'engineer' }), await f.makeUser({ orgPosition: 'manager', department: dept }), await f.ceo()]) {
+    for (const c of [
+      await f.makeUser(),
+      await f.makeUser({ platformRole: 'engineer' }),
+      await f.makeUser({ orgPosition: 'manager', department: dept }),
+      await f.ceo(),
+    ]) {
       expect((await log('', c)).status).toBe(403);
     }
     expect((await log('', await f.superadmin())).status).toBe(200);

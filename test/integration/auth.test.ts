@@ -36,7 +36,15 @@ describe('auth', () => {
     const u = await f.makeUser({ email: 'Alice@Example.com'.toLowerCase() });
     const res = await login('ALICE@example.com');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.user).sort()).toEqual(['avatarColor', 'departmentId', 'email', 'id', 'name', 'orgPosition', 'platformRole']);
+    expect(Object.keys(res.body.user).sort()).toEqual([
+      'avatarColor',
+      'departmentId',
+      'email',
+      'id',
+      'name',
+      'orgPosition',
+      'platformRole',
+    ]);
     expect(res.body.user.id).toBe(u.id);
     const decoded = jwt.decode(res.body.accessToken, { complete: true }) as jwt.Jwt;
     expect(decoded.header.alg).toBe('HS256');
@@ -68,7 +76,17 @@ describe('auth', () => {
     const c = client(t.baseUrl, u.token);
     const before = await c.get('/api/auth/me');
     expect(before.status).toBe(200);
-    expect(Object.keys(before.body.user).sort()).toEqual(['createdAt', 'departmentId', 'email', 'id', 'lastLoginAt', 'name', 'orgPosition', 'platformRole', 'status']);
+    expect(Object.keys(before.body.user).sort()).toEqual([
+      'createdAt',
+      'departmentId',
+      'email',
+      'id',
+      'lastLoginAt',
+      'name',
+      'orgPosition',
+      'platformRole',
+      'status',
+    ]);
     await t.orm.em.fork().getConnection().execute(`update users set platform_role = 'admin' where id = ?`, [u.id]);
     expect((await c.get('/api/auth/me')).body.user.platformRole).toBe('admin');
   });
@@ -103,12 +121,13 @@ describe('auth', () => {
     expect((await client(t.baseUrl, s.accessToken).get('/api/auth/me')).status).toBe(200);
   });
 
-  it('logout without a body revokes all of the caller\'s refresh tokens', async () => {
+  it("logout without a body revokes all of the caller's refresh tokens", async () => {
     const u = await f.makeUser();
     const a = (await login(u.email)).body;
     const b = (await login(u.email)).body;
     expect((await api(t.baseUrl, 'POST', '/api/auth/logout', { token: a.accessToken })).status).toBe(204);
-    for (const s of [a, b]) expect((await api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: s.refreshToken } })).status).toBe(401);
+    for (const s of [a, b])
+      expect((await api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: s.refreshToken } })).status).toBe(401);
   });
 
   it('never accepts a refresh token as an access token, nor alg none, a foreign secret or an expired token', async () => {
@@ -120,7 +139,10 @@ describe('auth', () => {
     expect((await me(none)).status).toBe(401);
     const foreign = jwt.sign({ typ: 'access' }, 'another-secret-another-secret', { algorithm: 'HS256', subject: u.id });
     expect((await me(foreign)).status).toBe(401);
-    const expired = jwt.sign({ typ: 'access', exp: Math.floor(Date.now() / 1000) - 10 }, t.services.secrets.jwtSecret, { algorithm: 'HS256', subject: u.id });
+    const expired = jwt.sign({ typ: 'access', exp: Math.floor(Date.now() / 1000) - 10 }, t.services.secrets.jwtSecret, {
+      algorithm: 'HS256',
+      subject: u.id,
+    });
     expect((await me(expired)).status).toBe(401);
     const badSub = jwt.sign({ typ: 'access' }, t.services.secrets.jwtSecret, { algorithm: 'HS256', subject: 'not-a-uuid' });
     expect((await me(badSub)).status).toBe(401);
@@ -137,7 +159,10 @@ describe('auth', () => {
     expect(wrongType.body.details[0].field).toBe('email');
     const unknown = await api(t.baseUrl, 'POST', '/api/auth/login', { body: { email: 'a@b.c', password: 'x', admin: true } });
     expect(unknown.status).toBe(400);
-    const big = await api(t.baseUrl, 'POST', '/api/auth/login', { rawBody: JSON.stringify({ email: 'x'.repeat(2_000_000), password: 'x' }), headers: { 'content-type': 'application/json' } });
+    const big = await api(t.baseUrl, 'POST', '/api/auth/login', {
+      rawBody: JSON.stringify({ email: 'x'.repeat(2_000_000), password: 'x' }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(big.status).toBe(413);
     expect(big.body.error).toBe('payload_too_large');
   });

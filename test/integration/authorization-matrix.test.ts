@@ -14,7 +14,10 @@ import { gql } from '../support/graphql';
  *   ok     2xx                      403  refused (authenticated, not allowed)
  *   401    not authenticated        hid  GET /projects answers 200 but without the project
  */
-const ok = 'ok', no = '403', un = '401', hid = 'hid';
+const ok = 'ok',
+  no = '403',
+  un = '401',
+  hid = 'hid';
 type Outcome = typeof ok | typeof no | typeof un | typeof hid;
 
 const OPERATIONS = [
@@ -37,11 +40,24 @@ const OPERATIONS = [
 ] as const;
 
 const CALLERS = [
-  'anonymous', 'none-role, no grant', 'CEO', 'department manager', 'engineer', 'public-project reader',
-  'user grant use', 'user grant edit', 'user grant full',
-  'group grant use', 'group grant edit', 'group grant full',
-  'department grant use', 'department grant edit', 'department grant full',
-  'owner (role none)', 'admin', 'superadmin',
+  'anonymous',
+  'none-role, no grant',
+  'CEO',
+  'department manager',
+  'engineer',
+  'public-project reader',
+  'user grant use',
+  'user grant edit',
+  'user grant full',
+  'group grant use',
+  'group grant edit',
+  'group grant full',
+  'department grant use',
+  'department grant edit',
+  'department grant full',
+  'owner (role none)',
+  'admin',
+  'superadmin',
 ] as const;
 type CallerKind = (typeof CALLERS)[number];
 
@@ -130,7 +146,14 @@ async function buildWorld(kind: CallerKind): Promise<World> {
       break;
   }
   const token = caller ? t.services.auth.signAccess(caller.id) : undefined;
-  return { token, project, member, memberGrantId: memberGrant.id, newOwner: await f.makeUser({ platformRole: 'admin' }), grantTarget: await f.makeUser() };
+  return {
+    token,
+    project,
+    member,
+    memberGrantId: memberGrant.id,
+    newOwner: await f.makeUser({ platformRole: 'admin' }),
+    grantTarget: await f.makeUser(),
+  };
 }
 
 type Call = (w: World, call: (method: string, path: string, body?: unknown) => Promise<ApiResponse>) => Promise<ApiResponse>;
@@ -143,7 +166,8 @@ const REST: Record<(typeof OPERATIONS)[number], Call> = {
   'DELETE /projects/:id/members/:userId': (w, c) => c('DELETE', `/api/projects/${w.project.id}/members/${w.member.id}`),
   'POST /projects': (_w, c) => c('POST', '/api/projects', { name: 'New project' }),
   'GET /projects/:id/grants': (w, c) => c('GET', `/api/projects/${w.project.id}/grants`),
-  'POST /projects/:id/grants': (w, c) => c('POST', `/api/projects/${w.project.id}/grants`, { targetType: 'user', targetId: w.grantTarget.id, tier: 'use' }),
+  'POST /projects/:id/grants': (w, c) =>
+    c('POST', `/api/projects/${w.project.id}/grants`, { targetType: 'user', targetId: w.grantTarget.id, tier: 'use' }),
   'DELETE /projects/:id/grants/:grantId': (w, c) => c('DELETE', `/api/projects/${w.project.id}/grants/${w.memberGrantId}`),
   'GET /grants/by-user/:userId': (w, c) => c('GET', `/api/grants/by-user/${w.member.id}`),
   'GET /audit-log': (w, c) => c('GET', `/api/audit-log?projectId=${w.project.id}`),
@@ -157,14 +181,29 @@ const REST: Record<(typeof OPERATIONS)[number], Call> = {
 const GRAPHQL: Record<(typeof OPERATIONS)[number], (w: World) => [string, Record<string, unknown>?]> = {
   'GET /projects': () => ['{ projects(limit: 200) { items { id } } }'],
   'GET /projects/:id': (w) => ['query($id: ID!) { project(id: $id) { id } }', { id: w.project.id }],
-  'PATCH /projects/:id': (w) => ['mutation($id: ID!) { updateProject(id: $id, input: { name: "Renamed", settings: { topK: 4 } }) { id } }', { id: w.project.id }],
-  'PATCH /projects/:id ownerId': (w) => ['mutation($id: ID!, $o: ID!) { updateProject(id: $id, input: { ownerId: $o }) { id } }', { id: w.project.id, o: w.newOwner.id }],
+  'PATCH /projects/:id': (w) => [
+    'mutation($id: ID!) { updateProject(id: $id, input: { name: "Renamed", settings: { topK: 4 } }) { id } }',
+    { id: w.project.id },
+  ],
+  'PATCH /projects/:id ownerId': (w) => [
+    'mutation($id: ID!, $o: ID!) { updateProject(id: $id, input: { ownerId: $o }) { id } }',
+    { id: w.project.id, o: w.newOwner.id },
+  ],
   'DELETE /projects/:id': (w) => ['mutation($id: ID!) { deleteProject(id: $id) { id } }', { id: w.project.id }],
-  'DELETE /projects/:id/members/:userId': (w) => ['mutation($p: ID!, $u: ID!) { removeProjectMember(projectId: $p, userId: $u) { userId } }', { p: w.project.id, u: w.member.id }],
+  'DELETE /projects/:id/members/:userId': (w) => [
+    'mutation($p: ID!, $u: ID!) { removeProjectMember(projectId: $p, userId: $u) { userId } }',
+    { p: w.project.id, u: w.member.id },
+  ],
   'POST /projects': () => ['mutation { createProject(input: { name: "New project" }) { id } }'],
   'GET /projects/:id/grants': (w) => ['query($p: ID!) { projectGrants(projectId: $p) { id } }', { p: w.project.id }],
-  'POST /projects/:id/grants': (w) => ['mutation($p: ID!, $t: ID!) { upsertGrant(projectId: $p, input: { targetType: "user", targetId: $t, tier: "use" }) { action } }', { p: w.project.id, t: w.grantTarget.id }],
-  'DELETE /projects/:id/grants/:grantId': (w) => ['mutation($p: ID!, $g: ID!) { deleteGrant(projectId: $p, grantId: $g) { id } }', { p: w.project.id, g: w.memberGrantId }],
+  'POST /projects/:id/grants': (w) => [
+    'mutation($p: ID!, $t: ID!) { upsertGrant(projectId: $p, input: { targetType: "user", targetId: $t, tier: "use" }) { action } }',
+    { p: w.project.id, t: w.grantTarget.id },
+  ],
+  'DELETE /projects/:id/grants/:grantId': (w) => [
+    'mutation($p: ID!, $g: ID!) { deleteGrant(projectId: $p, grantId: $g) { id } }',
+    { p: w.project.id, g: w.memberGrantId },
+  ],
   'GET /grants/by-user/:userId': (w) => ['query($u: ID!) { grantsByUser(userId: $u) { direct { grantId } } }', { u: w.member.id }],
   'GET /audit-log': (w) => ['query($p: ID) { auditLog(filter: { projectId: $p }) { total } }', { p: w.project.id }],
   'GET /users': () => ['{ users { total } }'],

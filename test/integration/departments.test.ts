@@ -15,7 +15,8 @@ const WHO: Who[] = ['member', 'manager', 'otherManager', 'engineer', 'admin', 's
 const sql = <T = any>(query: string, params: unknown[] = []): Promise<T[]> => t.orm.em.fork().getConnection().execute(query, params);
 const as = (u: { token: string }) => client(t.baseUrl, u.token);
 const tag = () => randomBytes(4).toString('hex');
-const deptOf = async (userId: string): Promise<string | null> => (await sql(`select department_id from users where id = ?`, [userId]))[0].department_id;
+const deptOf = async (userId: string): Promise<string | null> =>
+  (await sql(`select department_id from users where id = ?`, [userId]))[0].department_id;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -65,16 +66,21 @@ describe('authorization matrix', () => {
     const c = as(caller);
     const dept = cast.dept;
     switch (op) {
-      case 'GET /departments': return c.get('/api/departments');
-      case 'GET /departments/:id': return c.get(`/api/departments/${dept.id}`);
-      case 'POST /departments': return c.post('/api/departments', { name: `Matrix ${tag()}` });
-      case 'PATCH /departments/:id': return c.patch(`/api/departments/${dept.id}`, { description: `by ${caller.id}` });
+      case 'GET /departments':
+        return c.get('/api/departments');
+      case 'GET /departments/:id':
+        return c.get(`/api/departments/${dept.id}`);
+      case 'POST /departments':
+        return c.post('/api/departments', { name: `Matrix ${tag()}` });
+      case 'PATCH /departments/:id':
+        return c.patch(`/api/departments/${dept.id}`, { description: `by ${caller.id}` });
       case 'DELETE /departments/:id': {
         // admins delete an empty department (the cast's has members, a 409); refused callers aim at the cast's
         const target = gatesAdmit(caller) ? (await f.makeDepartment()).id : dept.id;
         return c.delete(`/api/departments/${target}`);
       }
-      case 'GET /departments/:id/members': return c.get(`/api/departments/${dept.id}/members`);
+      case 'GET /departments/:id/members':
+        return c.get(`/api/departments/${dept.id}/members`);
       case 'POST /departments/:id/members': {
         const u = await f.makeUser();
         return c.post(`/api/departments/${dept.id}/members`, { userIds: [u.id] });
@@ -83,7 +89,8 @@ describe('authorization matrix', () => {
         const u = await f.makeUser({ department: dept });
         return c.delete(`/api/departments/${dept.id}/members/${u.id}`);
       }
-      default: throw new Error(op);
+      default:
+        throw new Error(op);
     }
   }
 
@@ -110,7 +117,8 @@ describe('authorization matrix', () => {
       await c.delete(`/api/departments/${d.id}`);
       await c.post(`/api/departments/${d.id}/members`, { userIds: [free.id] });
     }
-    for (const who of ['member', 'otherManager', 'engineer'] as Who[]) await as(cast[who]).delete(`/api/departments/${d.id}/members/${inside.id}`);
+    for (const who of ['member', 'otherManager', 'engineer'] as Who[])
+      await as(cast[who]).delete(`/api/departments/${d.id}/members/${inside.id}`);
     const [row] = await sql(`select name from departments where id = ?`, [d.id]);
     expect(row.name).toBe(d.name);
     expect(await deptOf(free.id)).toBeNull();
@@ -130,7 +138,10 @@ describe('GET /departments', () => {
     expect(res.status).toBe(200);
     const entry = res.body.departments.find((x: any) => x.id === d.id);
     expect(entry).toEqual({
-      id: d.id, name: d.name, color: '#ff0000', description: 'Counted',
+      id: d.id,
+      name: d.name,
+      color: '#ff0000',
+      description: 'Counted',
       _count: { members: 2, groups: 1, grants: 2 },
     });
     const empty = await f.makeDepartment();
@@ -157,7 +168,9 @@ describe('GET /departments/:id', () => {
   it('answers {department} with _count', async () => {
     const res = await as(cast.manager).get(`/api/departments/${cast.dept.id}`);
     expect(res.status).toBe(200);
-    expect(res.body.department).toEqual(expect.objectContaining({ id: cast.dept.id, name: cast.dept.name, _count: expect.objectContaining({ members: expect.any(Number) }) }));
+    expect(res.body.department).toEqual(
+      expect.objectContaining({ id: cast.dept.id, name: cast.dept.name, _count: expect.objectContaining({ members: expect.any(Number) }) }),
+    );
   });
 
   it('404 not_found for an unknown id; 404 for a malformed one', async () => {
@@ -174,7 +187,10 @@ describe('POST /departments', () => {
     const res = await as(cast.admin).post('/api/departments', { name });
     expect(res.status).toBe(201);
     expect(res.body.department).toEqual({
-      id: expect.any(String), name: name.trim(), color: expect.stringMatching(/^#[0-9a-f]{6}$/i), description: '',
+      id: expect.any(String),
+      name: name.trim(),
+      color: expect.stringMatching(/^#[0-9a-f]{6}$/i),
+      description: '',
       _count: { members: 0, groups: 0, grants: 0 },
     });
     const full = await as(cast.superadmin).post('/api/departments', { name: `Sales ${tag()}`, color: '#00AAFF', description: 'Sells' });
@@ -214,7 +230,9 @@ describe('PATCH /departments/:id', () => {
     const d = await f.makeDepartment();
     const res = await as(cast.admin).patch(`/api/departments/${d.id}`, { name: `Renamed ${tag()}`, color: '#abcdef', description: 'New' });
     expect(res.status).toBe(200);
-    expect(res.body.department).toEqual(expect.objectContaining({ id: d.id, color: '#abcdef', description: 'New', _count: { members: 0, groups: 0, grants: 0 } }));
+    expect(res.body.department).toEqual(
+      expect.objectContaining({ id: d.id, color: '#abcdef', description: 'New', _count: { members: 0, groups: 0, grants: 0 } }),
+    );
     expect(res.body.department.name).toMatch(/^Renamed /);
   });
 
@@ -325,8 +343,15 @@ describe('department members', () => {
     expect(res.status).toBe(200);
     expect(res.body.members.map((m: any) => m.id)).toEqual([a.id, b.id]);
     expect(res.body.members[0]).toEqual({
-      id: a.id, name: 'A member', email: a.email, avatarColor: a.avatarColor, avatarUrl: null,
-      platformRole: 'none', orgPosition: 'member', departmentId: d.id, status: 'active',
+      id: a.id,
+      name: 'A member',
+      email: a.email,
+      avatarColor: a.avatarColor,
+      avatarUrl: null,
+      platformRole: 'none',
+      orgPosition: 'member',
+      departmentId: d.id,
+      status: 'active',
     });
     expect(res.text).not.toMatch(/password/i);
   });
@@ -362,7 +387,7 @@ describe('department members', () => {
     expect(noReplace.status).toBe(409);
   });
 
-  it('spec rule 1: replace: true moves the user, who leaves the old department\'s groups', async () => {
+  it("spec rule 1: replace: true moves the user, who leaves the old department's groups", async () => {
     const old = await f.makeDepartment();
     const mover = await f.makeUser({ department: old });
     const oldGroup = await f.makeGroup({ department: old, members: [mover] });
@@ -414,7 +439,7 @@ describe('department members', () => {
     expect(res.body.error).toBe('validation_failed');
   });
 
-  it('DELETE /:id/members/:userId sets departmentId null and drops the department\'s groups', async () => {
+  it("DELETE /:id/members/:userId sets departmentId null and drops the department's groups", async () => {
     const u = await f.makeUser({ department: d });
     const g = await f.makeGroup({ department: d, members: [u] });
     const res = await as(cast.admin).delete(`/api/departments/${d.id}/members/${u.id}`);

@@ -29,7 +29,13 @@ async function node(url: string, env: Record<string, string>): Promise<{ service
   const orm = await createOrm(url, { poolMax: 3 });
   const services = createServices({ orm, config, logger: createLogger('silent'), shutdown: new AbortController().signal });
   await services.start({ workers: false });
-  return { services, close: async () => { await services.stop(); await orm.close(true); } };
+  return {
+    services,
+    close: async () => {
+      await services.stop();
+      await orm.close(true);
+    },
+  };
 }
 
 describe('JWT secret and encryption key without the environment', () => {
@@ -84,7 +90,15 @@ describe('rotating JWT_SECRET keeps provider keys readable (they use ENCRYPTION_
     try {
       const root = await factories(before.services.ctx.orm, before.services).superadmin();
       const engineer = await before.services.auth.authenticate(root.token);
-      id = (await before.services.providers.create(engineer, { name: 'P', slug: 'p', baseUrl: stub.url, apiKey: 'sk-survives-rotation', models: ['m'] })).id;
+      id = (
+        await before.services.providers.create(engineer, {
+          name: 'P',
+          slug: 'p',
+          baseUrl: stub.url,
+          apiKey: 'sk-survives-rotation',
+          models: ['m'],
+        })
+      ).id;
     } finally {
       await before.close();
     }
@@ -95,7 +109,10 @@ describe('rotating JWT_SECRET keeps provider keys readable (they use ENCRYPTION_
       const actor = await after.services.auth.authenticate(root.token);
       expect(await after.services.providers.test(actor, id, { model: 'm' })).toMatchObject({ ok: true });
       expect(stub.last().authorization).toBe('Bearer sk-survives-rotation');
-      expect(await wrongKey.services.providers.test(actor, id, { model: 'm' })).toMatchObject({ ok: false, error: expect.stringMatching(/ENCRYPTION_KEY/) });
+      expect(await wrongKey.services.providers.test(actor, id, { model: 'm' })).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/ENCRYPTION_KEY/),
+      });
     } finally {
       await after.close();
       await wrongKey.close();
@@ -106,7 +123,7 @@ describe('rotating JWT_SECRET keeps provider keys readable (they use ENCRYPTION_
 });
 
 describe('access tokens', () => {
-  it('a token with exactly the spec\'s claims (sub, iat, exp; HS256) is accepted; refresh tokens and exp-less tokens are not', async () => {
+  it("a token with exactly the spec's claims (sub, iat, exp; HS256) is accepted; refresh tokens and exp-less tokens are not", async () => {
     const t = await createTestApp();
     try {
       const tf = factories(t.orm, t.services);

@@ -14,10 +14,28 @@ let f: ReturnType<typeof factories>;
 let owner: TestUser;
 let project: Project;
 
-const DOC_KEYS = ['chunkCount', 'createdAt', 'embeddings', 'error', 'id', 'language', 'mimeType', 'name', 'pageCount', 'progress', 'projectId', 'sha256', 'size', 'status', 'updatedAt', 'uploadedBy'];
+const DOC_KEYS = [
+  'chunkCount',
+  'createdAt',
+  'embeddings',
+  'error',
+  'id',
+  'language',
+  'mimeType',
+  'name',
+  'pageCount',
+  'progress',
+  'projectId',
+  'sha256',
+  'size',
+  'status',
+  'updatedAt',
+  'uploadedBy',
+];
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => await t.orm.em.fork().getConnection().execute<T[]>(text, params);
+const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> =>
+  await t.orm.em.fork().getConnection().execute<T[]>(text, params);
 const text = (s: string, name = `note-${Math.random().toString(36).slice(2)}.txt`) => ({ name, content: s, type: 'text/plain' });
 
 /** Uploads as `owner` and waits for the workers to finish every file. */
@@ -29,10 +47,18 @@ async function ingest(projectId: string, files: Parameters<typeof uploadFiles>[3
 
 /** The project's BM25 statistics recomputed from its chunks, next to the stored ones. */
 async function indexStats(projectId: string) {
-  const expected = await sql(`select u.lexeme as term, count(*)::int as df from chunks c, unnest(c.tsv) u where c.project_id = ? group by u.lexeme order by 1`, [projectId]);
+  const expected = await sql(
+    `select u.lexeme as term, count(*)::int as df from chunks c, unnest(c.tsv) u where c.project_id = ? group by u.lexeme order by 1`,
+    [projectId],
+  );
   const stored = await sql(`select term, df from term_stats where project_id = ? order by term`, [projectId]);
-  const [totals] = await sql(`select count(*)::int as chunks, coalesce(sum(term_count), 0)::int as terms from chunks where project_id = ?`, [projectId]);
-  const [kept] = await sql(`select chunk_count::int as chunks, total_terms::int as terms from project_index_stats where project_id = ?`, [projectId]);
+  const [totals] = await sql(
+    `select count(*)::int as chunks, coalesce(sum(term_count), 0)::int as terms from chunks where project_id = ?`,
+    [projectId],
+  );
+  const [kept] = await sql(`select chunk_count::int as chunks, total_terms::int as terms from project_index_stats where project_id = ?`, [
+    projectId,
+  ]);
   return { expected, stored, totals, kept: kept ?? { chunks: 0, terms: 0 } };
 }
 
@@ -224,7 +250,11 @@ describe('upload', () => {
     expect(none.body.error).toBe('validation_failed');
     const form = new FormData();
     form.append('attachment', new Blob(['x']), 'x.txt');
-    const wrongField = await fetch(`${t.baseUrl}/api/projects/${project.id}/documents`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: form });
+    const wrongField = await fetch(`${t.baseUrl}/api/projects/${project.id}/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
+      body: form,
+    });
     expect(wrongField.status).toBe(400);
   });
 
@@ -251,7 +281,10 @@ describe('upload', () => {
 describe('formats and failures', () => {
   it('ingests DOCX, HTML, Markdown and text files', async () => {
     const docs = await ingest(project.id, [
-      { name: 'policy.docx', content: await makeDocx([{ text: 'Badge policy', heading: 1 }, { text: 'Visitors must wear a red badge at all times.' }]) },
+      {
+        name: 'policy.docx',
+        content: await makeDocx([{ text: 'Badge policy', heading: 1 }, { text: 'Visitors must wear a red badge at all times.' }]),
+      },
       { name: 'page.html', content: '<html><body><h1>Canteen</h1><p>Soup is served at noon.</p></body></html>' },
       { name: 'notes.md', content: '# Bikes\n\nBicycles are parked in the **basement**.' },
       text('Printers are on every floor next to the lifts.'),
@@ -267,7 +300,10 @@ describe('formats and failures', () => {
   });
 
   it('fails an unsupported, a corrupt and a scanned file with readable errors, and nothing else', async () => {
-    const scanned = makePdf([{ paragraphs: [], drawBox: true }, { paragraphs: [], drawBox: true }]);
+    const scanned = makePdf([
+      { paragraphs: [], drawBox: true },
+      { paragraphs: [], drawBox: true },
+    ]);
     const docs = await ingest(project.id, [
       { name: 'photo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]), type: 'image/png' },
       { name: 'broken.pdf', content: Buffer.from('%PDF-1.7\nnot really a PDF\n%%EOF') },
@@ -288,7 +324,14 @@ describe('formats and failures', () => {
     expect(docs[2].error).toMatch(/not a valid DOCX file/);
     expect(docs[3].error).toBe('no extractable text (scanned document?)');
     expect(docs[3].pageCount).toBe(0);
-    expect((await sql(`select id from chunks where document_id in (?, ?, ?, ?)`, docs.slice(0, 4).map((d) => d.id))).length).toBe(0);
+    expect(
+      (
+        await sql(
+          `select id from chunks where document_id in (?, ?, ?, ?)`,
+          docs.slice(0, 4).map((d) => d.id),
+        )
+      ).length,
+    ).toBe(0);
   });
 
   it('lists newest first and filters by status; a bad status is 400', async () => {
@@ -351,7 +394,9 @@ describe('delete and reindex', () => {
 
   it('reindex reads the stored original again and replaces the chunks without double counting', async () => {
     const p = await f.makeProject({ owner });
-    const [doc] = await ingest(p.id, [{ name: 'manual.pdf', content: makePdf([{ paragraphs: ['Alpha page.'] }, { paragraphs: ['Beta page.'] }]) }]);
+    const [doc] = await ingest(p.id, [
+      { name: 'manual.pdf', content: makePdf([{ paragraphs: ['Alpha page.'] }, { paragraphs: ['Beta page.'] }]) },
+    ]);
     const before = await sql<{ id: string }>(`select id from chunks where document_id = ? order by ordinal`, [doc.id]);
     const statsBefore = await indexStats(p.id);
 
@@ -378,7 +423,9 @@ describe('delete and reindex', () => {
 describe('progress', () => {
   it('streams progress to a watcher with use, ending with ready; page counts only grow', async () => {
     const p = await f.makeProject({ owner });
-    const pages = Array.from({ length: 80 }, (_, i) => ({ paragraphs: [`Page ${i + 1} describes room ${i + 1} of the museum in some detail.`] }));
+    const pages = Array.from({ length: 80 }, (_, i) => ({
+      paragraphs: [`Page ${i + 1} describes room ${i + 1} of the museum in some detail.`],
+    }));
     const res = await uploadFiles(t.baseUrl, owner.token, p.id, [{ name: 'museum.pdf', content: makePdf(pages) }]);
     const id = res.body.documents[0].id;
     const actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);

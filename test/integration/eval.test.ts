@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { corpusDocuments, corpusQuestions, EVAL_DOCS_DIR, normText, ParsedCorpusDocument, parseCorpus, verifyLabels } from '../support/eval/corpus';
+import {
+  corpusDocuments,
+  corpusQuestions,
+  EVAL_DOCS_DIR,
+  normText,
+  ParsedCorpusDocument,
+  parseCorpus,
+  verifyLabels,
+} from '../support/eval/corpus';
 import { askAll, ingestCorpus, report } from '../support/eval/run-eval';
 import { factories } from '../support/factories';
 import { createTestApp } from '../support/test-app';
@@ -46,7 +54,8 @@ describe('evaluation corpus labels', () => {
     expect(Math.max(...parsed.filter((d) => d.kind === 'pdf').map((d) => d.pages.length))).toBeGreaterThanOrEqual(10);
     const sources = readFileSync(path.join(EVAL_DOCS_DIR, 'SOURCES.md'), 'utf8');
     for (const d of docs) expect({ name: d.name, listed: sources.includes(`| ${d.name} |`) }).toEqual({ name: d.name, listed: true });
-    for (const d of parsed) expect({ name: d.name, chars: d.pages.reduce((n, p) => n + p.text.length, 0) > 1000 }).toEqual({ name: d.name, chars: true });
+    for (const d of parsed)
+      expect({ name: d.name, chars: d.pages.reduce((n, p) => n + p.text.length, 0) > 1000 }).toEqual({ name: d.name, chars: true });
   });
 
   it('has 150+ English questions, mostly paraphrases, and 20+ CJK and 20+ in two other languages', () => {
@@ -82,11 +91,16 @@ describe('evaluation corpus floors (lexical configuration)', () => {
       const docs = corpusDocuments();
       const { projectId } = await ingestCorpus({ baseUrl: t.baseUrl, dbUrl: t.dbUrl, accessToken: owner.token }, docs, 'eval floors');
       const kindOf = new Map(docs.map((d) => [d.name, d.kind]));
-      const runs = await askAll(t.dbUrl, corpusQuestions(), (name) => kindOf.get(name) ?? '?', async (question) => {
-        const t0 = performance.now();
-        const hits = await t.services.retrieval.search(actor, projectId, question);
-        return { ids: hits.map((h) => h.chunkId), sourcesMs: performance.now() - t0, retrievalMs: null };
-      });
+      const runs = await askAll(
+        t.dbUrl,
+        corpusQuestions(),
+        (name) => kindOf.get(name) ?? '?',
+        async (question) => {
+          const t0 = performance.now();
+          const hits = await t.services.retrieval.search(actor, projectId, question);
+          return { ids: hits.map((h) => h.chunkId), sourcesMs: performance.now() - t0, retrievalMs: null };
+        },
+      );
       const r = report(runs, parsed, 'retrieval call');
       process.stdout.write(`eval floors: ${JSON.stringify(r.overall)}\n`);
       const cjk = ['zh', 'ja'].map((lang) => r.byLang[lang]);

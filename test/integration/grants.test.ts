@@ -16,7 +16,20 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const as = (u: { token: string }) => client(t.baseUrl, u.token);
-const GRANT_KEYS = ['createdAt', 'department', 'departmentId', 'grantedById', 'group', 'groupId', 'id', 'projectId', 'tier', 'updatedAt', 'user', 'userId'];
+const GRANT_KEYS = [
+  'createdAt',
+  'department',
+  'departmentId',
+  'grantedById',
+  'group',
+  'groupId',
+  'id',
+  'projectId',
+  'tier',
+  'updatedAt',
+  'user',
+  'userId',
+];
 
 /** A project and a caller holding `full` on it through a user grant (not platform staff). */
 async function projectWithManager() {
@@ -29,7 +42,9 @@ async function projectWithManager() {
 describe('POST /api/projects/:projectId/grants', () => {
   it('requires authentication', async () => {
     const p = await f.makeProject();
-    const res = await api(t.baseUrl, 'POST', `/api/projects/${p.id}/grants`, { body: { targetType: 'user', targetId: randomUUID(), tier: 'use' } });
+    const res = await api(t.baseUrl, 'POST', `/api/projects/${p.id}/grants`, {
+      body: { targetType: 'user', targetId: randomUUID(), tier: 'use' },
+    });
     expect(res.status).toBe(401);
   });
 
@@ -56,8 +71,15 @@ describe('POST /api/projects/:projectId/grants', () => {
     expect(res.body.action).toBe('created');
     expect(Object.keys(res.body.grant).sort()).toEqual(GRANT_KEYS);
     expect(res.body.grant).toMatchObject({
-      projectId: project.id, userId: target.id, groupId: null, departmentId: null, tier: 'edit', grantedById: manager.id,
-      user: { id: target.id, name: target.name, email: target.email }, group: null, department: null,
+      projectId: project.id,
+      userId: target.id,
+      groupId: null,
+      departmentId: null,
+      tier: 'edit',
+      grantedById: manager.id,
+      user: { id: target.id, name: target.name, email: target.email },
+      group: null,
+      department: null,
     });
     const detail = (await as(manager).get(`/api/projects/${project.id}`)).body.project;
     expect(detail.members.map((m: any) => m.userId)).toContain(target.id);
@@ -86,12 +108,27 @@ describe('POST /api/projects/:projectId/grants', () => {
     const group = await f.makeGroup({ department: dept, members: [member] });
     const g = await as(manager).post(`/api/projects/${project.id}/grants`, { targetType: 'group', targetId: group.id, tier: 'use' });
     expect(g.status).toBe(201);
-    expect(g.body.grant).toMatchObject({ groupId: group.id, userId: null, departmentId: null, user: null, department: null, group: { id: group.id, name: group.name, department: { name: dept.name } } });
+    expect(g.body.grant).toMatchObject({
+      groupId: group.id,
+      userId: null,
+      departmentId: null,
+      user: null,
+      department: null,
+      group: { id: group.id, name: group.name, department: { name: dept.name } },
+    });
     const d = await as(manager).post(`/api/projects/${project.id}/grants`, { targetType: 'department', targetId: dept.id, tier: 'edit' });
     expect(d.status).toBe(201);
-    expect(d.body.grant).toMatchObject({ departmentId: dept.id, user: null, group: null, department: { id: dept.id, name: dept.name, color: '#ff0000' } });
+    expect(d.body.grant).toMatchObject({
+      departmentId: dept.id,
+      user: null,
+      group: null,
+      department: { id: dept.id, name: dept.name, color: '#ff0000' },
+    });
     expect(await fx.countRows('project_members', 'user_id', member.id)).toBe(0);
-    expect((await as(member).get('/api/projects')).body.projects.find((p: any) => p.id === project.id)).toMatchObject({ accessTier: 'use', accessSource: 'group' });
+    expect((await as(member).get('/api/projects')).body.projects.find((p: any) => p.id === project.id)).toMatchObject({
+      accessTier: 'use',
+      accessSource: 'group',
+    });
   });
 
   it.each(['user', 'group', 'department'] as const)('404 target_not_found for a missing %s', async (targetType) => {
@@ -130,14 +167,19 @@ describe('POST /api/projects/:projectId/grants', () => {
     const N = 10;
     const tiers = ['use', 'edit', 'full'] as const;
     const results = await Promise.all(
-      Array.from({ length: N }, (_, i) => as(manager).post(`/api/projects/${project.id}/grants`, { targetType: 'user', targetId: target.id, tier: tiers[i % 3] })),
+      Array.from({ length: N }, (_, i) =>
+        as(manager).post(`/api/projects/${project.id}/grants`, { targetType: 'user', targetId: target.id, tier: tiers[i % 3] }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
     expect(results.filter((r) => r.body.action === 'created')).toHaveLength(1);
     expect(new Set(results.map((r) => r.body.grant.id)).size).toBe(1);
     expect(await fx.countRows('project_grants', 'user_id', target.id)).toBe(1);
     expect(await fx.countRows('project_members', 'user_id', target.id)).toBe(1);
-    const audit = await fx.exec<{ action: string; metadata: any }>(`select action, metadata from audit_entries where target_id = ? order by created_at, id`, [target.id]);
+    const audit = await fx.exec<{ action: string; metadata: any }>(
+      `select action, metadata from audit_entries where target_id = ? order by created_at, id`,
+      [target.id],
+    );
     expect(audit.filter((a) => a.action === 'grant_created')).toHaveLength(1);
     expect(audit.filter((a) => a.action === 'grant_updated')).toHaveLength(N - 1);
     // the posts took turns, so replaying the history in order is consistent: each update names the
@@ -182,7 +224,11 @@ describe('GET /api/projects/:projectId/grants', () => {
     for (const g of res.body.grants) expect(Object.keys(g).sort()).toEqual(GRANT_KEYS);
     const byTier = Object.fromEntries(res.body.grants.map((g: any) => [g.tier, g]));
     expect(byTier.use).toMatchObject({ user: { id: u.id, name: u.name, email: u.email }, group: null, department: null });
-    expect(byTier.edit).toMatchObject({ user: null, group: { id: group.id, name: group.name, department: { name: dept.name } }, department: null });
+    expect(byTier.edit).toMatchObject({
+      user: null,
+      group: { id: group.id, name: group.name, department: { name: dept.name } },
+      department: null,
+    });
     expect(byTier.full).toMatchObject({ user: null, group: null, department: { id: dept.id, name: dept.name, color: dept.color } });
     expect(Object.keys(byTier.use.user).sort()).toEqual(['email', 'id', 'name']);
   });
@@ -246,7 +292,12 @@ describe('GET /api/grants/by-user/:userId', () => {
   it('is refused to none-role users, engineers, managers and the CEO', async () => {
     const subject = await f.makeUser();
     const dept = await f.makeDepartment();
-    for (const c of [subject, await f.makeUser({ platformRole: 'engineer' }), await f.makeUser({ orgPosition: 'manager', department: dept }), await f.ceo()]) {
+    for (const c of [
+      subject,
+      await f.makeUser({ platformRole: 'engineer' }),
+      await f.makeUser({ orgPosition: 'manager', department: dept }),
+      await f.ceo(),
+    ]) {
       expect((await as(c).get(`/api/grants/by-user/${subject.id}`)).status).toBe(403);
     }
   });
@@ -278,13 +329,27 @@ describe('GET /api/grants/by-user/:userId', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['direct', 'viaDepartment', 'viaGroup']);
     expect(res.body.direct).toEqual([
-      { projectId: p1.id, tier: 'edit', project: { id: p1.id, name: 'A direct', color: p1.color, isPrivate: true, ownerId: expect.any(String) } },
+      {
+        projectId: p1.id,
+        tier: 'edit',
+        project: { id: p1.id, name: 'A direct', color: p1.color, isPrivate: true, ownerId: expect.any(String) },
+      },
     ]);
     expect(res.body.viaGroup).toEqual([
-      { projectId: p2.id, tier: 'full', group: { id: group.id, name: group.name }, project: expect.objectContaining({ id: p2.id, name: 'B group' }) },
+      {
+        projectId: p2.id,
+        tier: 'full',
+        group: { id: group.id, name: group.name },
+        project: expect.objectContaining({ id: p2.id, name: 'B group' }),
+      },
     ]);
     expect(res.body.viaDepartment).toEqual([
-      { projectId: p3.id, tier: 'use', department: { id: dept.id, name: dept.name, color: dept.color }, project: expect.objectContaining({ id: p3.id }) },
+      {
+        projectId: p3.id,
+        tier: 'use',
+        department: { id: dept.id, name: dept.name, color: dept.color },
+        project: expect.objectContaining({ id: p3.id }),
+      },
     ]);
   });
 

@@ -61,11 +61,16 @@ describe('authorization matrix', () => {
     const dept = cast.dept;
     const group = await f.makeGroup({ department: dept });
     switch (op) {
-      case 'GET /groups': return c.get('/api/groups');
-      case 'GET /groups/:id': return c.get(`/api/groups/${group.id}`);
-      case 'POST /groups': return c.post('/api/groups', { name: `Matrix ${tag()}`, departmentId: dept.id });
-      case 'PATCH /groups/:id': return c.patch(`/api/groups/${group.id}`, { description: 'changed' });
-      case 'DELETE /groups/:id': return c.delete(`/api/groups/${group.id}`);
+      case 'GET /groups':
+        return c.get('/api/groups');
+      case 'GET /groups/:id':
+        return c.get(`/api/groups/${group.id}`);
+      case 'POST /groups':
+        return c.post('/api/groups', { name: `Matrix ${tag()}`, departmentId: dept.id });
+      case 'PATCH /groups/:id':
+        return c.patch(`/api/groups/${group.id}`, { description: 'changed' });
+      case 'DELETE /groups/:id':
+        return c.delete(`/api/groups/${group.id}`);
       case 'POST /groups/:id/members': {
         const u = await f.makeUser({ department: dept });
         return c.post(`/api/groups/${group.id}/members`, { userIds: [u.id] });
@@ -75,7 +80,8 @@ describe('authorization matrix', () => {
         const g = await f.makeGroup({ department: dept, members: [u] });
         return c.delete(`/api/groups/${g.id}/members/${u.id}`);
       }
-      default: throw new Error(op);
+      default:
+        throw new Error(op);
     }
   }
 
@@ -134,7 +140,7 @@ describe('GET /groups', () => {
     });
   });
 
-  it('admin, superadmin and the CEO see every department\'s groups; a manager only their own', async () => {
+  it("admin, superadmin and the CEO see every department's groups; a manager only their own", async () => {
     const mine = await f.makeGroup({ department: cast.dept });
     const theirs = await f.makeGroup({ department: cast.otherDept });
     for (const who of ['admin', 'superadmin', 'ceo'] as Who[]) {
@@ -171,7 +177,9 @@ describe('GET /groups/:id', () => {
     expect(res.status).toBe(200);
     expect(res.body.group).toEqual(expect.objectContaining({ id: g.id, memberCount: 2, departmentId: cast.dept.id }));
     expect(res.body.group.members.map((m: any) => m.id)).toEqual([amy.id, zed.id]);
-    expect(res.body.group.members[0]).toEqual(expect.objectContaining({ id: amy.id, name: 'Amy', email: amy.email, departmentId: cast.dept.id }));
+    expect(res.body.group.members[0]).toEqual(
+      expect.objectContaining({ id: amy.id, name: 'Amy', email: amy.email, departmentId: cast.dept.id }),
+    );
     expect(res.text).not.toMatch(/password/i);
   });
 
@@ -186,7 +194,11 @@ describe('GET /groups/:id', () => {
 
 describe('POST /groups', () => {
   it('creates: 201 {group} with no members', async () => {
-    const res = await as(cast.manager).post('/api/groups', { name: `  Design ${tag()} `, description: 'Pixels', departmentId: cast.dept.id });
+    const res = await as(cast.manager).post('/api/groups', {
+      name: `  Design ${tag()} `,
+      description: 'Pixels',
+      departmentId: cast.dept.id,
+    });
     expect(res.status).toBe(201);
     expect(res.body.group).toEqual({
       id: expect.any(String),
@@ -224,7 +236,9 @@ describe('POST /groups', () => {
 
   it('concurrent creations of one name in one department: exactly one succeeds', async () => {
     const name = `Race ${tag()}`;
-    const results = await Promise.all(Array.from({ length: 5 }, () => as(cast.admin).post('/api/groups', { name, departmentId: cast.dept.id })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => as(cast.admin).post('/api/groups', { name, departmentId: cast.dept.id })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
   });
 
@@ -258,7 +272,7 @@ describe('PATCH /groups/:id', () => {
     expect(res.body.error).toBe('validation_failed');
   });
 
-  it('409 group_name_exists when renaming onto a sibling\'s name', async () => {
+  it("409 group_name_exists when renaming onto a sibling's name", async () => {
     const a = await f.makeGroup({ department: cast.dept });
     const b = await f.makeGroup({ department: cast.dept });
     const res = await as(cast.admin).patch(`/api/groups/${b.id}`, { name: a.name });
@@ -266,13 +280,14 @@ describe('PATCH /groups/:id', () => {
     expect(res.body.error).toBe('group_name_exists');
   });
 
-  it.each([['a null name', { name: null }], ['a numeric description', { description: 1 }], ['an unknown field', { color: '#fff' }]])(
-    '400 validation_failed for %s',
-    async (_label, body) => {
-      const g = await f.makeGroup({ department: cast.dept });
-      expect((await as(cast.admin).patch(`/api/groups/${g.id}`, body)).status).toBe(400);
-    },
-  );
+  it.each([
+    ['a null name', { name: null }],
+    ['a numeric description', { description: 1 }],
+    ['an unknown field', { color: '#fff' }],
+  ])('400 validation_failed for %s', async (_label, body) => {
+    const g = await f.makeGroup({ department: cast.dept });
+    expect((await as(cast.admin).patch(`/api/groups/${g.id}`, body)).status).toBe(400);
+  });
 
   it('404 for an unknown or malformed id', async () => {
     expect((await as(cast.admin).patch(`/api/groups/${randomUUID()}`, { name: 'x' })).status).toBe(404);
@@ -325,7 +340,7 @@ describe('group members', () => {
     expect(again.body.group.memberCount).toBe(2);
   });
 
-  it('409 user_not_in_department for users outside the group\'s department, all or nothing', async () => {
+  it("409 user_not_in_department for users outside the group's department, all or nothing", async () => {
     const inside = await f.makeUser({ department: cast.dept });
     const outside = await f.makeUser({ department: cast.otherDept });
     const none = await f.makeUser();

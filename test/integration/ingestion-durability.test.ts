@@ -77,7 +77,11 @@ async function crashingWorker(): Promise<string> {
       setInterval(() => {}, 1000);
     })().catch((e) => { process.stderr.write(String(e)); process.exit(2); });
   `;
-  const child = spawn(process.execPath, ['-e', script], { cwd: process.cwd(), env: { ...process.env, DB_URL: t.dbUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-e', script], {
+    cwd: process.cwd(),
+    env: { ...process.env, DB_URL: t.dbUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const taken = await new Promise<string>((resolve, reject) => {
@@ -95,9 +99,13 @@ async function crashingWorker(): Promise<string> {
   return taken;
 }
 
-const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> => await t.orm.em.fork().getConnection().execute<T[]>(text, params);
+const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> =>
+  await t.orm.em.fork().getConnection().execute<T[]>(text, params);
 const jobStates = (documentId: string) =>
-  sql<{ state: string; retry_count: number }>(`select state, retry_count from pgboss.job where name = 'document-ingest' and data->>'documentId' = ? order by created_on`, [documentId]);
+  sql<{ state: string; retry_count: number }>(
+    `select state, retry_count from pgboss.job where name = 'document-ingest' and data->>'documentId' = ? order by created_on`,
+    [documentId],
+  );
 
 beforeAll(async () => {
   t = await createTestApp({ workers: false, env: ENV });
@@ -108,7 +116,8 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 afterEach(() => jest.restoreAllMocks());
 
-const threePages = (tag: string) => makePdf([1, 2, 3].map((n) => ({ paragraphs: [`${tag}: page ${n} of the fire safety plan lists exit ${n}.`] })));
+const threePages = (tag: string) =>
+  makePdf([1, 2, 3].map((n) => ({ paragraphs: [`${tag}: page ${n} of the fire safety plan lists exit ${n}.`] })));
 
 it('an accepted upload waits in the queue until a worker exists, is processed once, and its progress reaches the API process', async () => {
   const res = await uploadFiles(t.baseUrl, owner.token, project.id, [{ name: 'waiting.pdf', content: threePages('waiting') }]);
@@ -195,7 +204,8 @@ it('a worker stopped gracefully mid-job hands the job back; the next worker fini
   const first = await startWorkers({ SHUTDOWN_GRACE_MS: '300' });
   const res = await uploadFiles(t.baseUrl, owner.token, project.id, [{ name: 'graceful.pdf', content: threePages('graceful') }]);
   const id = res.body.documents[0].id;
-  for (let i = 0; i < 100 && (await sql(`select pages_done from documents where id = ?`, [id]))[0].pages_done !== 1; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && (await sql(`select pages_done from documents where id = ?`, [id]))[0].pages_done !== 1; i++)
+    await new Promise((r) => setTimeout(r, 50));
 
   await first.stop();
   const handedBack = (await sql(`select status, error from documents where id = ?`, [id]))[0];

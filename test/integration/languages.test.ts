@@ -33,7 +33,8 @@ const DOCS = {
   },
   zh: {
     name: '保修条款.txt',
-    content: '长城电器保修条款。本产品的保修期为自购买之日起一年，保修范围包括材料和工艺缺陷。\n\n退款说明：办理退款需要提供购物发票和完好的原包装，退款将在七个工作日内完成。',
+    content:
+      '长城电器保修条款。本产品的保修期为自购买之日起一年，保修范围包括材料和工艺缺陷。\n\n退款说明：办理退款需要提供购物发票和完好的原包装，退款将在七个工作日内完成。',
   },
 };
 
@@ -51,7 +52,8 @@ async function ingest(projectId: string, files: Parameters<typeof uploadFiles>[3
   return Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(t.baseUrl, owner.token, d.id, 60_000)));
 }
 
-const sourcesOf = async (question: string, projectId = project.id) => (await t.services.retrieval.search(actor, projectId, question)).map((h) => h.documentId);
+const sourcesOf = async (question: string, projectId = project.id) =>
+  (await t.services.retrieval.search(actor, projectId, question)).map((h) => h.documentId);
 
 beforeAll(async () => {
   stub = await startOpenAiStub({ deltas: ['ok'] });
@@ -71,7 +73,7 @@ afterAll(async () => {
   await stub?.close();
 });
 
-describe('the issue\'s four-language project', () => {
+describe("the issue's four-language project", () => {
   it.each([
     ['de', 'Wie lange gilt die Garantie?'],
     ['de', 'Was brauche ich für eine Rückerstattung?'],
@@ -86,7 +88,7 @@ describe('the issue\'s four-language project', () => {
     expect(sources[0]).toBe(ids[lang]);
   });
 
-  it('chat sends the Chinese document in `sources` for the issue\'s Chinese questions', async () => {
+  it("chat sends the Chinese document in `sources` for the issue's Chinese questions", async () => {
     for (const message of ['保修期是多久？', '退款需要什么？']) {
       const r = await postSse(t.baseUrl, `/api/chat/projects/${project.id}`, { token: owner.token, body: { message } });
       const sources = r.events.find((e) => e.event === 'sources')?.data as { chunks: Array<{ documentId: string; documentName: string }> };
@@ -95,8 +97,11 @@ describe('the issue\'s four-language project', () => {
     }
   });
 
-  it('indexes each document with its language\'s configuration (German compounds and stems match)', async () => {
-    const [row] = await t.orm.em.fork().getConnection().execute(`select tsv::text as tsv from chunks where document_id = ? order by ordinal limit 1`, [ids.de]);
+  it("indexes each document with its language's configuration (German compounds and stems match)", async () => {
+    const [row] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select tsv::text as tsv from chunks where document_id = ? order by ordinal limit 1`, [ids.de]);
     // german stemming ("Garantiebedingungen" → garantiebeding), not english
     expect(row.tsv).toContain("'garantiebeding'");
     expect(await sourcesOf('Garantiebedingung')).toEqual([ids.de]);
@@ -108,15 +113,28 @@ describe('the issue\'s four-language project', () => {
     const rest = await api(t.baseUrl, 'GET', `/api/documents/${ids.zh}`, { token: owner.token });
     expect(rest.body.document.language).toBe('zh');
     const list = await api(t.baseUrl, 'GET', `/api/projects/${project.id}/documents`, { token: owner.token });
-    expect(Object.fromEntries(list.body.documents.map((d: { id: string; language: string }) => [d.id, d.language]))).toEqual({ [ids.de]: 'de', [ids.fr]: 'fr', [ids.en]: 'en', [ids.zh]: 'zh' });
-    const g = await gql(t.baseUrl, `query($p: ID!) { documents(projectId: $p) { items { id language } } }`, { token: owner.token, variables: { p: project.id } });
+    expect(Object.fromEntries(list.body.documents.map((d: { id: string; language: string }) => [d.id, d.language]))).toEqual({
+      [ids.de]: 'de',
+      [ids.fr]: 'fr',
+      [ids.en]: 'en',
+      [ids.zh]: 'zh',
+    });
+    const g = await gql(t.baseUrl, `query($p: ID!) { documents(projectId: $p) { items { id language } } }`, {
+      token: owner.token,
+      variables: { p: project.id },
+    });
     expect(g.errors).toBeUndefined();
-    expect(Object.fromEntries(g.data.documents.items.map((d: { id: string; language: string }) => [d.id, d.language]))).toEqual({ [ids.de]: 'de', [ids.fr]: 'fr', [ids.en]: 'en', [ids.zh]: 'zh' });
+    expect(Object.fromEntries(g.data.documents.items.map((d: { id: string; language: string }) => [d.id, d.language]))).toEqual({
+      [ids.de]: 'de',
+      [ids.fr]: 'fr',
+      [ids.en]: 'en',
+      [ids.zh]: 'zh',
+    });
   });
 });
 
 describe('several languages in one project', () => {
-  it('drops words any of the project\'s languages treats as stop words, so English ones kept by French stemming do not decide', async () => {
+  it("drops words any of the project's languages treats as stop words, so English ones kept by French stemming do not decide", async () => {
     const p = await f.makeProject({ owner });
     const [fr, en] = await ingest(p.id, [
       {
@@ -163,12 +181,18 @@ describe('stated language', () => {
   it('takes the multipart field `language` over detection, and rejects one that is not a language', async () => {
     const p = await f.makeProject({ owner });
     // Dutch text stated as Dutch, indexed with the dutch configuration
-    const [doc] = await ingest(p.id, [{ name: 'nl.txt', content: 'De garantie geldt twee jaar.', type: 'text/plain' }], { language: 'nl-BE' });
+    const [doc] = await ingest(p.id, [{ name: 'nl.txt', content: 'De garantie geldt twee jaar.', type: 'text/plain' }], {
+      language: 'nl-BE',
+    });
     expect(doc.language).toBe('nl');
-    const bad = await uploadFiles(t.baseUrl, owner.token, p.id, [{ name: 'x.txt', content: 'hello', type: 'text/plain' }], { language: 'klingon' });
+    const bad = await uploadFiles(t.baseUrl, owner.token, p.id, [{ name: 'x.txt', content: 'hello', type: 'text/plain' }], {
+      language: 'klingon',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'validation_failed', details: [{ field: 'language' }] });
-    const unknown = await uploadFiles(t.baseUrl, owner.token, p.id, [{ name: 'y.txt', content: 'hello', type: 'text/plain' }], { language: 'qq' });
+    const unknown = await uploadFiles(t.baseUrl, owner.token, p.id, [{ name: 'y.txt', content: 'hello', type: 'text/plain' }], {
+      language: 'qq',
+    });
     expect(unknown.status).toBe(400);
   });
 });

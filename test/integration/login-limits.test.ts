@@ -38,14 +38,14 @@ describe('account+address lock-out with an exponential delay', () => {
     expect(JSON.stringify(rows)).not.toContain(u.email);
   });
 
-  it('an attacker elsewhere cannot lock the account\'s owner out', async () => {
+  it("an attacker elsewhere cannot lock the account's owner out", async () => {
     const u = await f.makeUser();
     for (let i = 0; i < 6; i++) await login(t, u.email, 'wrong-password', '198.51.100.66');
     expect((await login(t, u.email, 'wrong-password', '198.51.100.66')).status).toBe(429);
     expect((await login(t, u.email, DEFAULT_PASSWORD, '192.0.2.1')).status).toBe(200);
   });
 
-  it('a success clears the pair\'s failures', async () => {
+  it("a success clears the pair's failures", async () => {
     const u = await f.makeUser();
     const ip = '203.0.113.11';
     expect((await login(t, u.email, 'wrong-password', ip)).status).toBe(401);
@@ -62,7 +62,11 @@ describe('TRUST_PROXY: the client is the right-most untrusted address', () => {
     expect(loadConfig({ ...base, TRUST_PROXY: 'false' }).trustProxy).toBe(0);
     expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).trustProxy).toBe(1);
     expect(loadConfig({ ...base, TRUST_PROXY: '2' }).trustProxy).toBe(2);
-    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', 'loopback']);
+    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      'loopback',
+    ]);
     expect(() => loadConfig({ ...base, TRUST_PROXY: 'proxy.example.com' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/99' })).toThrow(/TRUST_PROXY/);
   });
@@ -74,7 +78,8 @@ describe('TRUST_PROXY: the client is the right-most untrusted address', () => {
         await factories(t.orm, t.services).superadmin();
         const statuses: number[] = [];
         // the proxy (us, on 127.0.0.1) appends the real client; the client forges the rest
-        for (let i = 0; i < 4; i++) statuses.push((await login(t, `n${i}@example.com`, 'wrong-password', `10.9.${i}.${i}, 203.0.113.77`)).status);
+        for (let i = 0; i < 4; i++)
+          statuses.push((await login(t, `n${i}@example.com`, 'wrong-password', `10.9.${i}.${i}, 203.0.113.77`)).status);
         expect(statuses).toEqual([401, 401, 401, 429]);
         // another real client has its own budget
         expect((await login(t, 'n@example.com', 'wrong-password', '203.0.113.78')).status).toBe(401);
@@ -93,17 +98,26 @@ describe('TRUST_PROXY: the client is the right-most untrusted address', () => {
         super(url, protocols, { headers: { 'x-forwarded-for': '10.1.1.1, 203.0.113.99' } });
       }
     }
-    const ws = createClient({ url: t.baseUrl.replace(/^http/, 'ws') + '/graphql', webSocketImpl: Forwarded, connectionParams: { authorization: `Bearer ${root.token}` }, retryAttempts: 0, lazy: true });
+    const ws = createClient({
+      url: t.baseUrl.replace(/^http/, 'ws') + '/graphql',
+      webSocketImpl: Forwarded,
+      connectionParams: { authorization: `Bearer ${root.token}` },
+      retryAttempts: 0,
+      lazy: true,
+    });
     try {
       expect((await login(t, 'a@example.com', 'wrong-password', '203.0.113.99')).status).toBe(401);
       expect((await login(t, 'b@example.com', 'wrong-password', '10.2.2.2, 203.0.113.99')).status).toBe(401);
       const result = await new Promise<any>((resolve, reject) => {
         let last: unknown;
-        ws.subscribe({ query: 'mutation { login(input: {email: "c@example.com", password: "wrong-password"}) { accessToken } }' }, {
-          next: (v) => (last = v),
-          error: reject,
-          complete: () => resolve(last),
-        });
+        ws.subscribe(
+          { query: 'mutation { login(input: {email: "c@example.com", password: "wrong-password"}) { accessToken } }' },
+          {
+            next: (v) => (last = v),
+            error: reject,
+            complete: () => resolve(last),
+          },
+        );
       });
       expect(result.errors?.[0]?.extensions?.code).toBe('rate_limited');
     } finally {

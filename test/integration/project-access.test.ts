@@ -36,12 +36,26 @@ async function functionAccess(u: User, projectId: string) {
 }
 
 describe('the SQL rule agrees with resolveAccess on every row of the priority list', () => {
-  type Given = { role?: 'none' | 'admin' | 'engineer'; superadmin?: boolean; owner?: boolean; isPrivate?: boolean; user?: Tier; groups?: Tier[]; department?: Tier; otherGroup?: Tier; otherDepartment?: Tier };
+  type Given = {
+    role?: 'none' | 'admin' | 'engineer';
+    superadmin?: boolean;
+    owner?: boolean;
+    isPrivate?: boolean;
+    user?: Tier;
+    groups?: Tier[];
+    department?: Tier;
+    otherGroup?: Tier;
+    otherDepartment?: Tier;
+  };
   it.each<[string, Given, ReturnType<typeof resolveAccess>]>([
     ['1 superadmin', { superadmin: true }, { tier: 'full', source: 'platform' }],
     ['2 admin', { role: 'admin', user: 'use' }, { tier: 'full', source: 'platform' }],
     ['3 owner', { owner: true, user: 'use', groups: ['edit'] }, { tier: 'full', source: 'owner' }],
-    ['4 a direct user grant narrows a broader group grant', { user: 'use', groups: ['full'], department: 'full' }, { tier: 'use', source: 'user' }],
+    [
+      '4 a direct user grant narrows a broader group grant',
+      { user: 'use', groups: ['full'], department: 'full' },
+      { tier: 'use', source: 'user' },
+    ],
     ['5 the highest of several group grants', { groups: ['use', 'full', 'edit'], department: 'use' }, { tier: 'full', source: 'group' }],
     ['6 department grant', { department: 'edit', isPrivate: false }, { tier: 'edit', source: 'department' }],
     ['7 public', { isPrivate: false }, { tier: 'use', source: 'public' }],
@@ -110,7 +124,11 @@ describe('property: any mix of ownership, visibility and grants', () => {
             groupGrants: s.groupGrants.flatMap((g, i) => (g && memberOf(c, i) ? [g] : [])),
             departmentGrant: deptOf(c) === null ? null : s.departmentGrants[deptOf(c)!],
           };
-          const byRule = resolveAccess(caller, { ownerId: s.owner >= 0 ? callers[s.owner].id : outsider.id, isPrivate: s.isPrivate }, facts);
+          const byRule = resolveAccess(
+            caller,
+            { ownerId: s.owner >= 0 ? callers[s.owner].id : outsider.id, isPrivate: s.isPrivate },
+            facts,
+          );
           expect(await sqlAccess(caller, p.id)).toEqual(byRule);
           expect(await functionAccess(caller, p.id)).toEqual(byRule);
         }

@@ -17,7 +17,21 @@ afterAll(async () => t?.close());
 
 const as = (u: { token: string }) => client(t.baseUrl, u.token);
 const MEMBER_USER_KEYS = ['avatarUrl', 'departmentId', 'email', 'id', 'name', 'orgPosition', 'platformRole'];
-const PROJECT_KEYS = ['_count', 'color', 'createdAt', 'createdBy', 'description', 'id', 'instructions', 'isPrivate', 'members', 'name', 'ownerId', 'settings', 'updatedAt'];
+const PROJECT_KEYS = [
+  '_count',
+  'color',
+  'createdAt',
+  'createdBy',
+  'description',
+  'id',
+  'instructions',
+  'isPrivate',
+  'members',
+  'name',
+  'ownerId',
+  'settings',
+  'updatedAt',
+];
 
 describe('GET /api/projects', () => {
   it('requires authentication', async () => {
@@ -60,7 +74,15 @@ describe('GET /api/projects', () => {
     expect(mine.projectId).toBe(direct.id);
     expect(new Date(mine.addedAt).toISOString()).toBe(mine.addedAt);
     expect(Object.keys(mine.user).sort()).toEqual(MEMBER_USER_KEYS);
-    expect(mine.user).toMatchObject({ id: me.id, email: me.email, name: me.name, platformRole: 'none', orgPosition: 'member', departmentId: dept.id, avatarUrl: null });
+    expect(mine.user).toMatchObject({
+      id: me.id,
+      email: me.email,
+      name: me.name,
+      platformRole: 'none',
+      orgPosition: 'member',
+      departmentId: dept.id,
+      avatarUrl: null,
+    });
   });
 
   it('gives platform staff every project with source platform; engineers only public ones', async () => {
@@ -103,7 +125,12 @@ describe('POST /api/projects', () => {
   });
 
   it('is refused to none-role users, engineers, managers and the CEO', async () => {
-    const callers = [await f.makeUser(), await f.makeUser({ platformRole: 'engineer' }), await f.makeUser({ orgPosition: 'manager', department: await f.makeDepartment() }), await f.ceo()];
+    const callers = [
+      await f.makeUser(),
+      await f.makeUser({ platformRole: 'engineer' }),
+      await f.makeUser({ orgPosition: 'manager', department: await f.makeDepartment() }),
+      await f.ceo(),
+    ];
     for (const c of callers) {
       const res = await as(c).post('/api/projects', { name: 'Nope' });
       expect(res.status).toBe(403);
@@ -118,8 +145,16 @@ describe('POST /api/projects', () => {
     const p = res.body.project;
     expect(Object.keys(p).sort()).toEqual(PROJECT_KEYS);
     expect(p).toMatchObject({
-      name: 'Handbook', description: null, color: '#3b82f6', isPrivate: true, instructions: '', settings: {},
-      ownerId: admin.id, createdBy: admin.id, members: [], _count: { documents: 0, conversations: 0, chunks: 0 },
+      name: 'Handbook',
+      description: null,
+      color: '#3b82f6',
+      isPrivate: true,
+      instructions: '',
+      settings: {},
+      ownerId: admin.id,
+      createdBy: admin.id,
+      members: [],
+      _count: { documents: 0, conversations: 0, chunks: 0 },
     });
     // the private default: a bystander cannot see it
     const bystander = await f.makeUser();
@@ -128,7 +163,14 @@ describe('POST /api/projects', () => {
 
   it('superadmin may create, with every optional field', async () => {
     const root = await f.superadmin();
-    const body = { name: 'Open', description: 'd', color: '#AbC', isPrivate: false, instructions: 'Be brief.', settings: { model: 'm', temperature: 0.5, topK: 8 } };
+    const body = {
+      name: 'Open',
+      description: 'd',
+      color: '#AbC',
+      isPrivate: false,
+      instructions: 'Be brief.',
+      settings: { model: 'm', temperature: 0.5, topK: 8 },
+    };
     const res = await as(root).post('/api/projects', body);
     expect(res.status).toBe(201);
     expect(res.body.project).toMatchObject({ ...body, ownerId: root.id, createdBy: root.id });
@@ -180,7 +222,12 @@ describe('GET /api/projects/:id', () => {
     expect(Object.keys(res.body.project).sort()).toEqual(PROJECT_KEYS);
     expect(res.body.project._count).toEqual({ documents: 1, conversations: 2, chunks: 4 });
     expect(res.body.project.members).toEqual([
-      { projectId: p.id, userId: member.id, addedAt: expect.any(String), user: expect.objectContaining({ id: member.id, email: member.email }) },
+      {
+        projectId: p.id,
+        userId: member.id,
+        addedAt: expect.any(String),
+        user: expect.objectContaining({ id: member.id, email: member.email }),
+      },
     ]);
     expect(Object.keys(res.body.project.members[0].user).sort()).toEqual(MEMBER_USER_KEYS);
   });
@@ -199,7 +246,12 @@ describe('PATCH /api/projects/:id', () => {
     await f.makeGrant({ project: p, user, tier: 'use' });
     await f.makeGrant({ project: p, user: editor, tier: 'edit' });
     expect((await as(user).patch(`/api/projects/${p.id}`, { name: 'No' })).status).toBe(403);
-    const res = await as(editor).patch(`/api/projects/${p.id}`, { name: 'Renamed', description: null, instructions: 'Cite pages.', color: '#000000' });
+    const res = await as(editor).patch(`/api/projects/${p.id}`, {
+      name: 'Renamed',
+      description: null,
+      instructions: 'Cite pages.',
+      color: '#000000',
+    });
     expect(res.status).toBe(200);
     expect(res.body.project).toMatchObject({ id: p.id, name: 'Renamed', description: null, instructions: 'Cite pages.', color: '#000000' });
     expect(res.body.project._count).toEqual({ documents: 0, conversations: 0, chunks: 0 });
@@ -339,13 +391,24 @@ describe('DELETE /api/projects/:id', () => {
     const res = await as(owner).delete(`/api/projects/${p.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, id: p.id });
-    for (const table of ['projects', 'documents', 'chunks', 'conversations', 'project_grants', 'project_members', 'term_stats', 'project_index_stats']) {
+    for (const table of [
+      'projects',
+      'documents',
+      'chunks',
+      'conversations',
+      'project_grants',
+      'project_members',
+      'term_stats',
+      'project_index_stats',
+    ]) {
       expect([table, await fx.countRows(table, table === 'projects' ? 'id' : 'project_id', p.id)]).toEqual([table, 0]);
       expect([table, await fx.countRows(table, table === 'projects' ? 'id' : 'project_id', keep.id)]).not.toEqual([table, 0]);
     }
     expect(await fx.countRows('messages', 'conversation_id', convId)).toBe(0);
     // the grants removed with the project are in the audit log
-    const audit = await fx.exec(`select action, target_type, metadata from audit_entries where project_id = ? order by target_type`, [p.id]);
+    const audit = await fx.exec(`select action, target_type, metadata from audit_entries where project_id = ? order by target_type`, [
+      p.id,
+    ]);
     expect(audit).toEqual([
       { action: 'grant_deleted', target_type: 'group', metadata: { tier: 'edit', reason: 'project_deleted' } },
       { action: 'grant_deleted', target_type: 'user', metadata: { tier: 'use', reason: 'project_deleted' } },
@@ -360,7 +423,9 @@ describe('DELETE /api/projects/:id', () => {
     // make the last step (removing the index statistics) fail for this project only
     await fx.exec(`create or replace function fail_stats_delete() returns trigger language plpgsql as $$
       begin if old.project_id = '${p.id}' then raise exception 'injected failure'; end if; return old; end $$`);
-    await fx.exec(`create trigger fail_stats_delete before delete on project_index_stats for each row execute function fail_stats_delete()`);
+    await fx.exec(
+      `create trigger fail_stats_delete before delete on project_index_stats for each row execute function fail_stats_delete()`,
+    );
     try {
       const res = await as(owner).delete(`/api/projects/${p.id}`);
       expect(res.status).toBe(500);

@@ -38,7 +38,14 @@ beforeEach(() => {
 
 async function create(): Promise<{ id: string; slug: string }> {
   const slug = `bound-${++seq}`;
-  const res = await client(t.baseUrl, engineer.token).post('/api/providers', { name: slug, slug, baseUrl: stub.url, apiKey: KEY, models: ['gpt-stub'], isDefault: true });
+  const res = await client(t.baseUrl, engineer.token).post('/api/providers', {
+    name: slug,
+    slug,
+    baseUrl: stub.url,
+    apiKey: KEY,
+    models: ['gpt-stub'],
+    isDefault: true,
+  });
   expect(res.status).toBe(201);
   return res.body.provider;
 }
@@ -63,16 +70,24 @@ describe('PATCH baseUrl to another origin needs a new apiKey', () => {
 
   it('GraphQL updateProvider: the same rule (same service)', async () => {
     const p = await create();
-    const r = await gql(t.baseUrl, `mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { id baseUrl } }`, {
-      token: engineer.token,
-      variables: { id: p.id, input: { baseUrl: attacker.url } },
-    });
+    const r = await gql(
+      t.baseUrl,
+      `mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { id baseUrl } }`,
+      {
+        token: engineer.token,
+        variables: { id: p.id, input: { baseUrl: attacker.url } },
+      },
+    );
     expect(r.errors?.[0].extensions?.code).toBe('validation_failed');
     expect(JSON.stringify(r.errors?.[0].extensions)).toContain('apiKey');
-    const ok = await gql(t.baseUrl, `mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { id baseUrl } }`, {
-      token: engineer.token,
-      variables: { id: p.id, input: { baseUrl: attacker.url, apiKey: 'sk-the-attacker-own-key-0000' } },
-    });
+    const ok = await gql(
+      t.baseUrl,
+      `mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { id baseUrl } }`,
+      {
+        token: engineer.token,
+        variables: { id: p.id, input: { baseUrl: attacker.url, apiKey: 'sk-the-attacker-own-key-0000' } },
+      },
+    );
     expect(ok.errors).toBeUndefined();
     expect(ok.data.updateProvider.baseUrl).toBe(attacker.url);
   });
@@ -81,7 +96,10 @@ describe('PATCH baseUrl to another origin needs a new apiKey', () => {
     const p = await create();
     const samePlace = stub.url.replace(/\/v1$/, '/v1/');
     expect((await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { baseUrl: samePlace })).status).toBe(200);
-    const moved = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { baseUrl: attacker.url, apiKey: 'sk-new-origin-key-000000' });
+    const moved = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, {
+      baseUrl: attacker.url,
+      apiKey: 'sk-new-origin-key-000000',
+    });
     expect(moved.status).toBe(200);
     await client(t.baseUrl, engineer.token).post(`/api/providers/${p.id}/test`, { model: 'gpt-stub' });
     expect(attacker.last().authorization).toBe('Bearer sk-new-origin-key-000000');
@@ -89,7 +107,7 @@ describe('PATCH baseUrl to another origin needs a new apiKey', () => {
   });
 });
 
-describe('a database edit of base_url cannot re-point the key (origin in the ciphertext\'s associated data)', () => {
+describe("a database edit of base_url cannot re-point the key (origin in the ciphertext's associated data)", () => {
   it('the test endpoint answers the failure shape and sends nothing', async () => {
     const p = await create();
     await f.em().getConnection().execute('update providers set base_url = ? where id = ?', [attacker.url, p.id]);
@@ -105,7 +123,10 @@ describe('a database edit of base_url cannot re-point the key (origin in the cip
     await f.em().getConnection().execute('update providers set base_url = ? where id = ?', [attacker.url, p.id]);
     const owner = await f.makeUser({ platformRole: 'admin' });
     const project = await f.makeProject({ owner });
-    const r = await postSse(t.baseUrl, `/api/chat/projects/${project.id}`, { token: owner.token, body: { message: 'hello?', modelId: `${p.slug}/gpt-stub` } });
+    const r = await postSse(t.baseUrl, `/api/chat/projects/${project.id}`, {
+      token: owner.token,
+      body: { message: 'hello?', modelId: `${p.slug}/gpt-stub` },
+    });
     const error = r.events.find((e) => e.event === 'error');
     expect(error?.data).toEqual(expect.objectContaining({ message: 'LLM_API_ERROR', detail: expect.stringMatching(/another origin/) }));
     expect(attacker.requests).toHaveLength(0);

@@ -21,7 +21,12 @@ const KEY = 'sk-test-plaintext-key-0123456789';
 beforeAll(async () => {
   stub = await startOpenAiStub();
   // every log line at trace level, to prove keys never reach the log
-  const sink = new Writable({ write(chunk, _enc, cb) { logText += chunk.toString(); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logText += chunk.toString();
+      cb();
+    },
+  });
   t = await createTestApp({ logger: createLogger('trace', sink) });
   f = factories(t.orm, t.services);
   root = await f.superadmin();
@@ -85,7 +90,11 @@ describe('gates: provider administration is engineer or superadmin; an admin is 
     id = (await create()).id;
   });
 
-  const denied = () => [['admin', admin], ['member', member]] as const;
+  const denied = () =>
+    [
+      ['admin', admin],
+      ['member', member],
+    ] as const;
   it.each([
     ['GET /providers/admin', 'GET', () => '/api/providers/admin', undefined],
     ['POST /providers', 'POST', () => '/api/providers', () => body()],
@@ -109,7 +118,9 @@ describe('gates: provider administration is engineer or superadmin; an admin is 
       const p = await create({}, user.token);
       expect((await client(t.baseUrl, user.token).patch(`/api/providers/${p.id}`, { name: 'renamed' })).status).toBe(200);
       expect((await client(t.baseUrl, user.token).post(`/api/providers/${p.id}/test`, { model: 'gpt-stub' })).body.ok).toBe(true);
-      expect((await client(t.baseUrl, user.token).post('/api/providers/draft/test', { baseUrl: stub.url, model: 'gpt-stub' })).body.ok).toBe(true);
+      expect(
+        (await client(t.baseUrl, user.token).post('/api/providers/draft/test', { baseUrl: stub.url, model: 'gpt-stub' })).body.ok,
+      ).toBe(true);
       expect((await client(t.baseUrl, user.token).delete(`/api/providers/${p.id}`)).status).toBe(200);
     }
   });
@@ -130,9 +141,19 @@ describe('create and list', () => {
     expect(res.status).toBe(201);
     const p = res.body.provider;
     expect(p).toEqual({
-      id: expect.any(String), name: expect.any(String), slug: 'openai-main', type: 'custom', baseUrl: stub.url,
-      apiKey: 'sk-t…6789', hasApiKey: true, models: ['gpt-stub', 'gpt-stub-mini'], embeddingModels: [], isDefault: true, isEnabled: true,
-      createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      name: expect.any(String),
+      slug: 'openai-main',
+      type: 'custom',
+      baseUrl: stub.url,
+      apiKey: 'sk-t…6789',
+      hasApiKey: true,
+      models: ['gpt-stub', 'gpt-stub-mini'],
+      embeddingModels: [],
+      isDefault: true,
+      isEnabled: true,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     expect(JSON.stringify(res.body)).not.toContain(KEY);
   });
@@ -155,7 +176,15 @@ describe('create and list', () => {
     const res = await client(t.baseUrl, member.token).get('/api/providers');
     expect(res.status).toBe(200);
     expect(res.body.providers.map((p: any) => p.id)).toEqual([on.id]);
-    expect(Object.keys(res.body.providers[0]).sort()).toEqual(['embeddingModels', 'id', 'isDefault', 'isEnabled', 'models', 'name', 'slug']);
+    expect(Object.keys(res.body.providers[0]).sort()).toEqual([
+      'embeddingModels',
+      'id',
+      'isDefault',
+      'isEnabled',
+      'models',
+      'name',
+      'slug',
+    ]);
     expect(res.text).not.toContain('…');
     expect(res.text).not.toContain(KEY);
     const adminIds = (await adminList()).map((p) => p.id);
@@ -256,7 +285,9 @@ describe('exactly one default', () => {
 
   it('concurrent "make me default" requests still leave exactly one default', async () => {
     const ps = [await create(), await create(), await create(), await create()];
-    const results = await Promise.all(ps.map((p) => client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { isDefault: true })));
+    const results = await Promise.all(
+      ps.map((p) => client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { isDefault: true })),
+    );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(await defaults()).toHaveLength(1);
   });
@@ -332,8 +363,16 @@ describe('update and delete', () => {
 
   it('PATCH updates the other fields and validates them like create', async () => {
     const p = await create();
-    const res = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { models: ['x'], type: 'official', slug: 'new-slug', baseUrl: 'https://api.example.com/v1/', apiKey: 'sk-for-example-com' });
-    expect(res.body.provider).toEqual(expect.objectContaining({ models: ['x'], type: 'official', slug: 'new-slug', baseUrl: 'https://api.example.com/v1' }));
+    const res = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, {
+      models: ['x'],
+      type: 'official',
+      slug: 'new-slug',
+      baseUrl: 'https://api.example.com/v1/',
+      apiKey: 'sk-for-example-com',
+    });
+    expect(res.body.provider).toEqual(
+      expect.objectContaining({ models: ['x'], type: 'official', slug: 'new-slug', baseUrl: 'https://api.example.com/v1' }),
+    );
     for (const bad of [{ models: [] }, { slug: 'Bad Slug' }, { baseUrl: 'nope' }, { isEnabled: 'yes' }, { name: null }]) {
       const r = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, bad);
       expect(r.status).toBe(400);
@@ -403,7 +442,12 @@ describe('POST /providers/:id/test', () => {
     stub.once({ requireKey: 'the-right-key' });
     const res = await test(p.id, { model: 'gpt-stub' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ok: false, latencyMs: expect.any(Number), status: 401, error: expect.stringMatching(/API key.*Incorrect API key provided/) });
+    expect(res.body).toEqual({
+      ok: false,
+      latencyMs: expect.any(Number),
+      status: 401,
+      error: expect.stringMatching(/API key.*Incorrect API key provided/),
+    });
   });
 
   it('an unknown model: status 404 and an error naming the model', async () => {
@@ -421,18 +465,27 @@ describe('POST /providers/:id/test', () => {
 
   it('connection refused: status 0 and an error saying so', async () => {
     const port = await closedPort();
-    const res = await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm' });
+    const res = await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', {
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      model: 'm',
+    });
     expect(res.body).toEqual({ ok: false, latencyMs: expect.any(Number), status: 0, error: expect.stringMatching(/refused/i) });
   });
 
   it('DNS failure: status 0 and an error naming DNS', async () => {
-    const res = await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', { baseUrl: 'http://no-such-host.invalid/v1', model: 'm' });
+    const res = await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', {
+      baseUrl: 'http://no-such-host.invalid/v1',
+      model: 'm',
+    });
     expect(res.body).toEqual(expect.objectContaining({ ok: false, status: 0, error: expect.stringMatching(/DNS/) }));
   });
 
   it('TLS failure: status 0 and an error naming TLS', async () => {
     const port = new URL(stub.url).port;
-    const res = await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', { baseUrl: `https://127.0.0.1:${port}/v1`, model: 'm' });
+    const res = await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', {
+      baseUrl: `https://127.0.0.1:${port}/v1`,
+      model: 'm',
+    });
     expect(res.body).toEqual(expect.objectContaining({ ok: false, status: 0, error: expect.stringMatching(/TLS/) }));
   });
 
@@ -441,7 +494,12 @@ describe('POST /providers/:id/test', () => {
     t.services.providers.testTimeoutMs = 300;
     stub.once({ hang: 'headers' });
     const res = await test(p.id, { model: 'gpt-stub' });
-    expect(res.body).toEqual({ ok: false, latencyMs: expect.any(Number), status: 0, error: expect.stringMatching(/timed out after 300 ms/) });
+    expect(res.body).toEqual({
+      ok: false,
+      latencyMs: expect.any(Number),
+      status: 0,
+      error: expect.stringMatching(/timed out after 300 ms/),
+    });
     expect(res.body.latencyMs).toBeGreaterThanOrEqual(290);
     // the hung upstream sees the connection go
     await stub.waitFor(() => stub.last().aborted);
@@ -450,7 +508,10 @@ describe('POST /providers/:id/test', () => {
   it('security: a body that changes baseUrl without its own apiKey → 400, and nothing is sent anywhere', async () => {
     const other = await startOpenAiStub();
     try {
-      for (const b of [{ baseUrl: other.url, model: 'gpt-stub' }, { baseUrl: other.url, model: 'gpt-stub', apiKey: '' }]) {
+      for (const b of [
+        { baseUrl: other.url, model: 'gpt-stub' },
+        { baseUrl: other.url, model: 'gpt-stub', apiKey: '' },
+      ]) {
         const res = await test(p.id, b);
         expect(res.status).toBe(400);
         expect(res.body.error).toBe('validation_failed');
@@ -474,7 +535,11 @@ describe('POST /providers/:id/test', () => {
   });
 
   it('draft: tests a configuration before it is saved; baseUrl is required', async () => {
-    const res = await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', { baseUrl: stub.url, apiKey: 'sk-draft', model: 'gpt-stub' });
+    const res = await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', {
+      baseUrl: stub.url,
+      apiKey: 'sk-draft',
+      model: 'gpt-stub',
+    });
     expect(res.body).toEqual(expect.objectContaining({ ok: true, status: 200, sample: 'Hello world.' }));
     expect(stub.last().authorization).toBe('Bearer sk-draft');
     const missing = await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', { model: 'gpt-stub' });
@@ -483,7 +548,11 @@ describe('POST /providers/:id/test', () => {
 
   it('never writes an API key to the log', async () => {
     await create({ apiKey: 'sk-log-canary-9f8e7d6c5b4a' });
-    await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', { baseUrl: stub.url, apiKey: 'sk-log-canary-2', model: 'gpt-stub' });
+    await client(t.baseUrl, engineer.token).post('/api/providers/draft/test', {
+      baseUrl: stub.url,
+      apiKey: 'sk-log-canary-2',
+      model: 'gpt-stub',
+    });
     expect(logText.length).toBeGreaterThan(0);
     expect(logText).not.toContain('sk-log-canary');
     expect(logText).not.toContain(KEY);
@@ -504,9 +573,17 @@ describe('SSRF guard on provider tests', () => {
 
   it('refuses loopback and private targets when private networks are not allowed', async () => {
     const u = await factories(strict.orm, strict.services).makeUser({ platformRole: 'engineer' });
-    for (const baseUrl of [stub.url, stub.url.replace('127.0.0.1', 'localhost'), 'http://169.254.169.254/latest', 'http://[::1]:9/v1', 'http://10.1.2.3/v1']) {
+    for (const baseUrl of [
+      stub.url,
+      stub.url.replace('127.0.0.1', 'localhost'),
+      'http://169.254.169.254/latest',
+      'http://[::1]:9/v1',
+      'http://10.1.2.3/v1',
+    ]) {
       const res = await client(strict.baseUrl, u.token).post('/api/providers/draft/test', { baseUrl, model: 'm' });
-      expect(res.body).toEqual(expect.objectContaining({ ok: false, status: 0, error: expect.stringMatching(/private, loopback and link-local/) }));
+      expect(res.body).toEqual(
+        expect.objectContaining({ ok: false, status: 0, error: expect.stringMatching(/private, loopback and link-local/) }),
+      );
     }
     expect(stub.requests).toHaveLength(0);
   });
@@ -537,14 +614,20 @@ describe('embedding models (managed like models)', () => {
     const pub = (await client(t.baseUrl, member.token).get('/api/providers')).body.providers.find((x: any) => x.id === p.id);
     expect(pub.embeddingModels).toEqual(['text-embedding-3-small', 'BAAI/bge-m3']);
     // chat's model listing is unchanged: embedding models are not chat models
-    const models = (await client(t.baseUrl, member.token).get('/api/providers/models')).body.models.filter((m: any) => m.providerId === p.id);
+    const models = (await client(t.baseUrl, member.token).get('/api/providers/models')).body.models.filter(
+      (m: any) => m.providerId === p.id,
+    );
     expect(models.map((m: any) => m.model)).toEqual(['gpt-stub', 'gpt-stub-mini']);
     const patched = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { embeddingModels: ['nomic-embed-text'] });
     expect(patched.status).toBe(200);
     expect(patched.body.provider.embeddingModels).toEqual(['nomic-embed-text']);
     // other fields leave them alone; an empty list clears them
-    expect((await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { name: 'Renamed' })).body.provider.embeddingModels).toEqual(['nomic-embed-text']);
-    expect((await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { embeddingModels: [] })).body.provider.embeddingModels).toEqual([]);
+    expect(
+      (await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { name: 'Renamed' })).body.provider.embeddingModels,
+    ).toEqual(['nomic-embed-text']);
+    expect(
+      (await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { embeddingModels: [] })).body.provider.embeddingModels,
+    ).toEqual([]);
     const bad = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { embeddingModels: [''] });
     expect(bad.status).toBe(400);
     expect(bad.body.details.map((d: any) => d.field)).toContain('embeddingModels');
@@ -558,16 +641,29 @@ describe('embedding models (managed like models)', () => {
     const gql = (query: string, variables: Record<string, unknown>, token = engineer.token) =>
       client(t.baseUrl, token).post('/graphql', { query, variables });
     const created = await gql(`mutation($input: CreateProviderInput!) { createProvider(input: $input) { id embeddingModels } }`, {
-      input: { name: 'GQL embeddings', slug: `gql-emb-${Date.now().toString(36)}`, baseUrl: stub.url, apiKey: KEY, models: ['gpt-stub'], embeddingModels: ['e5-small'] },
+      input: {
+        name: 'GQL embeddings',
+        slug: `gql-emb-${Date.now().toString(36)}`,
+        baseUrl: stub.url,
+        apiKey: KEY,
+        models: ['gpt-stub'],
+        embeddingModels: ['e5-small'],
+      },
     });
     expect(created.body.errors).toBeUndefined();
     const id = created.body.data.createProvider.id;
     expect(created.body.data.createProvider.embeddingModels).toEqual(['e5-small']);
-    const updated = await gql(`mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { embeddingModels } }`, { id, input: { embeddingModels: ['e5-large', 'e5-small'] } });
+    const updated = await gql(
+      `mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { embeddingModels } }`,
+      { id, input: { embeddingModels: ['e5-large', 'e5-small'] } },
+    );
     expect(updated.body.data.updateProvider.embeddingModels).toEqual(['e5-large', 'e5-small']);
     const listed = await gql(`{ providers { id embeddingModels } }`, {}, member.token);
     expect(listed.body.data.providers.find((x: any) => x.id === id).embeddingModels).toEqual(['e5-large', 'e5-small']);
-    const refused = await gql(`mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { id } }`, { id, input: { embeddingModels: ['x', 'x'] } });
+    const refused = await gql(`mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { id } }`, {
+      id,
+      input: { embeddingModels: ['x', 'x'] },
+    });
     expect(refused.body.errors[0].extensions.code).toBe('validation_failed');
   });
 });

@@ -20,11 +20,22 @@ const texts = (rows: Array<{ text: string; context: string }>) => rows.map((r) =
 /** Puts a project's index back into the state the previous release left: English vectors, statistics to match, no language. */
 async function indexTheOldWay(projectId: string): Promise<void> {
   await exec(`update chunks set tsv = to_tsvector('english', docqa_unaccent(text)) where project_id = ?`, [projectId]);
-  await exec(`update chunks set term_count = coalesce((select sum(coalesce(array_length(u.positions, 1), 1)) from unnest(tsv) u), 0) where project_id = ?`, [projectId]);
+  await exec(
+    `update chunks set term_count = coalesce((select sum(coalesce(array_length(u.positions, 1), 1)) from unnest(tsv) u), 0) where project_id = ?`,
+    [projectId],
+  );
   await exec(`delete from term_stats where project_id = ?`, [projectId]);
-  await exec(`insert into term_stats (project_id, term, df) select ?, u.lexeme, count(*) from chunks c, unnest(c.tsv) u where c.project_id = ? group by u.lexeme`, [projectId, projectId]);
-  await exec(`update project_index_stats set total_terms = (select sum(term_count) from chunks where project_id = ?) where project_id = ?`, [projectId, projectId]);
-  await exec(`update documents set language = case when language_stated then language end, analysis_version = 0 where project_id = ?`, [projectId]);
+  await exec(
+    `insert into term_stats (project_id, term, df) select ?, u.lexeme, count(*) from chunks c, unnest(c.tsv) u where c.project_id = ? group by u.lexeme`,
+    [projectId, projectId],
+  );
+  await exec(
+    `update project_index_stats set total_terms = (select sum(term_count) from chunks where project_id = ?) where project_id = ?`,
+    [projectId, projectId],
+  );
+  await exec(`update documents set language = case when language_stated then language end, analysis_version = 0 where project_id = ?`, [
+    projectId,
+  ]);
 }
 
 beforeAll(async () => {
@@ -39,7 +50,10 @@ it('re-detects languages and rebuilds vectors in the background; search answers 
   const project = await f.makeProject({ owner });
   const english = Array.from({ length: 12 }, (_, i) => ({
     name: `manual-${i}.txt`,
-    content: Array.from({ length: 40 }, (_, k) => `Section ${k} of manual ${i}: the pump model P${i}-${k} is serviced every ${k + 2} months by a certified technician.`).join('\n\n'),
+    content: Array.from(
+      { length: 40 },
+      (_, k) => `Section ${k} of manual ${i}: the pump model P${i}-${k} is serviced every ${k + 2} months by a certified technician.`,
+    ).join('\n\n'),
     type: 'text/plain',
   }));
   const res = await uploadFiles(t.baseUrl, owner.token, project.id, [
@@ -49,7 +63,15 @@ it('re-detects languages and rebuilds vectors in the background; search answers 
   expect(res.status).toBe(202);
   const docs = await Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(t.baseUrl, owner.token, d.id, 60_000)));
   const chinese = docs[0];
-  const stated = (await uploadFiles(t.baseUrl, owner.token, project.id, [{ name: 'nl.txt', content: 'De garantie geldt twee jaar.', type: 'text/plain' }], { language: 'nl' })).body.documents[0];
+  const stated = (
+    await uploadFiles(
+      t.baseUrl,
+      owner.token,
+      project.id,
+      [{ name: 'nl.txt', content: 'De garantie geldt twee jaar.', type: 'text/plain' }],
+      { language: 'nl' },
+    )
+  ).body.documents[0];
   await waitForDocument(t.baseUrl, owner.token, stated.id);
   const textsBefore = await exec(`select id, text, context from chunks where project_id = ? order by id`, [project.id]);
 
@@ -70,7 +92,10 @@ it('re-detects languages and rebuilds vectors in the background; search answers 
     const hits = await t.services.retrieval.search(actor, project.id, probe);
     expect(hits[0]?.documentId).toBe(expectedFirst);
     searches++;
-    const [{ stale }] = await exec(`select count(*)::int as stale from documents where project_id = ? and analysis_version < ?`, [project.id, ANALYSIS_VERSION]);
+    const [{ stale }] = await exec(`select count(*)::int as stale from documents where project_id = ? and analysis_version < ?`, [
+      project.id,
+      ANALYSIS_VERSION,
+    ]);
     if (stale === 0) break;
     if (Date.now() > until) throw new Error(`${stale} documents still not re-analysed`);
   }
@@ -93,7 +118,10 @@ it('re-detects languages and rebuilds vectors in the background; search answers 
     [project.id, project.id],
   );
   expect(drift).toEqual([]);
-  const [stats] = await exec(`select chunk_count, total_terms::int as total_terms, (select count(*)::int from chunks where project_id = ?) as chunks, (select sum(term_count)::int from chunks where project_id = ?) as terms from project_index_stats where project_id = ?`, [project.id, project.id, project.id]);
+  const [stats] = await exec(
+    `select chunk_count, total_terms::int as total_terms, (select count(*)::int from chunks where project_id = ?) as chunks, (select sum(term_count)::int from chunks where project_id = ?) as terms from project_index_stats where project_id = ?`,
+    [project.id, project.id, project.id],
+  );
   expect(stats.chunk_count).toBe(stats.chunks);
   expect(stats.total_terms).toBe(stats.terms);
 }, 120_000);

@@ -40,7 +40,9 @@ describe('retrieval evaluation set', () => {
     for (const q of questions) runs.push({ q, hits: await t.services.retrieval.search(ownerActor, project.id, q.question, { topK: 5 }) });
     const score = scoreEval(runs);
     // the figures, for whoever reads the test log
-    process.stdout.write(`retrieval eval: recall@1=${score.recallAt1.toFixed(3)} recall@5=${score.recallAt5.toFixed(3)} MRR=${score.mrr.toFixed(3)} (${score.questions} questions)\n`);
+    process.stdout.write(
+      `retrieval eval: recall@1=${score.recallAt1.toFixed(3)} recall@5=${score.recallAt5.toFixed(3)} MRR=${score.mrr.toFixed(3)} (${score.questions} questions)\n`,
+    );
     if (score.misses.length) process.stdout.write(`misses: ${JSON.stringify(score.misses, null, 2)}\n`);
     expect(score.recallAt5).toBeGreaterThanOrEqual(0.9);
     expect(score.wrongPages).toEqual([]);
@@ -51,8 +53,18 @@ describe('page-exact citations', () => {
   it('answers from page 2 of a two-page PDF when the answer is only on page 2', async () => {
     const p = await f.makeProject({ owner });
     const pdf = makePdf([
-      { paragraphs: ['Orion Coffee Machine. Quick start guide.', 'Fill the water tank, insert a capsule and press the large button. The machine heats up in about thirty seconds.'] },
-      { paragraphs: ['Descaling.', 'Descale the machine every three months with the Orion descaling liquid: fill the tank with one sachet dissolved in half a litre of water and hold both buttons for five seconds.'] },
+      {
+        paragraphs: [
+          'Orion Coffee Machine. Quick start guide.',
+          'Fill the water tank, insert a capsule and press the large button. The machine heats up in about thirty seconds.',
+        ],
+      },
+      {
+        paragraphs: [
+          'Descaling.',
+          'Descale the machine every three months with the Orion descaling liquid: fill the tank with one sachet dissolved in half a litre of water and hold both buttons for five seconds.',
+        ],
+      },
     ]);
     const [doc] = await ingest(p.id, [{ name: 'orion.pdf', content: pdf, type: 'application/pdf' }]);
     expect(doc).toMatchObject({ status: 'ready', pageCount: 2 });
@@ -102,7 +114,9 @@ describe('search', () => {
   it('checks `use` on the project when given an actor: 403 without access, 404 for a missing project', async () => {
     const stranger = await actorOf((await f.makeUser()).token);
     await expect(t.services.retrieval.search(stranger, project.id, 'password')).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(t.services.retrieval.search(ownerActor, '00000000-0000-4000-8000-000000000000', 'password')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(t.services.retrieval.search(ownerActor, '00000000-0000-4000-8000-000000000000', 'password')).rejects.toMatchObject({
+      code: 'not_found',
+    });
     await expect(t.services.retrieval.search(null, 'not-a-uuid', 'password')).rejects.toMatchObject({ code: 'not_found' });
   });
 
@@ -120,8 +134,15 @@ describe('search', () => {
 
   it('takes any question text: URLs, addresses, quotes, backslashes, operators, emoji', async () => {
     const odd = [
-      'http://192.168.8.1 setup wizard?', 'mail security@northwind.example now', "what's the \\ 'quoted' \"thing\"",
-      "a:* & b | !c <-> d ('x')", 'C++ and C# vs. F#', '🙂 café naïve', '', '   ', 'x'.repeat(5000),
+      'http://192.168.8.1 setup wizard?',
+      'mail security@northwind.example now',
+      "what's the \\ 'quoted' \"thing\"",
+      "a:* & b | !c <-> d ('x')",
+      'C++ and C# vs. F#',
+      '🙂 café naïve',
+      '',
+      '   ',
+      'x'.repeat(5000),
     ];
     for (const q of odd) await expect(t.services.retrieval.search(null, project.id, q)).resolves.toEqual(expect.any(Array));
     const [hit] = await t.services.retrieval.search(null, project.id, 'http://192.168.8.1');

@@ -27,11 +27,16 @@ async function reference(question: string, topK: number): Promise<Array<{ id: st
   if (!termRows.length) return [];
   const n = Number(termRows[0].chunk_count);
   const avgdl = Number(termRows[0].total_terms) / n;
-  const terms: QueryTerm[] = termRows.map((r) => ({ term: r.lexeme, positions: r.positions ?? [], df: r.df, idf: Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) }));
-  const chunks = await exec(`select c.id, c.term_count, u.lexeme, u.positions from chunks c cross join lateral unnest(c.tsv) u where c.project_id = ? and u.lexeme = any(?::text[])`, [
-    project.id,
-    `{${terms.map((x) => `"${x.term.replace(/["\\]/g, '\\$&')}"`).join(',')}}`,
-  ]);
+  const terms: QueryTerm[] = termRows.map((r) => ({
+    term: r.lexeme,
+    positions: r.positions ?? [],
+    df: r.df,
+    idf: Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)),
+  }));
+  const chunks = await exec(
+    `select c.id, c.term_count, u.lexeme, u.positions from chunks c cross join lateral unnest(c.tsv) u where c.project_id = ? and u.lexeme = any(?::text[])`,
+    [project.id, `{${terms.map((x) => `"${x.term.replace(/["\\]/g, '\\$&')}"`).join(',')}}`],
+  );
   const byChunk = new Map<string, { bm25: number; positions: Record<string, number[]> }>();
   for (const r of chunks) {
     const term = terms.find((x) => x.term === r.lexeme)!;
@@ -58,11 +63,14 @@ beforeAll(async () => {
   // common-word questions match more chunks than a bounded candidate pool would hold.
   const docs = await evalDocuments();
   const editions = [1, 2, 3, 4].flatMap((e) =>
-    docs.filter((d) => typeof d.content === 'string' && !d.name.endsWith('.html')).map((d) => ({ ...d, name: `edition-${e}-${d.name}`, content: `Edition ${e}.\n\n${String(d.content)}` })),
+    docs
+      .filter((d) => typeof d.content === 'string' && !d.name.endsWith('.html'))
+      .map((d) => ({ ...d, name: `edition-${e}-${d.name}`, content: `Edition ${e}.\n\n${String(d.content)}` })),
   );
   for (const batch of [docs, editions]) {
     const res = await uploadFiles(t.baseUrl, owner.token, project.id, batch, { language: 'en' });
-    for (const d of res.body.documents) expect(await waitForDocument(t.baseUrl, owner.token, d.id, 60_000)).toMatchObject({ status: 'ready' });
+    for (const d of res.body.documents)
+      expect(await waitForDocument(t.baseUrl, owner.token, d.id, 60_000)).toMatchObject({ status: 'ready' });
   }
 }, 120_000);
 afterAll(async () => t?.close());
@@ -79,7 +87,10 @@ it('search() equals exact BM25 top-k over every chunk, for every question of the
   for (const q of questions) {
     const hits = await t.services.retrieval.search(null, project.id, q, { topK: 10 });
     const expected = await reference(q, 10);
-    expect({ q, hits: hits.map((h) => [h.chunkId, h.score]) }).toEqual({ q, hits: expected.map((e) => [e.id, Math.round(e.score * 1e4) / 1e4]) });
+    expect({ q, hits: hits.map((h) => [h.chunkId, h.score]) }).toEqual({
+      q,
+      hits: expected.map((e) => [e.id, Math.round(e.score * 1e4) / 1e4]),
+    });
     compared += expected.length;
   }
   expect(compared).toBeGreaterThan(questions.length * 5);

@@ -38,7 +38,12 @@ describe('headers, CORS and logs', () => {
   let f: ReturnType<typeof factories>;
   const lines: string[] = [];
   beforeAll(async () => {
-    const sink = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
     t = await createTestApp({ env: { CORS_ORIGINS: 'https://app.example.com', LOG_LEVEL: 'trace' }, logger: createLogger('trace', sink) });
     f = factories(t.orm, t.services);
     await f.superadmin();
@@ -76,7 +81,13 @@ describe('headers, CORS and logs', () => {
     await api(t.baseUrl, 'POST', '/api/auth/login', { body: { email: u.email, password: 'wrong-secret-password-2' } });
     const all = lines.join('');
     expect(lines.length).toBeGreaterThan(3);
-    for (const secret of ['super-secret-password-1', 'wrong-secret-password-2', s.body.accessToken, s.body.refreshToken, t.config.jwtSecret]) {
+    for (const secret of [
+      'super-secret-password-1',
+      'wrong-secret-password-2',
+      s.body.accessToken,
+      s.body.refreshToken,
+      t.config.jwtSecret,
+    ]) {
       expect(all).not.toContain(secret);
     }
   });

@@ -28,13 +28,14 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** Callers refused by the users gate (admin and superadmin only). */
-const refused = () => [
-  ['member', cast.member],
-  ['manager', cast.manager],
-  ['manager of another department', cast.otherManager],
-  ['engineer', cast.engineer],
-  ['CEO', cast.ceo],
-] as const;
+const refused = () =>
+  [
+    ['member', cast.member],
+    ['manager', cast.manager],
+    ['manager of another department', cast.otherManager],
+    ['engineer', cast.engineer],
+    ['CEO', cast.ceo],
+  ] as const;
 
 describe('authentication and the admin gate', () => {
   const someId = randomUUID();
@@ -171,15 +172,26 @@ describe('GET /users', () => {
     const page3 = await get('limit=100&offset=200');
     expect(page3.body.users).toHaveLength(30);
     expect(page3.body.total).toBe(230);
-    const seen = new Set([...page1.body.users, ...(await get('limit=100&offset=100')).body.users, ...page3.body.users].map((u: any) => u.id));
+    const seen = new Set(
+      [...page1.body.users, ...(await get('limit=100&offset=100')).body.users, ...page3.body.users].map((u: any) => u.id),
+    );
     expect(seen.size).toBe(230); // stable order: pages neither overlap nor skip
     const past = await get('offset=5000');
     expect(past.body).toEqual({ users: [], total: 230 });
   });
 
   it.each([
-    ['limit=0'], ['limit=-1'], ['limit=abc'], ['limit=1.5'], ['offset=-1'], ['offset=x'],
-    ['platformRole=root'], ['orgPosition=boss'], ['departmentId=not-a-uuid'], ['unknown=1'], ['limit=1&limit=2'],
+    ['limit=0'],
+    ['limit=-1'],
+    ['limit=abc'],
+    ['limit=1.5'],
+    ['offset=-1'],
+    ['offset=x'],
+    ['platformRole=root'],
+    ['orgPosition=boss'],
+    ['departmentId=not-a-uuid'],
+    ['unknown=1'],
+    ['limit=1&limit=2'],
   ])('rejects the query %s with 400 validation_failed', async (qs) => {
     const res = await as(cast.admin).get(`/api/users?${qs}`);
     expect(res.status).toBe(400);
@@ -192,19 +204,21 @@ describe('POST /users', () => {
     const body = newUserBody({ email: `Mixed.${tag()}@Example.COM`, departmentId: cast.dept.id });
     const res = await as(cast.admin).post('/api/users', body);
     expect(res.status).toBe(201);
-    expect(res.body.user).toEqual(expect.objectContaining({
-      email: (body.email).toLowerCase(),
-      name: body.name,
-      platformRole: 'none',
-      orgPosition: 'member',
-      departmentId: cast.dept.id,
-      status: 'active',
-    }));
+    expect(res.body.user).toEqual(
+      expect.objectContaining({
+        email: body.email.toLowerCase(),
+        name: body.name,
+        platformRole: 'none',
+        orgPosition: 'member',
+        departmentId: cast.dept.id,
+        status: 'active',
+      }),
+    );
     expect(res.body.user).not.toHaveProperty('department');
     expect(res.text).not.toMatch(/password|\$2[aby]\$/i);
     const [row] = await sql(`select password_hash from users where id = ?`, [res.body.user.id]);
     expect(row.password_hash).toMatch(/^\$2[aby]\$10\$/);
-    expect((await login((body.email).toUpperCase(), 'long-enough-pw')).status).toBe(200);
+    expect((await login(body.email.toUpperCase(), 'long-enough-pw')).status).toBe(200);
   });
 
   it('lets the superadmin create platform staff without a department', async () => {
@@ -280,7 +294,11 @@ describe('POST /users', () => {
   });
 
   it('400 (not 500) for a malformed JSON body and for a JSON array', async () => {
-    const bad = await api(t.baseUrl, 'POST', '/api/users', { token: cast.admin.token, rawBody: '{"email":', headers: { 'content-type': 'application/json' } });
+    const bad = await api(t.baseUrl, 'POST', '/api/users', {
+      token: cast.admin.token,
+      rawBody: '{"email":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect((await as(cast.admin).post('/api/users', [newUserBody()])).status).toBe(400);
   });
@@ -348,14 +366,14 @@ describe('PATCH /users/:id', () => {
     expect(res.body.error).toBe('validation_failed');
   });
 
-  it('409 email_exists when taking another user\'s email', async () => {
+  it("409 email_exists when taking another user's email", async () => {
     const u = await f.makeUser();
     const res = await as(cast.admin).patch(`/api/users/${u.id}`, { email: cast.member.email.toUpperCase() });
     expect(res.status).toBe(409);
     expect(res.body.error).toBe('email_exists');
   });
 
-  it('keeping one\'s own email is not a conflict', async () => {
+  it("keeping one's own email is not a conflict", async () => {
     const u = await f.makeUser();
     expect((await as(cast.admin).patch(`/api/users/${u.id}`, { email: u.email })).status).toBe(200);
   });
@@ -371,7 +389,12 @@ describe('PATCH /users/:id', () => {
 
   describe('spec rule 2: only the superadmin changes a platformRole to or from admin/engineer', () => {
     it.each([
-      ['none', 'admin'], ['none', 'engineer'], ['admin', 'none'], ['engineer', 'none'], ['admin', 'engineer'], ['engineer', 'admin'],
+      ['none', 'admin'],
+      ['none', 'engineer'],
+      ['admin', 'none'],
+      ['engineer', 'none'],
+      ['admin', 'engineer'],
+      ['engineer', 'admin'],
     ] as const)('an admin cannot change %s → %s (403 forbidden_role); the superadmin can', async (from, to) => {
       const u = await f.makeUser({ platformRole: from });
       const denied = await as(cast.admin).patch(`/api/users/${u.id}`, { platformRole: to });
@@ -430,7 +453,7 @@ describe('PATCH /users/:id', () => {
     }
   });
 
-  it('409 singleton_immutable when the superadmin\'s platformRole would change', async () => {
+  it("409 singleton_immutable when the superadmin's platformRole would change", async () => {
     for (const platformRole of ['admin', 'engineer', 'none']) {
       const res = await as(cast.superadmin).patch(`/api/users/${cast.superadmin.id}`, { platformRole });
       expect(res.status).toBe(409);
@@ -444,7 +467,12 @@ describe('PATCH /users/:id', () => {
   });
 
   it('only the superadmin changes the superadmin account (403 forbidden for an admin)', async () => {
-    for (const body of [{ name: 'pwned' }, { password: 'takeover-password' }, { email: `x-${tag()}@example.com` }, { status: 'inactive' }]) {
+    for (const body of [
+      { name: 'pwned' },
+      { password: 'takeover-password' },
+      { email: `x-${tag()}@example.com` },
+      { status: 'inactive' },
+    ]) {
       const res = await as(cast.admin).patch(`/api/users/${cast.superadmin.id}`, body);
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ error: 'forbidden', message: 'Only the superadmin can change the superadmin account' });
@@ -522,7 +550,10 @@ describe('DELETE /users/:id', () => {
     const group = await f.makeGroup({ department: dept, members: [u] });
     const project = await f.makeProject();
     const grant = await f.makeGrant({ project, user: u, tier: 'edit' });
-    const [conv] = await sql(`insert into conversations (project_id, user_id, title) values (?, ?, 'hello') returning id`, [project.id, u.id]);
+    const [conv] = await sql(`insert into conversations (project_id, user_id, title) values (?, ?, 'hello') returning id`, [
+      project.id,
+      u.id,
+    ]);
     await sql(`insert into messages (conversation_id, user_id, role, content) values (?, ?, 'user', 'hi')`, [conv.id, u.id]);
 
     const res = await as(cast.admin).delete(`/api/users/${u.id}`);
@@ -533,7 +564,9 @@ describe('DELETE /users/:id', () => {
     expect(await sql(`select 1 from group_members where group_id = ? and user_id = ?`, [group.id, u.id])).toHaveLength(0);
     expect(await sql(`select 1 from project_members where project_id = ? and user_id = ?`, [project.id, u.id])).toHaveLength(0);
     expect(await sql(`select user_id from conversations where id = ?`, [conv.id])).toEqual([{ user_id: null }]);
-    expect(await sql(`select user_id, content from messages where conversation_id = ?`, [conv.id])).toEqual([{ user_id: null, content: 'hi' }]);
+    expect(await sql(`select user_id, content from messages where conversation_id = ?`, [conv.id])).toEqual([
+      { user_id: null, content: 'hi' },
+    ]);
     // the deleted user's token no longer works
     expect((await as(u).get('/api/users/me')).status).toBe(401);
   });

@@ -25,16 +25,21 @@ async function unpack(): Promise<string> {
   const partial = `${target}.partial-${process.pid}-${Date.now()}`;
   mkdirSync(partial, { recursive: true });
   try {
-    await pipeline(createReadStream(path.join(bin, 'chromium.br')), createBrotliDecompress(),
-      createWriteStream(path.join(partial, 'chromium'), { mode: 0o700 }));
+    await pipeline(
+      createReadStream(path.join(bin, 'chromium.br')),
+      createBrotliDecompress(),
+      createWriteStream(path.join(partial, 'chromium'), { mode: 0o700 }),
+    );
     // fonts (the package's own, so the page renders the same on a machine without any) and the
     // SwiftShader GL libraries, which Chromium loads from its own directory
     await pipeline(createReadStream(path.join(bin, 'fonts.tar.br')), createBrotliDecompress(), extract(partial));
     await pipeline(createReadStream(path.join(bin, 'swiftshader.tar.br')), createBrotliDecompress(), extract(partial));
-    writeFileSync(path.join(partial, 'fonts.conf'),
+    writeFileSync(
+      path.join(partial, 'fonts.conf'),
       `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n` +
-      `  <dir>${path.join(target, 'fonts')}</dir>\n  <dir>/usr/share/fonts</dir>\n` +
-      `  <cachedir>${path.join(target, 'fonts-cache')}</cachedir>\n</fontconfig>\n`);
+        `  <dir>${path.join(target, 'fonts')}</dir>\n  <dir>/usr/share/fonts</dir>\n` +
+        `  <cachedir>${path.join(target, 'fonts-cache')}</cachedir>\n</fontconfig>\n`,
+    );
     try {
       renameSync(partial, target);
     } catch (err) {
@@ -88,8 +93,15 @@ export async function openPage(url: string): Promise<OpenedPage> {
   const browser: Browser = await chromium.launch({
     executablePath: path.join(dir, 'chromium'),
     headless: true,
-    args: ['--no-sandbox', '--no-zygote', '--disable-dev-shm-usage', '--use-gl=angle', '--use-angle=swiftshader',
-      '--enable-unsafe-swiftshader', '--font-render-hinting=none'],
+    args: [
+      '--no-sandbox',
+      '--no-zygote',
+      '--disable-dev-shm-usage',
+      '--use-gl=angle',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--font-render-hinting=none',
+    ],
     env: { ...process.env, FONTCONFIG_FILE: path.join(dir, 'fonts.conf'), LD_LIBRARY_PATH: dir },
   });
   try {
@@ -103,14 +115,17 @@ export async function openPage(url: string): Promise<OpenedPage> {
         await route.fallback();
       }
     });
-    await context.routeWebSocket(() => true, (ws) => {
-      if (isForeign(ws.url())) {
-        foreignRequests.push(ws.url());
-        void ws.close({ code: 1008, reason: 'foreign origin' });
-      } else {
-        ws.connectToServer();
-      }
-    });
+    await context.routeWebSocket(
+      () => true,
+      (ws) => {
+        if (isForeign(ws.url())) {
+          foreignRequests.push(ws.url());
+          void ws.close({ code: 1008, reason: 'foreign origin' });
+        } else {
+          ws.connectToServer();
+        }
+      },
+    );
     const page = await context.newPage();
     await page.goto(url);
     return {

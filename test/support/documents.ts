@@ -8,7 +8,13 @@ export interface TestFile {
 }
 
 /** POST /api/projects/:projectId/documents as multipart (field `file`, one part per file; `fields` as text fields). */
-export async function uploadFiles(baseUrl: string, token: string | undefined, projectId: string, files: TestFile[], fields: Record<string, string> = {}): Promise<ApiResponse> {
+export async function uploadFiles(
+  baseUrl: string,
+  token: string | undefined,
+  projectId: string,
+  files: TestFile[],
+  fields: Record<string, string> = {},
+): Promise<ApiResponse> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   for (const f of files) {

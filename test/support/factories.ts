@@ -3,7 +3,17 @@ import bcrypt from 'bcrypt';
 import { randomBytes } from 'node:crypto';
 import { Actor } from '../../src/access/actor';
 import {
-  Department, Group, GroupMember, OrgPosition, PlatformRole, Project, ProjectGrant, ProjectMember, Provider, Tier, User,
+  Department,
+  Group,
+  GroupMember,
+  OrgPosition,
+  PlatformRole,
+  Project,
+  ProjectGrant,
+  ProjectMember,
+  Provider,
+  Tier,
+  User,
 } from '../../src/entities';
 import type { Services } from '../../src/services';
 
@@ -21,15 +31,26 @@ export function factories(orm: MikroORM, services: Services) {
 
   async function makeDepartment(over: Partial<{ name: string; color: string; description: string }> = {}): Promise<Department> {
     const e = em();
-    const d = e.create(Department, { name: over.name ?? `Dept ${uniq()}`, color: over.color ?? '#123456', description: over.description ?? '' });
+    const d = e.create(Department, {
+      name: over.name ?? `Dept ${uniq()}`,
+      color: over.color ?? '#123456',
+      description: over.description ?? '',
+    });
     await e.flush();
     return d;
   }
 
-  async function makeUser(over: Partial<{
-    email: string; name: string; platformRole: PlatformRole; orgPosition: OrgPosition;
-    department: Department | null; status: 'active' | 'inactive'; password: string;
-  }> = {}): Promise<User & { token: string }> {
+  async function makeUser(
+    over: Partial<{
+      email: string;
+      name: string;
+      platformRole: PlatformRole;
+      orgPosition: OrgPosition;
+      department: Department | null;
+      status: 'active' | 'inactive';
+      password: string;
+    }> = {},
+  ): Promise<User & { token: string }> {
     const e = em();
     const u = e.create(User, {
       email: over.email ?? `user-${uniq()}@example.com`,
@@ -70,7 +91,9 @@ export function factories(orm: MikroORM, services: Services) {
     return g;
   }
 
-  async function makeProject(over: Partial<{ name: string; owner: User; isPrivate: boolean; instructions: string; settings: Record<string, unknown> }> = {}): Promise<Project> {
+  async function makeProject(
+    over: Partial<{ name: string; owner: User; isPrivate: boolean; instructions: string; settings: Record<string, unknown> }> = {},
+  ): Promise<Project> {
     const owner = over.owner ?? (await makeUser({ platformRole: 'admin' }));
     const e = em();
     const p = e.create(Project, {
@@ -85,7 +108,14 @@ export function factories(orm: MikroORM, services: Services) {
     return p;
   }
 
-  async function makeGrant(over: { project?: Project; user?: User; group?: Group; department?: Department; tier?: Tier; grantedBy?: User }): Promise<ProjectGrant> {
+  async function makeGrant(over: {
+    project?: Project;
+    user?: User;
+    group?: Group;
+    department?: Department;
+    tier?: Tier;
+    grantedBy?: User;
+  }): Promise<ProjectGrant> {
     const project = over.project ?? (await makeProject());
     const e = em();
     const g = e.create(ProjectGrant, {
@@ -131,7 +161,13 @@ export function factories(orm: MikroORM, services: Services) {
  */
 export function chatFactories(orm: MikroORM, services: Services) {
   async function makeProvider(over: {
-    baseUrl: string; name?: string; slug?: string; apiKey?: string; models?: string[]; isDefault?: boolean; isEnabled?: boolean;
+    baseUrl: string;
+    name?: string;
+    slug?: string;
+    apiKey?: string;
+    models?: string[];
+    isDefault?: boolean;
+    isEnabled?: boolean;
   }): Promise<Provider> {
     const slug = over.slug ?? `prov-${uniq()}`;
     return services.providers.create(Actor.system(), {
@@ -146,7 +182,11 @@ export function chatFactories(orm: MikroORM, services: Services) {
   }
 
   /** One ready document whose chunks are the given texts, each on its page (1-based unless given). */
-  async function makeDocumentChunks(over: { project: Project; name?: string; chunks: Array<string | { text: string; page: number }> }): Promise<{ documentId: string; name: string; chunks: Array<{ id: string; pageNumber: number; text: string }> }> {
+  async function makeDocumentChunks(over: {
+    project: Project;
+    name?: string;
+    chunks: Array<string | { text: string; page: number }>;
+  }): Promise<{ documentId: string; name: string; chunks: Array<{ id: string; pageNumber: number; text: string }> }> {
     const conn = orm.em.fork().getConnection();
     const name = over.name ?? `Document ${uniq()}.pdf`;
     const items = over.chunks.map((c, i) => (typeof c === 'string' ? { text: c, page: i + 1 } : c));

@@ -9,7 +9,6 @@ import { freePort } from '../../src/util/net';
 
 export const TEMPLATE_DB = 'docqa_template';
 
-
 /**
  * Starts one real PostgreSQL for the whole run (own temp dir, own port) and prepares a migrated
  * template database; every test file clones it into a database of its own.

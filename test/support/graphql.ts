@@ -8,7 +8,11 @@ export interface GqlResult<T = any> {
 }
 
 /** A plain HTTP POST to /graphql. */
-export async function gql<T = any>(baseUrl: string, query: string, opts: { token?: string; variables?: Record<string, unknown> } = {}): Promise<ApiResponse<GqlResult<T>> & GqlResult<T>> {
+export async function gql<T = any>(
+  baseUrl: string,
+  query: string,
+  opts: { token?: string; variables?: Record<string, unknown> } = {},
+): Promise<ApiResponse<GqlResult<T>> & GqlResult<T>> {
   const res = await api<GqlResult<T>>(baseUrl, 'POST', '/graphql', { token: opts.token, body: { query, variables: opts.variables } });
   return Object.assign(res, { data: res.body?.data, errors: res.body?.errors });
 }
@@ -32,11 +36,14 @@ export function wsClient(baseUrl: string, token?: string, extra: { onClosed?: (c
 export function wsCollect<T = any>(client: Client, query: string, variables?: Record<string, unknown>): Promise<Array<GqlResult<T>>> {
   return new Promise((resolve, reject) => {
     const out: Array<GqlResult<T>> = [];
-    client.subscribe<T>({ query, variables }, {
-      next: (v) => out.push(v as GqlResult<T>),
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- graphql-ws hands over an Error or a CloseEvent; the caller sees it as given
-      error: (e) => (Array.isArray(e) ? resolve([...out, { errors: e }]) : reject(e)),
-      complete: () => resolve(out),
-    });
+    client.subscribe<T>(
+      { query, variables },
+      {
+        next: (v) => out.push(v as GqlResult<T>),
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- graphql-ws hands over an Error or a CloseEvent; the caller sees it as given
+        error: (e) => (Array.isArray(e) ? resolve([...out, { errors: e }]) : reject(e)),
+        complete: () => resolve(out),
+      },
+    );
   });
 }

@@ -89,11 +89,27 @@ export async function makeZip(entries: ZipEntry[]): Promise<Buffer> {
 export function makeDocxBomb(mb: number): Promise<Buffer> {
   const para = '<w:p><w:r><w:t>boom boom boom boom boom boom boom boom</w:t></w:r></w:p>';
   const chunk = Buffer.from(para.repeat(Math.floor((1024 * 1024) / para.length)));
-  const head = Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>');
+  const head = Buffer.from(
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>',
+  );
   const tail = Buffer.from('</w:body></w:document>');
   return makeZip([
-    { name: '[Content_Types].xml', parts: () => [Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')] },
-    { name: '_rels/.rels', parts: () => [Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>')] },
+    {
+      name: '[Content_Types].xml',
+      parts: () => [
+        Buffer.from(
+          '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+        ),
+      ],
+    },
+    {
+      name: '_rels/.rels',
+      parts: () => [
+        Buffer.from(
+          '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+        ),
+      ],
+    },
     {
       name: 'word/document.xml',
       parts: function* () {
@@ -110,33 +126,103 @@ export function makeDocxBomb(mb: number): Promise<Buffer> {
  * stays inside the page, where pdf.js extracts it).
  */
 function overprintedText(lines: number): string {
-  const line = '(' + 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut'.slice(0, 90) + ') Tj 0 0 Td';
+  const line =
+    '(' + 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut'.slice(0, 90) + ') Tj 0 0 Td';
   return `BT /F1 11 Tf 56 700 Td\n${Array.from({ length: lines }, () => line).join('\n')}\nET`;
 }
 
 /** Every hostile input of the suite, with its expected outcome under the given limits. */
-export async function hostileCases(limits: { timeoutSeconds: number; pdfMaxPages: number; pdfMaxPageChars: number; maxExpandedMb: number; htmlMaxDepth: number; emptyPages?: number }): Promise<HostileCase[]> {
+export async function hostileCases(limits: {
+  timeoutSeconds: number;
+  pdfMaxPages: number;
+  pdfMaxPageChars: number;
+  maxExpandedMb: number;
+  htmlMaxDepth: number;
+  emptyPages?: number;
+}): Promise<HostileCase[]> {
   const emptyPages = limits.emptyPages ?? 1000;
   const goodPdf = makePdf([{ paragraphs: ['The warranty lasts thirty-six months from the date of delivery.'] }]);
   const goodDocx = await makeDocx([{ text: 'Policy', heading: 1 }, { text: 'Refunds are accepted within thirty days.' }]);
-  const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 131) % 256))]);
+  const elf = Buffer.concat([
+    Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]),
+    Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 131) % 256)),
+  ]);
   // different bytes for each, so none is taken as a duplicate of another
   const binary = (seed: number) => Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 37 + seed) % 256));
   return [
-    { label: 'quadratic Markdown: `[a](` × 262,144 (1 MB)', name: 'links.md', content: Buffer.from('[a]('.repeat(262_144)), status: 'ready' },
-    { label: 'Markdown that parses slowly: `[ ` × 3.5 M (7 MB)', name: 'brackets.md', content: Buffer.from('[ '.repeat(3_500_000)), status: 'failed', error: new RegExp(`parsing took longer than ${limits.timeoutSeconds} s`) },
-    { label: `DOCX zip bomb (${limits.maxExpandedMb + 50} MB inflated)`, name: 'bomb.docx', content: await makeDocxBomb(limits.maxExpandedMb + 50), status: 'failed', error: new RegExp(`document expands to more than ${limits.maxExpandedMb} MB`) },
-    { label: 'HTML nested 100,000 deep', name: 'nested.html', content: Buffer.from('<div>'.repeat(100_000) + 'deep'), status: 'failed', error: new RegExp(`nests deeper than ${limits.htmlMaxDepth} levels`) },
-    { label: `${emptyPages} empty PDF pages`, name: 'empty-pages.pdf', content: makePdf(Array.from({ length: emptyPages }, () => ({ paragraphs: [] }))), status: 'failed', error: /no extractable text/ },
-    { label: `PDF over the page limit (${limits.pdfMaxPages + 1} pages)`, name: 'too-many-pages.pdf', content: makePdf(Array.from({ length: limits.pdfMaxPages + 1 }, () => ({ paragraphs: [] }))), status: 'failed', error: new RegExp(`more than the limit of ${limits.pdfMaxPages}`) },
-    { label: 'PDF with 360,000 characters of text on one page', name: 'huge-text.pdf', content: makePdf([{ paragraphs: [], raw: overprintedText(4_000) }]), status: 'failed', error: new RegExp(`page 1 of the PDF has more than ${limits.pdfMaxPageChars} characters`) },
-    { label: 'truncated PDF', name: 'truncated.pdf', content: goodPdf.subarray(0, Math.floor(goodPdf.length / 2)), status: 'failed', error: /PDF/ },
-    { label: 'truncated DOCX', name: 'truncated.docx', content: goodDocx.subarray(0, Math.floor(goodDocx.length / 2)), status: 'failed', error: /not a valid DOCX file/ },
+    {
+      label: 'quadratic Markdown: `[a](` × 262,144 (1 MB)',
+      name: 'links.md',
+      content: Buffer.from('[a]('.repeat(262_144)),
+      status: 'ready',
+    },
+    {
+      label: 'Markdown that parses slowly: `[ ` × 3.5 M (7 MB)',
+      name: 'brackets.md',
+      content: Buffer.from('[ '.repeat(3_500_000)),
+      status: 'failed',
+      error: new RegExp(`parsing took longer than ${limits.timeoutSeconds} s`),
+    },
+    {
+      label: `DOCX zip bomb (${limits.maxExpandedMb + 50} MB inflated)`,
+      name: 'bomb.docx',
+      content: await makeDocxBomb(limits.maxExpandedMb + 50),
+      status: 'failed',
+      error: new RegExp(`document expands to more than ${limits.maxExpandedMb} MB`),
+    },
+    {
+      label: 'HTML nested 100,000 deep',
+      name: 'nested.html',
+      content: Buffer.from('<div>'.repeat(100_000) + 'deep'),
+      status: 'failed',
+      error: new RegExp(`nests deeper than ${limits.htmlMaxDepth} levels`),
+    },
+    {
+      label: `${emptyPages} empty PDF pages`,
+      name: 'empty-pages.pdf',
+      content: makePdf(Array.from({ length: emptyPages }, () => ({ paragraphs: [] }))),
+      status: 'failed',
+      error: /no extractable text/,
+    },
+    {
+      label: `PDF over the page limit (${limits.pdfMaxPages + 1} pages)`,
+      name: 'too-many-pages.pdf',
+      content: makePdf(Array.from({ length: limits.pdfMaxPages + 1 }, () => ({ paragraphs: [] }))),
+      status: 'failed',
+      error: new RegExp(`more than the limit of ${limits.pdfMaxPages}`),
+    },
+    {
+      label: 'PDF with 360,000 characters of text on one page',
+      name: 'huge-text.pdf',
+      content: makePdf([{ paragraphs: [], raw: overprintedText(4_000) }]),
+      status: 'failed',
+      error: new RegExp(`page 1 of the PDF has more than ${limits.pdfMaxPageChars} characters`),
+    },
+    {
+      label: 'truncated PDF',
+      name: 'truncated.pdf',
+      content: goodPdf.subarray(0, Math.floor(goodPdf.length / 2)),
+      status: 'failed',
+      error: /PDF/,
+    },
+    {
+      label: 'truncated DOCX',
+      name: 'truncated.docx',
+      content: goodDocx.subarray(0, Math.floor(goodDocx.length / 2)),
+      status: 'failed',
+      error: /not a valid DOCX file/,
+    },
     { label: 'binary bytes named .html', name: 'corrupt.html', content: binary(1), status: 'failed', error: /not readable text/ },
     { label: 'binary bytes named .md', name: 'corrupt.md', content: binary(2), status: 'failed', error: /not readable text/ },
     { label: 'binary bytes named .txt', name: 'corrupt.txt', content: binary(3), status: 'failed', error: /not readable text/ },
     { label: 'a PDF named .docx (extension lies)', name: 'really-a-pdf.docx', content: goodPdf, status: 'ready' },
-    { label: 'an executable named .pdf (extension lies)', name: 'invoice.pdf', content: elf, status: 'failed', error: /not a valid PDF file/ },
+    {
+      label: 'an executable named .pdf (extension lies)',
+      name: 'invoice.pdf',
+      content: elf,
+      status: 'failed',
+      error: /not a valid PDF file/,
+    },
   ];
 }
 

@@ -103,7 +103,36 @@ export interface OpenAiStub {
 const DEFAULT_DELTAS = ['Hello', ' world', '.'];
 const estimateTokens = (s: string) => Math.max(1, Math.ceil(s.length / 4));
 
-const STOP = new Set(['a', 'an', 'the', 'of', 'to', 'in', 'on', 'and', 'or', 'is', 'are', 'be', 'it', 'do', 'i', 'my', 'how', 'what', 'when', 'for', 'with', 'this', 'that', 'by', 'at', 'as', 'can', 'does']);
+const STOP = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'to',
+  'in',
+  'on',
+  'and',
+  'or',
+  'is',
+  'are',
+  'be',
+  'it',
+  'do',
+  'i',
+  'my',
+  'how',
+  'what',
+  'when',
+  'for',
+  'with',
+  'this',
+  'that',
+  'by',
+  'at',
+  'as',
+  'can',
+  'does',
+]);
 
 function fnv1a(s: string, seed = 0x811c9dc5): number {
   let h = seed >>> 0;
@@ -218,11 +247,15 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     }
     if (b.requireKey !== undefined && rec.authorization !== `Bearer ${b.requireKey}`) {
       record(401);
-      return json(res, rec, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return json(res, rec, 401, {
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     }
     if (b.models && !b.models.includes(model)) {
       record(404);
-      return json(res, rec, 404, { error: { message: `The model \`${model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } });
+      return json(res, rec, 404, {
+        error: { message: `The model \`${model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' },
+      });
     }
     const status = b.status ?? 200;
     if (status < 200 || status >= 300) {
@@ -236,7 +269,9 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     record(200);
     const tokens = input.reduce((n, t) => n + estimateTokens(t), 0);
     // listed last to first, as some servers do: clients must place vectors by `index`
-    const data = input.map((text, index) => ({ object: 'embedding', index, embedding: stubEmbedding(text, b.dims ?? 64, b.synonyms ?? [], model) })).reverse();
+    const data = input
+      .map((text, index) => ({ object: 'embedding', index, embedding: stubEmbedding(text, b.dims ?? 64, b.synonyms ?? [], model) }))
+      .reverse();
     return json(res, rec, 200, { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
   }
 
@@ -248,11 +283,15 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     if (gone(res)) return;
     if (b.hang === 'headers') return; // never answer; the socket stays open until the client leaves
     if (b.requireKey !== undefined && rec.authorization !== `Bearer ${b.requireKey}`) {
-      return json(res, rec, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return json(res, rec, 401, {
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     }
     const body = rec.body as { model?: string; stream?: boolean } | null;
     if (b.models && !b.models.includes(String(body?.model))) {
-      return json(res, rec, 404, { error: { message: `The model \`${body?.model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } });
+      return json(res, rec, 404, {
+        error: { message: `The model \`${body?.model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' },
+      });
     }
     const status = b.status ?? 200;
     if (status < 200 || status >= 300) {
@@ -261,13 +300,23 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     const deltas = b.deltas ?? DEFAULT_DELTAS;
     const text = b.content ?? deltas.join('');
     const prompt = JSON.stringify((rec.body as { messages?: unknown })?.messages ?? '');
-    const usage = typeof b.usage === 'object' ? b.usage : { prompt_tokens: estimateTokens(prompt), completion_tokens: estimateTokens(text), total_tokens: estimateTokens(prompt) + estimateTokens(text) };
+    const usage =
+      typeof b.usage === 'object'
+        ? b.usage
+        : {
+            prompt_tokens: estimateTokens(prompt),
+            completion_tokens: estimateTokens(text),
+            total_tokens: estimateTokens(prompt) + estimateTokens(text),
+          };
     const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
     const model = body?.model ?? 'stub';
 
     if (!body?.stream) {
       return json(res, rec, status, {
-        id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+        id,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model,
         choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
         ...(b.usage === false ? {} : { usage }),
       });
@@ -277,7 +326,13 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     res.flushHeaders();
     const send = (data: unknown) => res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-      send({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] });
+      send({
+        id,
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
 
     await sleep(b.ttftMs ?? 0, res);
     if (gone(res)) return;

@@ -12,7 +12,11 @@ let backend: Promise<OpenAPIBackend> | null = null;
 
 function load(): Promise<OpenAPIBackend> {
   return (backend ??= (async () => {
-    const api = new OpenAPIBackend({ definition: structuredClone(openApiDocument()) as unknown as Document, quick: true, validate: true, ajvOpts: { strict: false },
+    const api = new OpenAPIBackend({
+      definition: structuredClone(openApiDocument()) as unknown as Document,
+      quick: true,
+      validate: true,
+      ajvOpts: { strict: false },
       // uuid, date-time and the other formats the document uses are checked, not ignored
       customizeAjv: (ajv) => {
         addFormats(ajv);
@@ -36,12 +40,18 @@ export async function checkResponse(method: string, url: string, status: number,
   if (!op) return; // no such route: the document has nothing to say about it
   const declared = (op.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
   const response = declared[String(status)];
-  if (!response) throw new Error(`OpenAPI: ${method} ${op.path} answered ${status}, which the document does not list (it lists ${Object.keys(declared).join(', ')})`);
+  if (!response)
+    throw new Error(
+      `OpenAPI: ${method} ${op.path} answered ${status}, which the document does not list (it lists ${Object.keys(declared).join(', ')})`,
+    );
   if (!response.content) return;
   if (response.content['text/event-stream'] && /^text\/event-stream/.test(contentType ?? '')) return;
-  if (!/^application\/json/.test(contentType ?? '')) throw new Error(`OpenAPI: ${method} ${op.path} ${status} answered ${contentType}, the document says application/json`);
+  if (!/^application\/json/.test(contentType ?? ''))
+    throw new Error(`OpenAPI: ${method} ${op.path} ${status} answered ${contentType}, the document says application/json`);
   const result = api.validateResponse(body, op, status);
   if (result.errors?.length) {
-    throw new Error(`OpenAPI: ${method} ${op.path} ${status} body does not match the document: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${JSON.stringify(body).slice(0, 1500)}`);
+    throw new Error(
+      `OpenAPI: ${method} ${op.path} ${status} body does not match the document: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${JSON.stringify(body).slice(0, 1500)}`,
+    );
   }
 }

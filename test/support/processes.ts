@@ -7,7 +7,6 @@ export { freePort };
 export const ROOT = path.resolve(__dirname, '../..');
 export const DIST_MAIN = path.join(ROOT, 'dist/src/main.js');
 
-
 export interface Proc {
   child: ChildProcess;
   output: () => string;
@@ -17,7 +16,13 @@ export interface Proc {
 }
 
 /** Spawns a compiled entry point from dist/ and waits until `readyLine` appears on stdout/stderr. */
-export async function startProcess(script: string, args: string[], env: Record<string, string>, readyLine: RegExp, timeoutMs = 60_000): Promise<Proc> {
+export async function startProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  readyLine: RegExp,
+  timeoutMs = 60_000,
+): Promise<Proc> {
   const file = path.join(ROOT, script);
   if (!existsSync(file)) throw new Error(`${file} is missing: npm test builds dist/ first (pretest)`);
   const child = spawn(process.execPath, [file, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -53,7 +58,12 @@ export async function startProcess(script: string, args: string[], env: Record<s
 
 /** An embedded PostgreSQL in a process of its own. */
 export async function startPgProcess(dataDir: string, port?: number): Promise<Proc & { url: string }> {
-  const p = await startProcess('dist/src/cli/embedded-pg.js', ['--data-dir', dataDir, ...(port ? ['--port', String(port)] : [])], {}, /ready postgres:\/\/\S+\n/);
+  const p = await startProcess(
+    'dist/src/cli/embedded-pg.js',
+    ['--data-dir', dataDir, ...(port ? ['--port', String(port)] : [])],
+    {},
+    /ready postgres:\/\/\S+\n/,
+  );
   const url = /ready (postgres:\/\/\S+)\n/.exec(p.output())![1];
   return Object.assign(p, { url });
 }
@@ -61,11 +71,23 @@ export async function startPgProcess(dataDir: string, port?: number): Promise<Pr
 /** The real server (`node dist/src/main.js`) on a free port. */
 export async function startServerProcess(env: Record<string, string>): Promise<Proc & { baseUrl: string }> {
   const port = await freePort();
-  const p = await startProcess('dist/src/main.js', [], {
-    // production mode, as operators run it (Apollo's signal handling, no introspection, etc.)
-    NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: 'process-secret-process-secret',
-    ENCRYPTION_KEY: 'process-encryption-key-process',
-    LOGIN_RATE_LIMIT_PER_IP: '0', LOGIN_RATE_LIMIT_PER_ACCOUNT: '0', ...env,
-  }, /DocQA listening/);
+  const p = await startProcess(
+    'dist/src/main.js',
+    [],
+    {
+      // production mode, as operators run it (Apollo's signal handling, no introspection, etc.)
+      NODE_ENV: 'production',
+      ALLOW_PRIVATE_NETWORK: 'true',
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JWT_SECRET: 'process-secret-process-secret',
+      ENCRYPTION_KEY: 'process-encryption-key-process',
+      LOGIN_RATE_LIMIT_PER_IP: '0',
+      LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
+      ...env,
+    },
+    /DocQA listening/,
+  );
   return Object.assign(p, { baseUrl: `http://127.0.0.1:${port}` });
 }

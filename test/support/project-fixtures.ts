@@ -16,9 +16,15 @@ export function projectFixtures(orm: MikroORM) {
       [projectId, `doc-${randomBytes(3).toString('hex')}.txt`, randomBytes(32).toString('hex'), opts.chunks ?? 1],
     );
     for (let i = 0; i < (opts.chunks ?? 1); i++) {
-      await exec(`insert into chunks (document_id, project_id, ordinal, page_number, page_end, text, context) values (?, ?, ?, 1, 1, 'hello', 'hello')`, [doc.id, projectId, i]);
+      await exec(
+        `insert into chunks (document_id, project_id, ordinal, page_number, page_end, text, context) values (?, ?, ?, 1, 1, 'hello', 'hello')`,
+        [doc.id, projectId, i],
+      );
     }
-    await exec(`insert into term_stats (project_id, term, df) values (?, 'hello', 1) on conflict (project_id, term) do update set df = term_stats.df + 1`, [projectId]);
+    await exec(
+      `insert into term_stats (project_id, term, df) values (?, 'hello', 1) on conflict (project_id, term) do update set df = term_stats.df + 1`,
+      [projectId],
+    );
     await exec(
       `insert into project_index_stats (project_id, chunk_count, total_terms) values (?, ?, ?)
        on conflict (project_id) do update set chunk_count = project_index_stats.chunk_count + excluded.chunk_count`,
@@ -29,9 +35,16 @@ export function projectFixtures(orm: MikroORM) {
 
   /** A conversation with `messages` messages (alternating user/assistant). */
   async function addConversation(projectId: string, userId: string | null, opts: { messages?: number } = {}): Promise<string> {
-    const [c] = await exec<{ id: string }>(`insert into conversations (project_id, user_id, title) values (?, ?, 'A question') returning id`, [projectId, userId]);
+    const [c] = await exec<{ id: string }>(
+      `insert into conversations (project_id, user_id, title) values (?, ?, 'A question') returning id`,
+      [projectId, userId],
+    );
     for (let i = 0; i < (opts.messages ?? 2); i++) {
-      await exec(`insert into messages (conversation_id, user_id, role, content) values (?, ?, ?, 'text')`, [c.id, userId, i % 2 ? 'assistant' : 'user']);
+      await exec(`insert into messages (conversation_id, user_id, role, content) values (?, ?, ?, 'text')`, [
+        c.id,
+        userId,
+        i % 2 ? 'assistant' : 'user',
+      ]);
     }
     return c.id;
   }

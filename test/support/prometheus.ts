@@ -19,7 +19,10 @@ export async function parseMetrics(text: string): Promise<Map<string, MetricFami
       {
         ...m,
         name,
-        series: (m.data as Array<{ labels: Record<string, string>; value?: number; count?: number }>).map((d) => ({ labels: d.labels, value: Number(d.value ?? d.count ?? 0) })),
+        series: (m.data as Array<{ labels: Record<string, string>; value?: number; count?: number }>).map((d) => ({
+          labels: d.labels,
+          value: Number(d.value ?? d.count ?? 0),
+        })),
       },
     ]),
   );

@@ -25,7 +25,13 @@ export interface EvalQuestion {
 const read = (name: string) => readFileSync(path.join(EVAL_DIR, name), 'utf8');
 
 /** Paragraphs and page breaks (form feeds) of a plain-text source. */
-const pagesOf = (source: string) => source.split('\f').map((page) => page.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean));
+const pagesOf = (source: string) =>
+  source.split('\f').map((page) =>
+    page
+      .split(/\n\s*\n/)
+      .map((p) => p.trim())
+      .filter(Boolean),
+  );
 
 /**
  * The evaluation documents as uploads. Markdown, HTML and text are stored as such; the PDF and
@@ -44,8 +50,16 @@ export async function evalDocuments(): Promise<TestFile[]> {
     { name: 'employee-handbook.md', content: read('employee-handbook.md'), type: 'text/markdown' },
     { name: 'it-security-policy.html', content: read('it-security-policy.html'), type: 'text/html' },
     { name: 'travel-expense-policy.txt', content: read('travel-expense-policy.txt'), type: 'text/plain' },
-    { name: 'router-manual.pdf', content: makePdf(pagesOf(read('router-manual.pdf.txt')).map((paragraphs) => ({ paragraphs }))), type: 'application/pdf' },
-    { name: 'support-sla.docx', content: await makeDocx(docx), type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
+    {
+      name: 'router-manual.pdf',
+      content: makePdf(pagesOf(read('router-manual.pdf.txt')).map((paragraphs) => ({ paragraphs }))),
+      type: 'application/pdf',
+    },
+    {
+      name: 'support-sla.docx',
+      content: await makeDocx(docx),
+      type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    },
   ];
 }
 
@@ -72,7 +86,9 @@ export interface EvalScore {
 }
 
 /** recall@1, recall@5 and MRR (over the returned hits, 0 when none is relevant). */
-export function scoreEval(runs: Array<{ q: EvalQuestion; hits: Array<{ documentName: string; text: string; pageNumber: number }> }>): EvalScore {
+export function scoreEval(
+  runs: Array<{ q: EvalQuestion; hits: Array<{ documentName: string; text: string; pageNumber: number }> }>,
+): EvalScore {
   let r1 = 0;
   let r5 = 0;
   let rr = 0;
@@ -82,7 +98,8 @@ export function scoreEval(runs: Array<{ q: EvalQuestion; hits: Array<{ documentN
     const rank = hits.findIndex((h) => isRelevant(h, q));
     if (rank === 0) r1++;
     if (rank >= 0 && rank < 5) r5++;
-    else misses.push({ question: q.question, top: hits.slice(0, 5).map((h) => `${h.documentName} p${h.pageNumber}: ${h.text.slice(0, 60)}`) });
+    else
+      misses.push({ question: q.question, top: hits.slice(0, 5).map((h) => `${h.documentName} p${h.pageNumber}: ${h.text.slice(0, 60)}`) });
     if (rank >= 0) {
       rr += 1 / (rank + 1);
       if (hits[rank].pageNumber !== q.page) wrongPages.push({ question: q.question, expected: q.page, got: hits[rank].pageNumber });

@@ -39,7 +39,8 @@ export async function startSearchStub(opts: { apiKey?: string; results?: SearchR
         res.end(JSON.stringify(payload));
       };
       if (req.method !== 'POST' || req.url !== '/search') return reply(404, { detail: 'not found' });
-      if (opts.apiKey && authorization !== `Bearer ${opts.apiKey}`) return reply(401, { detail: { error: 'Unauthorized: missing or invalid API key.' } });
+      if (opts.apiKey && authorization !== `Bearer ${opts.apiKey}`)
+        return reply(401, { detail: { error: 'Unauthorized: missing or invalid API key.' } });
       if (status !== 200) return reply(status, { detail: { error: `search stub failure ${status}` } });
       const max = typeof body?.max_results === 'number' ? body.max_results : 5;
       reply(200, {

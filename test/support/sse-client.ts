@@ -71,5 +71,9 @@ export async function postSse(
 }
 
 /** The concatenated `text` deltas of a stream. */
-export const answerOf = (r: SseResult): string => r.events.filter((e) => e.event === 'text').map((e) => e.data.delta).join('');
+export const answerOf = (r: SseResult): string =>
+  r.events
+    .filter((e) => e.event === 'text')
+    .map((e) => e.data.delta)
+    .join('');
 export const namesOf = (r: SseResult): string[] => r.events.map((e) => e.event);

@@ -1,11 +1,22 @@
 import type { Actor } from '../../src/access/actor';
 import {
-  checkConversationAccess, checkDepartmentAccess, checkGroupAccess, checkUserAccess, conversationProjectsToCheck, departmentListScope, groupReaderVerdict,
+  checkConversationAccess,
+  checkDepartmentAccess,
+  checkGroupAccess,
+  checkUserAccess,
+  conversationProjectsToCheck,
+  departmentListScope,
+  groupReaderVerdict,
 } from '../../src/access/read-rules';
 import type { Access } from '../../src/access/resolver';
 import { COMPLETABLE_VIEWS, granterView, requireCompletableView } from '../../src/access/view-rules';
 import {
-  requireAccountEditor, requireCreatableRole, requireDeactivatable, requireDeletable, requireOwnerTransfer, requirePlatformRoleChange,
+  requireAccountEditor,
+  requireCreatableRole,
+  requireDeactivatable,
+  requireDeletable,
+  requireOwnerTransfer,
+  requirePlatformRoleChange,
 } from '../../src/access/write-rules';
 import type { OrgPosition, PlatformRole } from '../../src/entities/base';
 import { AppError, ForbiddenError } from '../../src/errors';
@@ -19,7 +30,13 @@ const P1 = '55555555-5555-4555-8555-555555555555';
 const P2 = '66666666-6666-4666-8666-666666666666';
 
 const actor = (platformRole: PlatformRole = 'none', orgPosition: OrgPosition = 'member', departmentId: string | null = null): Actor => ({
-  id: ME, email: 'me@example.com', name: 'Me', platformRole, orgPosition, departmentId, status: 'active',
+  id: ME,
+  email: 'me@example.com',
+  name: 'Me',
+  platformRole,
+  orgPosition,
+  departmentId,
+  status: 'active',
 });
 const admin = actor('admin');
 const superadmin = actor('superadmin');
@@ -43,7 +60,8 @@ const code = (fn: () => unknown): string => {
 describe('read rules', () => {
   it('users: admins and the superadmin read anyone; everyone else only themselves', () => {
     for (const a of [admin, superadmin]) expect(codes(checkUserAccess(a, [ME, OTHER]))).toEqual({ [ME]: 'ok', [OTHER]: 'ok' });
-    for (const a of [member, manager, ceo, engineer]) expect(codes(checkUserAccess(a, [ME, OTHER]))).toEqual({ [ME]: 'ok', [OTHER]: 'forbidden:forbidden' });
+    for (const a of [member, manager, ceo, engineer])
+      expect(codes(checkUserAccess(a, [ME, OTHER]))).toEqual({ [ME]: 'ok', [OTHER]: 'forbidden:forbidden' });
   });
 
   it('departments: admin, superadmin and the CEO read any; a manager only their own; malformed ids are 404 first', () => {
@@ -59,8 +77,11 @@ describe('read rules', () => {
     for (const a of [member, engineer]) expect(code(() => departmentListScope(a))).toBe('forbidden:forbidden');
   });
 
-  it('groups: readers of the group\'s department; callers who read no group are refused before any group is loaded', () => {
-    const groups = [{ id: 'g1', departmentId: D1 }, { id: 'g2', departmentId: D2 }];
+  it("groups: readers of the group's department; callers who read no group are refused before any group is loaded", () => {
+    const groups = [
+      { id: 'g1', departmentId: D1 },
+      { id: 'g2', departmentId: D2 },
+    ];
     for (const a of [admin, superadmin, ceo]) expect(codes(checkGroupAccess(a, groups))).toEqual({ g1: 'ok', g2: 'ok' });
     expect(codes(checkGroupAccess(manager, groups))).toEqual({ g1: 'ok', g2: 'forbidden:forbidden' });
     expect(groupReaderVerdict(manager)).toBe(true);
@@ -74,9 +95,15 @@ describe('read rules', () => {
       { id: 'theirs', userId: OTHER, projectId: P1 },
       { id: 'orphan', userId: null, projectId: P1 },
     ];
-    const access = new Map<string, Access | Error>([[P1, { tier: 'use', source: 'public' }], [P2, new ForbiddenError('forbidden', 'no access')]]);
+    const access = new Map<string, Access | Error>([
+      [P1, { tier: 'use', source: 'public' }],
+      [P2, new ForbiddenError('forbidden', 'no access')],
+    ]);
     expect(codes(checkConversationAccess(member, convs, access))).toEqual({
-      mine: 'ok', 'mine-lost': 'forbidden:forbidden', theirs: 'not_found:not_found', orphan: 'not_found:not_found',
+      mine: 'ok',
+      'mine-lost': 'forbidden:forbidden',
+      theirs: 'not_found:not_found',
+      orphan: 'not_found:not_found',
     });
     expect(conversationProjectsToCheck(member, convs)).toEqual([P1, P2]);
     for (const a of [admin, superadmin]) {
@@ -98,7 +125,7 @@ describe('write rules', () => {
     expect(code(() => requireAccountEditor(admin, { platformRole: 'none' }))).toBe('ok');
   });
 
-  it('platform-role edits: never to superadmin, never the superadmin\'s, and only by the superadmin', () => {
+  it("platform-role edits: never to superadmin, never the superadmin's, and only by the superadmin", () => {
     expect(code(() => requirePlatformRoleChange(superadmin, { platformRole: 'none' }, 'superadmin'))).toBe('forbidden_role:forbidden');
     expect(code(() => requirePlatformRoleChange(superadmin, { platformRole: 'superadmin' }, 'admin'))).toBe('singleton_immutable:conflict');
     expect(code(() => requirePlatformRoleChange(admin, { platformRole: 'none' }, 'engineer'))).toBe('forbidden_role:forbidden');
@@ -115,7 +142,7 @@ describe('write rules', () => {
     expect(code(() => requireDeletable(admin, { id: OTHER, platformRole: 'admin' }))).toBe('ok');
   });
 
-  it('transferring a project\'s ownership needs the full tier', () => {
+  it("transferring a project's ownership needs the full tier", () => {
     expect(code(() => requireOwnerTransfer({ tier: 'edit', source: 'user' }))).toBe('forbidden:forbidden');
     expect(code(() => requireOwnerTransfer({ tier: 'use', source: 'public' }))).toBe('forbidden:forbidden');
     expect(code(() => requireOwnerTransfer({ tier: 'full', source: 'group' }))).toBe('ok');

@@ -29,7 +29,16 @@ describe('prompt', () => {
   ];
 
   it('system: rules, project instructions, numbered context; then history; then the question', () => {
-    const msgs = buildPrompt({ instructions: 'Be brief.', deep: false, context, history: [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'reply' }], question: 'now?' });
+    const msgs = buildPrompt({
+      instructions: 'Be brief.',
+      deep: false,
+      context,
+      history: [
+        { role: 'user', content: 'earlier' },
+        { role: 'assistant', content: 'reply' },
+      ],
+      question: 'now?',
+    });
     expect(msgs.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(msgs[0].content).toContain('Project instructions:\nBe brief.');
     expect(msgs[0].content).toContain('[1] manual.pdf, page 2\nFive-year warranty.');
@@ -46,7 +55,10 @@ describe('prompt', () => {
   });
 
   it('history keeps the newest turns within the token budget, oldest first, and drops empty ones', () => {
-    const turns = Array.from<unknown, { role: 'user' | 'assistant'; content: string }>({ length: 10 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `${i}`.repeat(400) }));
+    const turns = Array.from<unknown, { role: 'user' | 'assistant'; content: string }>({ length: 10 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: `${i}`.repeat(400),
+    }));
     const kept = historyWithinBudget(turns, 3 * (estimateTokens('x'.repeat(400)) + 4));
     expect(kept.map((t) => t.content[0])).toEqual(['7', '8', '9']);
     const msgs = buildPrompt({ instructions: '', deep: false, context: [], history: [{ role: 'assistant', content: '' }], question: 'q' });

@@ -12,7 +12,14 @@ describe('EMBEDDING_* configuration', () => {
     expect(loadConfig(base).embedding).toBeNull();
   });
   it('uses EMBEDDING_BASE_URL / EMBEDDING_API_KEY with EMBEDDING_MODEL', () => {
-    const c = loadConfig({ ...base, EMBEDDING_MODEL: 'e5', EMBEDDING_BASE_URL: 'http://emb.local/v1/', EMBEDDING_API_KEY: 'k1', LLM_BASE_URL: 'http://llm.local/v1', LLM_API_KEY: 'k2' });
+    const c = loadConfig({
+      ...base,
+      EMBEDDING_MODEL: 'e5',
+      EMBEDDING_BASE_URL: 'http://emb.local/v1/',
+      EMBEDDING_API_KEY: 'k1',
+      LLM_BASE_URL: 'http://llm.local/v1',
+      LLM_API_KEY: 'k2',
+    });
     expect(c.embedding).toEqual({ baseUrl: 'http://emb.local/v1', apiKey: 'k1', model: 'e5' });
   });
   it('falls back to LLM_BASE_URL and LLM_API_KEY when only EMBEDDING_MODEL is set', () => {
@@ -20,7 +27,13 @@ describe('EMBEDDING_* configuration', () => {
     expect(c.embedding).toEqual({ baseUrl: 'http://llm.local/v1', apiKey: 'k2', model: 'e5' });
   });
   it('does not send the LLM key to a separate EMBEDDING_BASE_URL', () => {
-    const c = loadConfig({ ...base, EMBEDDING_MODEL: 'e5', EMBEDDING_BASE_URL: 'http://emb.local', LLM_BASE_URL: 'http://llm.local/v1', LLM_API_KEY: 'k2' });
+    const c = loadConfig({
+      ...base,
+      EMBEDDING_MODEL: 'e5',
+      EMBEDDING_BASE_URL: 'http://emb.local',
+      LLM_BASE_URL: 'http://llm.local/v1',
+      LLM_API_KEY: 'k2',
+    });
     expect(c.embedding?.apiKey).toBe('');
   });
   it.each([
@@ -45,20 +58,44 @@ describe('embedding source resolution', () => {
   ];
   const env = { baseUrl: 'http://env/v1', apiKey: 'ek', model: 'env-model' };
   it('1. the project setting, slug/model', () => {
-    expect(resolveEmbeddingSource(providers, 'openai/text-embedding-3-large', env)).toMatchObject({ kind: 'provider', step: 1, provider: { id: 'a' }, model: 'text-embedding-3-large', key: 'openai/text-embedding-3-large' });
+    expect(resolveEmbeddingSource(providers, 'openai/text-embedding-3-large', env)).toMatchObject({
+      kind: 'provider',
+      step: 1,
+      provider: { id: 'a' },
+      model: 'text-embedding-3-large',
+      key: 'openai/text-embedding-3-large',
+    });
   });
   it('1. the project setting, a bare name listed by a provider (slashes allowed)', () => {
-    expect(resolveEmbeddingSource(providers, 'BAAI/bge-m3', env)).toMatchObject({ kind: 'provider', provider: { id: 'b' }, model: 'BAAI/bge-m3', key: 'local/BAAI/bge-m3' });
+    expect(resolveEmbeddingSource(providers, 'BAAI/bge-m3', env)).toMatchObject({
+      kind: 'provider',
+      provider: { id: 'b' },
+      model: 'BAAI/bge-m3',
+      key: 'local/BAAI/bge-m3',
+    });
   });
   it('1. a bare name nobody lists goes to the environment URL with that model', () => {
-    expect(resolveEmbeddingSource(providers, 'nomic-embed', env)).toEqual({ kind: 'env', step: 1, baseUrl: 'http://env/v1', apiKey: 'ek', model: 'nomic-embed', key: 'nomic-embed' });
+    expect(resolveEmbeddingSource(providers, 'nomic-embed', env)).toEqual({
+      kind: 'env',
+      step: 1,
+      baseUrl: 'http://env/v1',
+      apiKey: 'ek',
+      model: 'nomic-embed',
+      key: 'nomic-embed',
+    });
     expect(resolveEmbeddingSource(providers, 'nomic-embed', null)).toMatchObject({ kind: 'provider', step: 2, provider: { id: 'b' } });
   });
   it('a disabled provider is never used', () => {
     expect(resolveEmbeddingSource(providers, 'off/x', null)).toMatchObject({ step: 2, provider: { id: 'b' } });
   });
   it("2. the default provider's first embedding model", () => {
-    expect(resolveEmbeddingSource(providers, null, env)).toMatchObject({ kind: 'provider', step: 2, provider: { id: 'b' }, model: 'bge-small', key: 'local/bge-small' });
+    expect(resolveEmbeddingSource(providers, null, env)).toMatchObject({
+      kind: 'provider',
+      step: 2,
+      provider: { id: 'b' },
+      model: 'bge-small',
+      key: 'local/bge-small',
+    });
   });
   it('3. the environment when the default lists none; 4. none', () => {
     const noDefault = providers.map((p) => ({ ...p, embeddingModels: p.id === 'b' ? [] : p.embeddingModels }));
@@ -133,7 +170,27 @@ describe('embeddings client against the stub', () => {
     expect(() => parseEmbeddings('nope', 1)).toThrow(/not JSON/);
     expect(() => parseEmbeddings(JSON.stringify({ data: [] }), 1)).toThrow(/0 vectors for 1 inputs/);
     expect(() => parseEmbeddings(JSON.stringify({ data: [{ index: 0, embedding: [1, 'x'] }] }), 1)).toThrow(/non-number/);
-    expect(() => parseEmbeddings(JSON.stringify({ data: [{ index: 0, embedding: [1] }, { index: 0, embedding: [2] }] }), 2)).toThrow(/repeated index/);
-    expect(() => parseEmbeddings(JSON.stringify({ data: [{ index: 0, embedding: [1] }, { index: 1, embedding: [2, 3] }] }), 2)).toThrow(/different lengths/);
+    expect(() =>
+      parseEmbeddings(
+        JSON.stringify({
+          data: [
+            { index: 0, embedding: [1] },
+            { index: 0, embedding: [2] },
+          ],
+        }),
+        2,
+      ),
+    ).toThrow(/repeated index/);
+    expect(() =>
+      parseEmbeddings(
+        JSON.stringify({
+          data: [
+            { index: 0, embedding: [1] },
+            { index: 1, embedding: [2, 3] },
+          ],
+        }),
+        2,
+      ),
+    ).toThrow(/different lengths/);
   });
 });

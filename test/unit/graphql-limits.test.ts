@@ -1,5 +1,22 @@
-import { DocumentNode, FragmentDefinitionNode, getIntrospectionQuery, GraphQLSchema, Kind, OperationDefinitionNode, parse, validate } from 'graphql';
-import { costLimitRule, DEFAULT_LIST_SIZE, DEFAULT_PAGE_SIZE, depthLimitRule, operationCost, operationShape, shapeLimitRule } from '../../src/transports/graphql/limits';
+import {
+  DocumentNode,
+  FragmentDefinitionNode,
+  getIntrospectionQuery,
+  GraphQLSchema,
+  Kind,
+  OperationDefinitionNode,
+  parse,
+  validate,
+} from 'graphql';
+import {
+  costLimitRule,
+  DEFAULT_LIST_SIZE,
+  DEFAULT_PAGE_SIZE,
+  depthLimitRule,
+  operationCost,
+  operationShape,
+  shapeLimitRule,
+} from '../../src/transports/graphql/limits';
 import { buildGraphqlSchema } from '../../src/transports/graphql/schema';
 
 let schema: GraphQLSchema;
@@ -10,7 +27,9 @@ beforeAll(async () => {
 function cost(query: string, variables: Record<string, unknown> = {}): number {
   const doc: DocumentNode = parse(query);
   const op = doc.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION) as OperationDefinitionNode;
-  const fragments = new Map(doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+  const fragments = new Map(
+    doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
   return operationCost(schema, op, (n) => fragments.get(n), variables);
 }
 
@@ -30,12 +49,18 @@ describe('static cost', () => {
 
   it('multiplies other lists by DEFAULT_LIST_SIZE, level by level', () => {
     expect(cost('{ projects(limit: 1) { items { members { user { id } } } } }')).toBe(1 * (1 + 1 + DEFAULT_LIST_SIZE * (1 + 1)));
-    expect(cost('{ projects(limit: 1) { items { grants { user { id } } members { userId } } } }')).toBe(1 * (1 + 1 + DEFAULT_LIST_SIZE * 2 + DEFAULT_LIST_SIZE));
+    expect(cost('{ projects(limit: 1) { items { grants { user { id } } members { userId } } } }')).toBe(
+      1 * (1 + 1 + DEFAULT_LIST_SIZE * 2 + DEFAULT_LIST_SIZE),
+    );
   });
 
   it('follows fragments and inline fragments on unions', () => {
     expect(cost('fragment P on Project { grants { id } } { projects(limit: 2) { items { ...P } } }')).toBe(2 * (1 + 1 + DEFAULT_LIST_SIZE));
-    expect(cost('subscription { chat(projectId: "x", input: { message: "m" }) { ... on ChatSources { chunks { id } } ... on ChatText { delta } } }')).toBe(1 + DEFAULT_LIST_SIZE);
+    expect(
+      cost(
+        'subscription { chat(projectId: "x", input: { message: "m" }) { ... on ChatSources { chunks { id } } ... on ChatText { delta } } }',
+      ),
+    ).toBe(1 + DEFAULT_LIST_SIZE);
   });
 
   it('counts introspection like any other field', () => {
@@ -46,16 +71,22 @@ describe('static cost', () => {
   it('counts every root field, scalar ones and aliases included', () => {
     expect(cost('mutation { logout }')).toBe(1);
     expect(cost('mutation { a: logout b: logout c: logout }')).toBe(3);
-    expect(cost(Array.from({ length: 40 }, (_, i) => `a${i}: projects(limit: 1) { total }`).join(' ').replace(/^/, '{ ') + ' }')).toBe(40);
+    expect(
+      cost(
+        Array.from({ length: 40 }, (_, i) => `a${i}: projects(limit: 1) { total }`)
+          .join(' ')
+          .replace(/^/, '{ ') + ' }',
+      ),
+    ).toBe(40);
   });
 
-  it('uses a variable\'s default when the variable is not sent', () => {
+  it("uses a variable's default when the variable is not sent", () => {
     expect(cost('query($n: Int! = 1000) { projects(limit: $n) { items { id } } }')).toBe(1000 * 2);
     expect(cost('query($n: Int! = 1000) { projects(limit: $n) { items { id } } }', { n: 2 })).toBe(2 * 2);
     expect(cost('query($f: ListUsersQuery = { limit: 90 }) { users(filter: $f) { items { id } } }')).toBe(90 * 2);
   });
 
-  it('lets a standard tool\'s introspection query (GraphiQL\'s) through the default limits', () => {
+  it("lets a standard tool's introspection query (GraphiQL's) through the default limits", () => {
     const q = getIntrospectionQuery({ inputValueDeprecation: true, schemaDescription: true });
     const c = cost(q);
     expect(c).toBeGreaterThan(100);
@@ -90,7 +121,8 @@ describe('shape', () => {
   });
 
   it('reports query_too_complex over either cap', () => {
-    const codes = (q: string) => validate(schema, parse(q), [shapeLimitRule(2, 3)]).map((e) => [e.extensions.code, e.extensions.limit, e.extensions.actual]);
+    const codes = (q: string) =>
+      validate(schema, parse(q), [shapeLimitRule(2, 3)]).map((e) => [e.extensions.code, e.extensions.limit, e.extensions.actual]);
     expect(codes('{ a: me { id } b: me { id } }')).toEqual([]);
     expect(codes('{ a: me { id } b: me { id } c: me { id } }')).toEqual([['query_too_complex', 2, 3]]);
     expect(codes('{ me { id } a: me { id } b: me { id } projects { total } }')).toEqual([['query_too_complex', 3, 4]]);

@@ -13,7 +13,11 @@ describe('metrics configuration', () => {
   it('is off in production unless METRICS_PORT or METRICS_TOKEN says where or how', () => {
     expect(loadConfig(prod).metrics.enabled).toBe(false);
     expect(loadConfig({ ...prod, METRICS_PORT: '9464' }).metrics).toEqual({ enabled: true, port: 9464, token: null });
-    expect(loadConfig({ ...prod, METRICS_TOKEN: 'a-long-enough-token' }).metrics).toEqual({ enabled: true, port: null, token: 'a-long-enough-token' });
+    expect(loadConfig({ ...prod, METRICS_TOKEN: 'a-long-enough-token' }).metrics).toEqual({
+      enabled: true,
+      port: null,
+      token: 'a-long-enough-token',
+    });
   });
 
   it.each([

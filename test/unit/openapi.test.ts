@@ -13,8 +13,12 @@ describe('the OpenAPI document', () => {
 
   it('names every route of the Express routers, and no route they do not have', () => {
     const doc = openApiDocument() as { paths: Record<string, Record<string, unknown>> };
-    const inRouters = listRoutes().map((r) => `${r.method} ${toOpenApi(r.path)}`).sort();
-    const inDocument = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const inRouters = listRoutes()
+      .map((r) => `${r.method} ${toOpenApi(r.path)}`)
+      .sort();
+    const inDocument = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     expect(inDocument).toEqual(inRouters);
   });
 
@@ -30,7 +34,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('takes request schemas from the input classes the routes validate with', () => {
-    const doc = openApiDocument() as { components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[]; additionalProperties: boolean }> } };
+    const doc = openApiDocument() as {
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[]; additionalProperties: boolean }> };
+    };
     const login = doc.components.schemas.LoginInput;
     expect(Object.keys(login.properties).sort()).toEqual(['email', 'password']);
     expect(login.required?.sort()).toEqual(['email', 'password']);
@@ -40,7 +46,12 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the chat stream as text/event-stream with a schema for each event', () => {
-    const doc = openApiDocument() as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>> };
+    const doc = openApiDocument() as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>
+      >;
+    };
     const stream = doc.paths['/api/chat/projects/{projectId}'].post.responses['200'].content!['text/event-stream'];
     expect(Object.keys(stream.schema['x-events'] as object)).toEqual(['meta', 'sources', 'text', 'done', 'error']);
   });

@@ -2,11 +2,19 @@ import { ProviderCandidate, resolveProvider } from '../../src/llm/resolve-provid
 
 /** Providers in creation order (createdAt one second apart); `slug` doubles as a readable id. */
 function providers(...specs: Array<Partial<ProviderCandidate> & { slug: string }>): ProviderCandidate[] {
-  return specs.map((s, i) => ({ id: `id-${s.slug}`, models: ['m'], isDefault: false, isEnabled: true, createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, i)), ...s }));
+  return specs.map((s, i) => ({
+    id: `id-${s.slug}`,
+    models: ['m'],
+    isDefault: false,
+    isEnabled: true,
+    createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, i)),
+    ...s,
+  }));
 }
 const env = { baseUrl: 'http://env.example/v1', apiKey: 'env-key', model: 'env-model' };
 const noEnv = { baseUrl: null, apiKey: '', model: null };
-const pick = (r: ReturnType<typeof resolveProvider>) => (r.kind === 'provider' ? { step: r.step, slug: r.provider.slug, model: r.model } : r);
+const pick = (r: ReturnType<typeof resolveProvider>) =>
+  r.kind === 'provider' ? { step: r.step, slug: r.provider.slug, model: r.model } : r;
 
 describe('provider resolution (spec: five steps, first match wins)', () => {
   const list = providers(
@@ -52,7 +60,11 @@ describe('provider resolution (spec: five steps, first match wins)', () => {
       expect(pick(resolveProvider(list, { modelId: 'b1', projectModel: 'a1' }, env))).toEqual({ step: 2, slug: 'beta', model: 'b1' });
     });
     it('tried when the modelId matches nothing', () => {
-      expect(pick(resolveProvider(list, { modelId: 'nobody-has-this', projectModel: 'a1' }, env))).toEqual({ step: 2, slug: 'alpha', model: 'a1' });
+      expect(pick(resolveProvider(list, { modelId: 'nobody-has-this', projectModel: 'a1' }, env))).toEqual({
+        step: 2,
+        slug: 'alpha',
+        model: 'a1',
+      });
     });
   });
 
@@ -92,7 +104,11 @@ describe('provider resolution (spec: five steps, first match wins)', () => {
     });
     it('nothing at all → none, with a reason', () => {
       expect(resolveProvider([], {}, noEnv)).toEqual({ kind: 'none', step: 5, reason: expect.stringMatching(/LLM_BASE_URL/) });
-      expect(resolveProvider([], {}, { ...env, model: null })).toEqual({ kind: 'none', step: 5, reason: expect.stringMatching(/LLM_MODEL/) });
+      expect(resolveProvider([], {}, { ...env, model: null })).toEqual({
+        kind: 'none',
+        step: 5,
+        reason: expect.stringMatching(/LLM_MODEL/),
+      });
     });
   });
 });

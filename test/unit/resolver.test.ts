@@ -7,7 +7,11 @@ import { mergeSettings } from '../../src/services/projects.service';
 const ME = 'me';
 const none: GrantFacts = { userGrant: null, groupGrants: [], departmentGrant: null };
 const actor = (platformRole: PlatformRole) => ({ id: ME, platformRole });
-const project = (over: Partial<{ ownerId: string | null; isPrivate: boolean }> = {}) => ({ ownerId: 'someone-else', isPrivate: true, ...over });
+const project = (over: Partial<{ ownerId: string | null; isPrivate: boolean }> = {}) => ({
+  ownerId: 'someone-else',
+  isPrivate: true,
+  ...over,
+});
 
 /** DESIGN §3, one row per line: first match wins. */
 describe('resolveAccess: the priority list', () => {
@@ -17,13 +21,43 @@ describe('resolveAccess: the priority list', () => {
     ['1 superadmin needs no grant at all', 'superadmin', project(), none, { tier: 'full', source: 'platform' }],
     ['2 admin → full/platform', 'admin', project(), none, { tier: 'full', source: 'platform' }],
     ['2 admin beats ownership (platform comes first)', 'admin', project({ ownerId: ME }), none, { tier: 'full', source: 'platform' }],
-    ['3 owner → full/owner even with a narrower user grant', 'none', project({ ownerId: ME }), everyGrant, { tier: 'full', source: 'owner' }],
+    [
+      '3 owner → full/owner even with a narrower user grant',
+      'none',
+      project({ ownerId: ME }),
+      everyGrant,
+      { tier: 'full', source: 'owner' },
+    ],
     ['4 direct user grant → its tier', 'none', project(), { ...none, userGrant: 'edit' }, { tier: 'edit', source: 'user' }],
-    ['4 a direct grant narrows a broader group grant', 'none', project(), { userGrant: 'use', groupGrants: ['full'], departmentGrant: 'full' }, { tier: 'use', source: 'user' }],
-    ['5 the highest of several group grants', 'none', project(), { ...none, groupGrants: ['use', 'full', 'edit'] }, { tier: 'full', source: 'group' }],
-    ['5 group beats department even when narrower', 'none', project(), { ...none, groupGrants: ['use'], departmentGrant: 'full' }, { tier: 'use', source: 'group' }],
+    [
+      '4 a direct grant narrows a broader group grant',
+      'none',
+      project(),
+      { userGrant: 'use', groupGrants: ['full'], departmentGrant: 'full' },
+      { tier: 'use', source: 'user' },
+    ],
+    [
+      '5 the highest of several group grants',
+      'none',
+      project(),
+      { ...none, groupGrants: ['use', 'full', 'edit'] },
+      { tier: 'full', source: 'group' },
+    ],
+    [
+      '5 group beats department even when narrower',
+      'none',
+      project(),
+      { ...none, groupGrants: ['use'], departmentGrant: 'full' },
+      { tier: 'use', source: 'group' },
+    ],
     ['6 department grant → its tier', 'none', project(), { ...none, departmentGrant: 'edit' }, { tier: 'edit', source: 'department' }],
-    ['6 a department grant beats public use', 'none', project({ isPrivate: false }), { ...none, departmentGrant: 'full' }, { tier: 'full', source: 'department' }],
+    [
+      '6 a department grant beats public use',
+      'none',
+      project({ isPrivate: false }),
+      { ...none, departmentGrant: 'full' },
+      { tier: 'full', source: 'department' },
+    ],
     ['7 non-private project → use/public', 'none', project({ isPrivate: false }), none, { tier: 'use', source: 'public' }],
     ['nothing applies → null', 'none', project(), none, null],
     ['engineers get nothing from their role', 'engineer', project(), none, null],
@@ -48,7 +82,8 @@ describe('resolveAccess: the priority list', () => {
         if (role === 'superadmin' || role === 'admin') return got?.source === 'platform' && got.tier === 'full';
         if (owner) return got?.source === 'owner';
         if (g.userGrant) return got?.tier === g.userGrant && got.source === 'user';
-        if (g.groupGrants.length) return got?.source === 'group' && got.tier === g.groupGrants.reduce((a, b) => (TIER_RANK[b] > TIER_RANK[a] ? b : a));
+        if (g.groupGrants.length)
+          return got?.source === 'group' && got.tier === g.groupGrants.reduce((a, b) => (TIER_RANK[b] > TIER_RANK[a] ? b : a));
         if (g.departmentGrant) return got?.tier === g.departmentGrant && got.source === 'department';
         return isPrivate ? got === null : got?.tier === 'use' && got.source === 'public';
       }),

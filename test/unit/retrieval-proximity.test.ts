@@ -22,7 +22,9 @@ describe('proximity bonus', () => {
     const gapped = [term('password', 1, 2), term('polici', 3, 1)];
     expect(proximityBonus(gapped, { password: [5], polici: [7] })).toBeCloseTo(proximityBonus(gapped, { password: [20], polici: [22] }));
     expect(proximityBonus(gapped, { password: [5], polici: [7] })).toBeGreaterThan(proximityBonus(gapped, { password: [5], polici: [6] }));
-    expect(proximityBonus([term('a', 1, 5), term('b', 2, 1)], { a: [1], b: [2] })).toBeLessThan(proximityBonus([term('a', 1, 5), term('b', 2, 4)], { a: [1], b: [2] }));
+    expect(proximityBonus([term('a', 1, 5), term('b', 2, 1)], { a: [1], b: [2] })).toBeLessThan(
+      proximityBonus([term('a', 1, 5), term('b', 2, 4)], { a: [1], b: [2] }),
+    );
   });
 
   it('is zero when a term is missing from the chunk', () => {

@@ -12,11 +12,14 @@ type Token = ReturnType<MarkdownIt['parse']>[number];
 function htmlFragmentText(html: string): string {
   let out = '';
   let skip = 0;
-  const parser = new Parser({
-    onopentagname: (name) => void ((name === 'script' || name === 'style') && skip++),
-    onclosetag: (name) => void ((name === 'script' || name === 'style') && skip > 0 && skip--),
-    ontext: (text) => void (skip === 0 && (out += text)),
-  }, { decodeEntities: true });
+  const parser = new Parser(
+    {
+      onopentagname: (name) => void ((name === 'script' || name === 'style') && skip++),
+      onclosetag: (name) => void ((name === 'script' || name === 'style') && skip > 0 && skip--),
+      ontext: (text) => void (skip === 0 && (out += text)),
+    },
+    { decodeEntities: true },
+  );
   parser.end(html);
   return out.trim();
 }

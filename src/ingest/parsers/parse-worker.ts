@@ -29,13 +29,21 @@ export default async function parseTask(task: ParseTask): Promise<void> {
   const post = (m: ParseMessage) => port.postMessage(m);
   post({ type: 'start' });
   try {
-    const pages = await parseInThread(task.kind, Buffer.from(task.data), task.limits, (pagesTotal) => post({ type: 'total', pagesTotal }), (page) => post({ type: 'page', page }));
+    const pages = await parseInThread(
+      task.kind,
+      Buffer.from(task.data),
+      task.limits,
+      (pagesTotal) => post({ type: 'total', pagesTotal }),
+      (page) => post({ type: 'page', page }),
+    );
     post({ type: 'done', pages });
   } catch (e) {
     const err = e as Error;
     // a stack overflow or an over-long string is the file's doing too, so it is not retried
-    if (err instanceof RangeError && /call stack/i.test(err.message)) post({ type: 'failed', name: 'LimitError', message: 'the document nests too deeply to read (parser stack exhausted)', ingest: true });
-    else if (err instanceof RangeError && /length/i.test(err.message)) post({ type: 'failed', name: 'LimitError', message: 'document expands to more text than the parser can hold', ingest: true });
+    if (err instanceof RangeError && /call stack/i.test(err.message))
+      post({ type: 'failed', name: 'LimitError', message: 'the document nests too deeply to read (parser stack exhausted)', ingest: true });
+    else if (err instanceof RangeError && /length/i.test(err.message))
+      post({ type: 'failed', name: 'LimitError', message: 'document expands to more text than the parser can hold', ingest: true });
     else post({ type: 'failed', name: err?.name ?? 'Error', message: String(err?.message ?? e), ingest: e instanceof IngestError });
   } finally {
     port.close();

@@ -21,9 +21,21 @@ export interface PdfTextItem {
 // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- false positive: the import attributes of a type-only import() are not a value (tsc resolves the type)
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs', { with: { 'resolution-mode': 'import' } });
 let pdfjs: Promise<PdfJs> | null = null;
-const loadPdfjs = (): Promise<PdfJs> => (pdfjs ??= import(pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href) as Promise<PdfJs>);
+const loadPdfjs = (): Promise<PdfJs> =>
+  (pdfjs ??= import(pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href) as Promise<PdfJs>);
 
-const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x2028 || c === 0x2029 || c === 0xfeff || (c >= 0x2000 && c <= 0x200a) || c === 0x3000 || c === 0x1680 || c === 0x202f || c === 0x205f;
+const isSpace = (c: number): boolean =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  c === 0xa0 ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0xfeff ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x3000 ||
+  c === 0x1680 ||
+  c === 0x202f ||
+  c === 0x205f;
 const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /**
@@ -68,7 +80,8 @@ export function layoutPage(items: PdfTextItem[]): string {
       const paragraphBreak = gap > Math.max(prev.height, l.height) * 1.8;
       const before = out[out.length - 1];
       if (paragraphBreak) out.push('\n\n');
-      else if (before.length > 1 && before.endsWith('-') && isLetter(before.charCodeAt(before.length - 2)) && /^[a-z]/.test(text)) out[out.length - 1] = before.slice(0, -1); // re-join "docu-" + "ment"
+      else if (before.length > 1 && before.endsWith('-') && isLetter(before.charCodeAt(before.length - 2)) && /^[a-z]/.test(text))
+        out[out.length - 1] = before.slice(0, -1); // re-join "docu-" + "ment"
       else out.push('\n');
     }
     out.push(text);
@@ -90,7 +103,12 @@ function describePdfError(name: string, message: string): string {
  * LimitError beyond `pdfMaxPages` pages or `pdfMaxPageChars` characters on a page, with an
  * IngestError for unreadable files.
  */
-export async function readPdf(buf: Buffer, limits: Pick<ParseLimits, 'pdfMaxPages' | 'pdfMaxPageChars'>, onTotal: (n: number) => void, onPage: (page: ParsedPage) => void): Promise<number> {
+export async function readPdf(
+  buf: Buffer,
+  limits: Pick<ParseLimits, 'pdfMaxPages' | 'pdfMaxPageChars'>,
+  onTotal: (n: number) => void,
+  onPage: (page: ParsedPage) => void,
+): Promise<number> {
   const lib = await loadPdfjs();
   let doc: Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
   try {
@@ -106,7 +124,8 @@ export async function readPdf(buf: Buffer, limits: Pick<ParseLimits, 'pdfMaxPage
     throw new IngestError(describePdfError((e as Error)?.name ?? 'Error', String((e as Error)?.message ?? e)));
   }
   try {
-    if (doc.numPages > limits.pdfMaxPages) throw new LimitError(`the PDF has ${doc.numPages} pages, more than the limit of ${limits.pdfMaxPages}`);
+    if (doc.numPages > limits.pdfMaxPages)
+      throw new LimitError(`the PDF has ${doc.numPages} pages, more than the limit of ${limits.pdfMaxPages}`);
     onTotal(doc.numPages);
     // pages are requested a few ahead (pdf.js overlaps their work) and handed on strictly in order
     const AHEAD = 4;
@@ -120,13 +139,26 @@ export async function readPdf(buf: Buffer, limits: Pick<ParseLimits, 'pdfMaxPage
       try {
         for (;;) {
           // pdf.js types the streamed chunks as any: this is the part of a text content chunk read here
-          const { value, done } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: { items: Array<{ str?: unknown; transform: number[]; width: number; height: number; hasEOL?: boolean }> } };
+          const { value, done } = (await reader.read()) as
+            | { done: true; value?: undefined }
+            | {
+                done: false;
+                value: { items: Array<{ str?: unknown; transform: number[]; width: number; height: number; hasEOL?: boolean }> };
+              };
           if (done) break;
           for (const it of value.items) {
             if (!('str' in it) || typeof it.str !== 'string') continue;
             chars += it.str.length;
-            if (chars > limits.pdfMaxPageChars) throw new LimitError(`page ${n} of the PDF has more than ${limits.pdfMaxPageChars} characters of text`);
-            items.push({ str: it.str, x: it.transform[4], y: it.transform[5], width: it.width, height: it.height || Math.abs(it.transform[3]) || 0, hasEOL: !!it.hasEOL });
+            if (chars > limits.pdfMaxPageChars)
+              throw new LimitError(`page ${n} of the PDF has more than ${limits.pdfMaxPageChars} characters of text`);
+            items.push({
+              str: it.str,
+              x: it.transform[4],
+              y: it.transform[5],
+              width: it.width,
+              height: it.height || Math.abs(it.transform[3]) || 0,
+              hasEOL: !!it.hasEOL,
+            });
           }
         }
       } finally {

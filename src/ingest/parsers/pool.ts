@@ -28,7 +28,10 @@ function workerFile(): string {
 export class ParserPool {
   private pool: Piscina | null = null;
 
-  constructor(private readonly limits: ParseLimits, private readonly pool_: PoolLimits) {}
+  constructor(
+    private readonly limits: ParseLimits,
+    private readonly pool_: PoolLimits,
+  ) {}
 
   private get piscina(): Piscina {
     // created on first use, so processes that never parse start no threads
@@ -85,12 +88,20 @@ export class ParserPool {
             // progress writes are chained so they land in order and their errors surface below
             if (onProgress) progress = progress.then(() => onProgress(done, Math.max(total, done)));
           } else if (m.type === 'done') resolve();
-          else if (m.type === 'failed') reject(m.ingest ? (m.name === 'LimitError' ? new LimitError(m.message) : new IngestError(m.message)) : new Error(`parsing failed: ${m.message}`));
+          else if (m.type === 'failed')
+            reject(
+              m.ingest
+                ? m.name === 'LimitError'
+                  ? new LimitError(m.message)
+                  : new IngestError(m.message)
+                : new Error(`parsing failed: ${m.message}`),
+            );
         });
         const task: ParseTask = { kind, data, limits: this.limits, port: port2 };
         this.piscina.run(task, { transferList: [data, port2] as never, signal: stop.signal }).catch((err: Error & { code?: string }) => {
           if (limitHit || signal?.aborted) return; // already settled
-          if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') reject(new LimitError(`parser ran out of memory (limit ${this.pool_.maxHeapMb} MB)`));
+          if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+            reject(new LimitError(`parser ran out of memory (limit ${this.pool_.maxHeapMb} MB)`));
           else reject(new Error(`the parser stopped unexpectedly (${err?.message ?? err})`));
         });
       });

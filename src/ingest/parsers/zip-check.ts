@@ -12,7 +12,9 @@ import { IngestError } from '../types';
 export async function checkZip(buf: Buffer, limits: Pick<ParseLimits, 'maxExpandedBytes' | 'maxZipEntries'>, what = 'DOCX'): Promise<void> {
   const tooBig = () => new LimitError(`document expands to more than ${megabytes(limits.maxExpandedBytes)}`);
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.fromBuffer(buf, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false }, (err, z) => (err ? reject(invalid(err, what)) : resolve(z))),
+    yauzl.fromBuffer(buf, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false }, (err, z) =>
+      err ? reject(invalid(err, what)) : resolve(z),
+    ),
   );
   if (zip.entryCount > limits.maxZipEntries) {
     zip.close();

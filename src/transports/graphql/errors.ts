@@ -26,7 +26,14 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
     const code = original.extensions?.code;
     if (typeof code === 'string' && PROTOCOL_CODES.has(code)) return { message: original.message, ...base, extensions: { code } };
     if (typeof code === 'string' && OWN_CODES.has(code)) {
-      return { message: original.message, ...base, extensions: { code, ...(original.extensions.limit !== undefined ? { limit: original.extensions.limit, actual: original.extensions.actual } : {}) } };
+      return {
+        message: original.message,
+        ...base,
+        extensions: {
+          code,
+          ...(original.extensions.limit !== undefined ? { limit: original.extensions.limit, actual: original.extensions.actual } : {}),
+        },
+      };
     }
     // syntax errors, unknown fields, wrong variable types: the request itself is malformed
     return { message: original.message, ...base, extensions: { code: 'validation_failed' } };

@@ -1,7 +1,28 @@
 import {
-  ASTVisitor, DocumentNode, FieldNode, FragmentDefinitionNode, getNamedType, getNullableType, GraphQLError, GraphQLNamedType, GraphQLObjectType,
-  GraphQLField, GraphQLSchema, isAbstractType, isInterfaceType, isListType, isObjectType, Kind, OperationDefinitionNode, OperationTypeNode, SchemaMetaFieldDef,
-  SelectionSetNode, TypeMetaFieldDef, ValidationContext, ValidationRule, ValueNode,
+  ASTVisitor,
+  DocumentNode,
+  FieldNode,
+  FragmentDefinitionNode,
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  GraphQLNamedType,
+  GraphQLObjectType,
+  GraphQLField,
+  GraphQLSchema,
+  isAbstractType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  Kind,
+  OperationDefinitionNode,
+  OperationTypeNode,
+  SchemaMetaFieldDef,
+  SelectionSetNode,
+  TypeMetaFieldDef,
+  ValidationContext,
+  ValidationRule,
+  ValueNode,
 } from 'graphql';
 
 /**
@@ -49,10 +70,12 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
     OperationDefinition(op: OperationDefinitionNode) {
       const depth = depthOf(op.selectionSet, (n) => context.getFragment(n), new Set());
       if (depth > maxDepth) {
-        context.reportError(new GraphQLError(`Query depth ${depth} exceeds the limit of ${maxDepth}`, {
-          nodes: [op],
-          extensions: { code: 'query_too_deep', limit: maxDepth, actual: depth, http: { status: 400 } },
-        }));
+        context.reportError(
+          new GraphQLError(`Query depth ${depth} exceeds the limit of ${maxDepth}`, {
+            nodes: [op],
+            extensions: { code: 'query_too_deep', limit: maxDepth, actual: depth, http: { status: 400 } },
+          }),
+        );
       }
     },
   });
@@ -76,7 +99,7 @@ function limitOf(field: FieldNode, variables: Record<string, unknown>): number |
       if (f) return asCount(value(f.value));
     } else if (arg.value.kind === Kind.VARIABLE) {
       const v = variables[arg.value.name.value];
-      if (v && typeof v === 'object' && 'limit' in v) return asCount((v).limit);
+      if (v && typeof v === 'object' && 'limit' in v) return asCount(v.limit);
     }
   }
   return undefined;
@@ -99,12 +122,13 @@ function costOf(set: SelectionSetNode | undefined, parent: GraphQLNamedType | un
   let total = 0;
   for (const sel of set.selections) {
     if (sel.kind === Kind.INLINE_FRAGMENT) {
-      const t = sel.typeCondition ? env.schema.getType(sel.typeCondition.name.value) ?? undefined : parent;
+      const t = sel.typeCondition ? (env.schema.getType(sel.typeCondition.name.value) ?? undefined) : parent;
       total += costOf(sel.selectionSet, t, env, seen);
     } else if (sel.kind === Kind.FRAGMENT_SPREAD) {
       const name = sel.name.value;
       const frag = seen.has(name) ? null : env.fragments(name);
-      if (frag) total += costOf(frag.selectionSet, env.schema.getType(frag.typeCondition.name.value) ?? undefined, env, new Set(seen).add(name));
+      if (frag)
+        total += costOf(frag.selectionSet, env.schema.getType(frag.typeCondition.name.value) ?? undefined, env, new Set(seen).add(name));
     } else {
       total += fieldCost(sel, parent, env, seen);
     }
@@ -125,12 +149,18 @@ function fieldDef(schema: GraphQLSchema, parent: GraphQLNamedType, name: string)
 function fieldCost(field: FieldNode, parent: GraphQLNamedType, env: CostEnv, seen: Set<string>): number {
   const name = field.name.value;
   // every root field is a service call, even one that returns a scalar
-  const root = parent === env.schema.getQueryType() || parent === env.schema.getMutationType() || parent === env.schema.getSubscriptionType();
+  const root =
+    parent === env.schema.getQueryType() || parent === env.schema.getMutationType() || parent === env.schema.getSubscriptionType();
   if (!field.selectionSet) return root && name !== '__typename' ? 1 : 0;
   const def = fieldDef(env.schema, parent, name);
   if (!def) return 0;
   const named = getNamedType(def.type);
-  const children = costOf(field.selectionSet, isAbstractType(named) || isObjectType(named) || isInterfaceType(named) ? named : undefined, env, seen);
+  const children = costOf(
+    field.selectionSet,
+    isAbstractType(named) || isObjectType(named) || isInterfaceType(named) ? named : undefined,
+    env,
+    seen,
+  );
   const limitArg = def.args.find((a) => a.name === 'limit');
   const given = limitOf(field, env.variables);
   let size = 1;
@@ -144,8 +174,18 @@ function fieldCost(field: FieldNode, parent: GraphQLNamedType, env: CostEnv, see
 }
 
 /** Computes an operation's static cost (exported for tests and for the limit rule). */
-export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode, fragments: Fragments, variables: Record<string, unknown> = {}): number {
-  const root = op.operation === OperationTypeNode.QUERY ? schema.getQueryType() : op.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getSubscriptionType();
+export function operationCost(
+  schema: GraphQLSchema,
+  op: OperationDefinitionNode,
+  fragments: Fragments,
+  variables: Record<string, unknown> = {},
+): number {
+  const root =
+    op.operation === OperationTypeNode.QUERY
+      ? schema.getQueryType()
+      : op.operation === OperationTypeNode.MUTATION
+        ? schema.getMutationType()
+        : schema.getSubscriptionType();
   return costOf(op.selectionSet, root ?? undefined, { schema, fragments, variables: withDefaults(op, variables) }, new Set());
 }
 
@@ -175,7 +215,10 @@ export const MAX_TOKENS = 10_000;
  * fields pairwise (OverlappingFieldsCanBeMerged), so `{ me { department { id } department { id } … } }`
  * costs quadratic time in validation alone. Linear in the document, so it runs before validation.
  */
-export function operationShape(op: OperationDefinitionNode, fragments: Fragments): { aliases: number; rootFields: number; repeated: number } {
+export function operationShape(
+  op: OperationDefinitionNode,
+  fragments: Fragments,
+): { aliases: number; rootFields: number; repeated: number } {
   let aliases = 0;
   let rootFields = 0;
   let repeated = 0;
@@ -209,11 +252,21 @@ export function operationShape(op: OperationDefinitionNode, fragments: Fragments
 }
 
 /** The first cap an operation exceeds, as the error to report (none: undefined). */
-export function shapeError(op: OperationDefinitionNode, fragments: Fragments, maxAliases: number, maxRootFields: number): GraphQLError | undefined {
+export function shapeError(
+  op: OperationDefinitionNode,
+  fragments: Fragments,
+  maxAliases: number,
+  maxRootFields: number,
+): GraphQLError | undefined {
   const { aliases, rootFields, repeated } = operationShape(op, fragments);
-  const over = aliases > maxAliases ? { what: 'aliases', limit: maxAliases, actual: aliases }
-    : rootFields > maxRootFields ? { what: 'root fields', limit: maxRootFields, actual: rootFields }
-      : repeated > MAX_REPEATED_FIELD ? { what: 'selections of one field in one selection set', limit: MAX_REPEATED_FIELD, actual: repeated } : undefined;
+  const over =
+    aliases > maxAliases
+      ? { what: 'aliases', limit: maxAliases, actual: aliases }
+      : rootFields > maxRootFields
+        ? { what: 'root fields', limit: maxRootFields, actual: rootFields }
+        : repeated > MAX_REPEATED_FIELD
+          ? { what: 'selections of one field in one selection set', limit: MAX_REPEATED_FIELD, actual: repeated }
+          : undefined;
   if (!over) return undefined;
   const actual = over.actual === Number.MAX_SAFE_INTEGER ? 'too many' : String(over.actual);
   return new GraphQLError(`The operation has ${actual} ${over.what}; the limit is ${over.limit}`, {
@@ -253,10 +306,12 @@ export function costLimitRule(maxCost: number, variables: Record<string, unknown
     OperationDefinition(op: OperationDefinitionNode) {
       const cost = operationCost(context.getSchema(), op, (n) => context.getFragment(n), variables);
       if (cost > maxCost) {
-        context.reportError(new GraphQLError(`Query cost ${cost} exceeds the limit of ${maxCost}`, {
-          nodes: [op],
-          extensions: { code: 'query_too_costly', limit: maxCost, actual: cost, http: { status: 400 } },
-        }));
+        context.reportError(
+          new GraphQLError(`Query cost ${cost} exceeds the limit of ${maxCost}`, {
+            nodes: [op],
+            extensions: { code: 'query_too_costly', limit: maxCost, actual: cost, http: { status: 400 } },
+          }),
+        );
       }
     },
   });

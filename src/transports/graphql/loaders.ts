@@ -37,23 +37,59 @@ export function createLoaders(services: Services, actor: Actor | null) {
     return actor;
   };
 
-  const projects = batched((ids) => services.projects.getMany(caller(), ids), (v) => ({
-    ...presentProjectDetail(v), accessTier: v.access.tier, accessSource: v.access.source,
-  }));
-  const grants = batched((ids) => services.grants.listMany(caller(), ids), (gs) => gs.map(presentGrant));
+  const projects = batched(
+    (ids) => services.projects.getMany(caller(), ids),
+    (v) => ({
+      ...presentProjectDetail(v),
+      accessTier: v.access.tier,
+      accessSource: v.access.source,
+    }),
+  );
+  const grants = batched(
+    (ids) => services.grants.listMany(caller(), ids),
+    (gs) => gs.map(presentGrant),
+  );
   const users = batched((ids) => services.users.getMany(caller(), ids), presentUser);
-  const memberProjects = batched((ids) => services.projects.listForMembers(caller(), ids), (rows) =>
-    rows.map((r) => ({ ...presentProjectBase(projectFields(r.project)), accessTier: r.access.tier, accessSource: r.access.source })));
-  const departments = batched((ids) => services.departments.getMany(caller(), ids), (v) => presentDepartment(v.department, v.counts));
-  const departmentMembers = batched((ids) => services.departments.membersMany(caller(), ids), (us) => us.map(presentUserSummary));
-  const departmentGroups = batched((ids) => services.groups.listByDepartments(caller(), ids), (vs) => vs.map((v) => presentGroup(v.group, { memberCount: v.memberCount })));
-  const groups = batched((ids) => services.groups.getMany(caller(), ids), (v) => presentGroup(v.group, v));
+  const memberProjects = batched(
+    (ids) => services.projects.listForMembers(caller(), ids),
+    (rows) =>
+      rows.map((r) => ({ ...presentProjectBase(projectFields(r.project)), accessTier: r.access.tier, accessSource: r.access.source })),
+  );
+  const departments = batched(
+    (ids) => services.departments.getMany(caller(), ids),
+    (v) => presentDepartment(v.department, v.counts),
+  );
+  const departmentMembers = batched(
+    (ids) => services.departments.membersMany(caller(), ids),
+    (us) => us.map(presentUserSummary),
+  );
+  const departmentGroups = batched(
+    (ids) => services.groups.listByDepartments(caller(), ids),
+    (vs) => vs.map((v) => presentGroup(v.group, { memberCount: v.memberCount })),
+  );
+  const groups = batched(
+    (ids) => services.groups.getMany(caller(), ids),
+    (v) => presentGroup(v.group, v),
+  );
   // documents.service has no many-project read yet: one `list` per project, each the REST read
   const documents = new DataLoader<string, Row[]>((ids) =>
-    Promise.all(ids.map((id) => services.documents.list(caller(), id).then((ds) => ds.map(presentDocument), (e: Error) => e))));
-  const projectConversations = batched((ids) => services.conversations.listByProjects(caller(), ids), (rows) =>
-    rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId })));
-  const conversations = batched((ids) => services.conversations.getMany(caller(), ids), (v) => v.messages);
+    Promise.all(
+      ids.map((id) =>
+        services.documents.list(caller(), id).then(
+          (ds) => ds.map(presentDocument),
+          (e: Error) => e,
+        ),
+      ),
+    ),
+  );
+  const projectConversations = batched(
+    (ids) => services.conversations.listByProjects(caller(), ids),
+    (rows) => rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId })),
+  );
+  const conversations = batched(
+    (ids) => services.conversations.getMany(caller(), ids),
+    (v) => v.messages,
+  );
   /** The admin view of providers: one GET /providers/admin read answers every key (engineer, superadmin). */
   const providers = new DataLoader<string, Row>(async (ids) => {
     const all = new Map((await services.providers.listAll(caller())).map((p) => [p.id, presentAdminProvider(p)]));
@@ -62,7 +98,11 @@ export function createLoaders(services: Services, actor: Actor | null) {
 
   /** Full views, for fields a partial view lacks (FromView): the same reach as REST's GET /x/:id. */
   const fullByType: Record<string, DataLoader<string, Row>> = {
-    User: users, Project: projects, Department: departments, Group: groups, Provider: providers,
+    User: users,
+    Project: projects,
+    Department: departments,
+    Group: groups,
+    Provider: providers,
   };
 
   return {

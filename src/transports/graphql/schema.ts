@@ -15,8 +15,16 @@ import { UserResolver } from './resolvers/user.resolver';
 
 /** Every resolver class; the schema (and the committed schema.graphql) is built from these. */
 export const RESOLVERS: BuildSchemaOptions['resolvers'] = [
-  AuthResolver, UserResolver, DepartmentResolver, GroupResolver, ProjectResolver, GrantResolver, AuditResolver, ProviderResolver,
-  DocumentResolver, ChatResolver,
+  AuthResolver,
+  UserResolver,
+  DepartmentResolver,
+  GroupResolver,
+  ProjectResolver,
+  GrantResolver,
+  AuditResolver,
+  ProviderResolver,
+  DocumentResolver,
+  ChatResolver,
 ];
 
 let built: Promise<GraphQLSchema> | null = null;

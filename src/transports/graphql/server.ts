@@ -6,7 +6,17 @@ import Negotiator from 'negotiator';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { Express, RequestHandler } from 'express';
 import {
-  DocumentNode, execute, ExecutionArgs, GraphQLError, GraphQLSchema, NoSchemaIntrospectionCustomRule, parse, specifiedRules, subscribe, validate, ValidationRule,
+  DocumentNode,
+  execute,
+  ExecutionArgs,
+  GraphQLError,
+  GraphQLSchema,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  specifiedRules,
+  subscribe,
+  validate,
+  ValidationRule,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type http from 'node:http';
@@ -67,7 +77,8 @@ function statusPlugin(): ApolloServerPlugin<GraphqlContext> {
         },
         // eslint-disable-next-line @typescript-eslint/require-await -- Apollo plugin hooks return promises; async keeps a throw a rejection
         async willSendResponse({ response }) {
-          if (!requestError || response.body.kind !== 'single' || 'data' in response.body.singleResult || response.http.status !== 400) return;
+          if (!requestError || response.body.kind !== 'single' || 'data' in response.body.singleResult || response.http.status !== 400)
+            return;
           if (prefersPlainJson(request.http?.headers.get('accept'))) response.http.status = 200;
         },
       };
@@ -143,7 +154,12 @@ export interface GraphqlDeps {
   requestScope: <T>(fn: () => T) => T;
 }
 
-export async function mountGraphql(app: Express, server: http.Server, deps: GraphqlDeps, json: RequestHandler): Promise<{ close(): Promise<void> }> {
+export async function mountGraphql(
+  app: Express,
+  server: http.Server,
+  deps: GraphqlDeps,
+  json: RequestHandler,
+): Promise<{ close(): Promise<void> }> {
   const { config, services, logger, requestScope } = deps;
   const schema = await buildGraphqlSchema();
 
@@ -161,9 +177,16 @@ export async function mountGraphql(app: Express, server: http.Server, deps: Grap
     // header, never in cookies, so a cross-site GET carries no credentials: no CSRF preflight needed
     csrfPrevention: false,
     // automatic persisted queries (sha256 hash → query), in a cache bounded by entry count and bytes
-    persistedQueries: config.graphqlApqCacheSize > 0
-      ? { cache: new InMemoryLRUCache<string>({ max: config.graphqlApqCacheSize, maxSize: 64 * 1024 * 1024, sizeCalculation: (v) => v.length || 1 }) }
-      : false,
+    persistedQueries:
+      config.graphqlApqCacheSize > 0
+        ? {
+            cache: new InMemoryLRUCache<string>({
+              max: config.graphqlApqCacheSize,
+              maxSize: 64 * 1024 * 1024,
+              sizeCalculation: (v) => v.length || 1,
+            }),
+          }
+        : false,
     plugins: [
       shapePlugin(config),
       statusPlugin(),
@@ -221,7 +244,8 @@ export async function mountGraphql(app: Express, server: http.Server, deps: Grap
       // each operation gets an EntityManager fork of its own, like an HTTP request
       execute: (args) => requestScope(() => execute(args)),
       subscribe: (args) => requestScope(() => subscribe(args)),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: formatErrors(result.errors, logger) } : undefined),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: formatErrors(result.errors, logger) } : undefined,
       onError: (_ctx, _id, _payload, errors) => formatErrors(errors, logger),
     },
     wss,

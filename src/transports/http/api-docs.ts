@@ -5,7 +5,14 @@ import { openApiDocument } from './openapi';
 
 /** swagger-ui-dist's files, installed with the service: the page needs nothing from another origin. */
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-const ASSETS = new Set(['swagger-ui.css', 'index.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png']);
+const ASSETS = new Set([
+  'swagger-ui.css',
+  'index.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+  'favicon-16x16.png',
+]);
 
 const PAGE = `<!DOCTYPE html>
 <html lang="en">

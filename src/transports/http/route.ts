@@ -13,7 +13,10 @@ export type AuthMode = 'required' | 'public';
 
 /** What a handler may return: a body (sent as JSON with the route's status) or a Reply. */
 export class Reply {
-  constructor(readonly status: number, readonly body?: unknown) {}
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+  ) {}
 }
 
 /** Named path parameters are always strings in Express 5 (only wildcards give arrays, and no route uses one). */

@@ -26,7 +26,11 @@ export function abortOnClientClose(res: Response): AbortSignal {
  * by proxies, `: ping` heartbeats), then ends the response. The sequence is read to its end even
  * when the client has gone, so its producer can finish its own bookkeeping.
  */
-export async function writeSse(res: Response, events: AsyncIterable<SseEvent>, opts: { heartbeatMs?: number; onEvent?: (e: SseEvent) => void } = {}): Promise<void> {
+export async function writeSse(
+  res: Response,
+  events: AsyncIterable<SseEvent>,
+  opts: { heartbeatMs?: number; onEvent?: (e: SseEvent) => void } = {},
+): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream');
   res.setHeader('Cache-Control', 'no-cache');

@@ -41,9 +41,16 @@ export class RequestTempFiles {
  * tell a crashed process's leftovers from a live neighbour's.
  */
 export class HashingDiskStorage implements multer.StorageEngine {
-  constructor(private readonly dir: string, private readonly temp: RequestTempFiles) {}
+  constructor(
+    private readonly dir: string,
+    private readonly temp: RequestTempFiles,
+  ) {}
 
-  _handleFile(_req: Request, file: Express.Multer.File, cb: (error?: unknown, info?: Partial<Express.Multer.File> & { stored?: StoredUpload }) => void): void {
+  _handleFile(
+    _req: Request,
+    file: Express.Multer.File,
+    cb: (error?: unknown, info?: Partial<Express.Multer.File> & { stored?: StoredUpload }) => void,
+  ): void {
     const target = path.join(this.dir, `${process.pid}-${randomUUID()}${SUFFIX}`);
     this.temp.track(target);
     const hash = createHash('sha256');
@@ -100,7 +107,10 @@ export async function cleanUploadDir(dir: string): Promise<number> {
   for (const name of await readdir(dir)) {
     const m = /^(\d+)-[0-9a-f-]+\.upload$/.exec(name);
     if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
-    await unlink(path.join(dir, name)).then(() => removed++, () => undefined);
+    await unlink(path.join(dir, name)).then(
+      () => removed++,
+      () => undefined,
+    );
   }
   return removed;
 }

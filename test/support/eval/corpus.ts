@@ -115,7 +115,8 @@ export function verifyLabels(parsed: ParsedCorpusDocument[], questions: CorpusQu
     }
     if (entry.doc.kind === 'pdf' && q.page === undefined) fail('a PDF label needs a page');
     const onPages = entry.pages.filter((p) => p.text.includes(answer)).map((p) => p.n);
-    if (q.page !== undefined && !onPages.includes(q.page)) fail(`"${q.answer}" is not on page ${q.page} of ${q.document} (found on ${onPages.join(', ') || 'no page'})`);
+    if (q.page !== undefined && !onPages.includes(q.page))
+      fail(`"${q.answer}" is not on page ${q.page} of ${q.document} (found on ${onPages.join(', ') || 'no page'})`);
     if (q.page === undefined && !onPages.length) fail(`"${q.answer}" is not in ${q.document}`);
     for (const [name, other] of byName) {
       if (name !== q.document && other.pages.some((p) => p.text.includes(answer))) fail(`"${q.answer}" also occurs in ${name}`);

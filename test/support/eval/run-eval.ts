@@ -71,7 +71,8 @@ export function quantiles(xs: number[]): Quantiles {
 }
 
 /** A hit is relevant when it is a chunk of the labelled document whose text contains the answer phrase. */
-export const isRelevantHit = (hit: EvalHit, q: CorpusQuestion): boolean => hit.documentName === q.document && containsAnswer(hit.text, q.answer);
+export const isRelevantHit = (hit: EvalHit, q: CorpusQuestion): boolean =>
+  hit.documentName === q.document && containsAnswer(hit.text, q.answer);
 
 /**
  * Whether a hit cites the answer's page: the labelled page when the label has one (always for
@@ -124,17 +125,32 @@ const groupBy = <T>(xs: T[], key: (x: T) => string): Record<string, T[]> => {
 export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timingMethod: string, unreachable: string[] = []): EvalReport {
   const byName = new Map(parsed.map((d) => [d.name, d]));
   const answerPages = new Map(runs.map(({ q }) => [q.id, byName.get(q.document) ? pagesWith(byName.get(q.document)!, q.answer) : []]));
-  const scoreGroups = (key: (r: QuestionRun) => string) => Object.fromEntries(Object.entries(groupBy(runs, key)).sort().map(([k, v]) => [k, score(v, answerPages)]));
+  const scoreGroups = (key: (r: QuestionRun) => string) =>
+    Object.fromEntries(
+      Object.entries(groupBy(runs, key))
+        .sort()
+        .map(([k, v]) => [k, score(v, answerPages)]),
+    );
   const retrieval = runs.map((r) => r.retrievalMs).filter((x): x is number => typeof x === 'number');
   return {
     overall: score(runs, answerPages),
     byStyle: scoreGroups((r) => r.q.style),
     byFormat: scoreGroups((r) => r.format),
     byLang: scoreGroups((r) => r.q.lang),
-    timing: { sourcesMs: quantiles(runs.map((r) => r.sourcesMs)), retrievalMs: retrieval.length ? quantiles(retrieval) : null, method: timingMethod },
+    timing: {
+      sourcesMs: quantiles(runs.map((r) => r.sourcesMs)),
+      retrievalMs: retrieval.length ? quantiles(retrieval) : null,
+      method: timingMethod,
+    },
     misses: runs
       .filter(({ q, hits }) => !hits.slice(0, 5).some((h) => isRelevantHit(h, q)))
-      .map(({ q, hits }) => ({ id: q.id, question: q.question, document: q.document, answer: q.answer, top: hits.slice(0, 5).map((h) => `${h.documentName} p${h.pageNumber}: ${h.text.replace(/\s+/g, ' ').slice(0, 80)}`) })),
+      .map(({ q, hits }) => ({
+        id: q.id,
+        question: q.question,
+        document: q.document,
+        answer: q.answer,
+        top: hits.slice(0, 5).map((h) => `${h.documentName} p${h.pageNumber}: ${h.text.replace(/\s+/g, ' ').slice(0, 80)}`),
+      })),
     unreachable,
   };
 }
@@ -158,7 +174,12 @@ async function api(server: EvalServer, method: string, p: string, body?: unknown
 }
 
 /** Uploads the corpus into a new project and waits until every document is ready (throws if one fails). */
-export async function ingestCorpus(server: EvalServer, docs: CorpusDocument[], projectName: string, log: (m: string) => void = () => {}): Promise<{ projectId: string; seconds: number; pages: number; chunks: number }> {
+export async function ingestCorpus(
+  server: EvalServer,
+  docs: CorpusDocument[],
+  projectName: string,
+  log: (m: string) => void = () => {},
+): Promise<{ projectId: string; seconds: number; pages: number; chunks: number }> {
   const { project } = await api(server, 'POST', '/api/projects', { name: projectName });
   const t0 = performance.now();
   const documents: Array<{ id: string; name: string }> = [];
@@ -166,7 +187,11 @@ export async function ingestCorpus(server: EvalServer, docs: CorpusDocument[], p
   for (let i = 0; i < docs.length; i += 8) {
     const form = new FormData();
     for (const d of docs.slice(i, i + 8)) form.append('file', new Blob([new Uint8Array(d.content)], { type: d.mimeType }), d.name);
-    const res = await fetch(`${server.baseUrl}/api/projects/${project.id}/documents`, { method: 'POST', headers: { authorization: `Bearer ${server.accessToken}` }, body: form });
+    const res = await fetch(`${server.baseUrl}/api/projects/${project.id}/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.accessToken}` },
+      body: form,
+    });
     if (res.status !== 202) throw new Error(`upload → ${res.status} ${await res.text()}`);
     documents.push(...((await res.json()) as { documents: Array<{ id: string; name: string }> }).documents);
   }
@@ -195,7 +220,11 @@ export async function ingestCorpus(server: EvalServer, docs: CorpusDocument[], p
 }
 
 /** One chat question; the ordered source chunk ids, the time to the `sources` event and the server's retrieval time. */
-async function ask(server: EvalServer, projectId: string, message: string): Promise<{ ids: string[]; sourcesMs: number; retrievalMs: number | null }> {
+async function ask(
+  server: EvalServer,
+  projectId: string,
+  message: string,
+): Promise<{ ids: string[]; sourcesMs: number; retrievalMs: number | null }> {
   const started = performance.now();
   const res = await fetch(`${server.baseUrl}/api/chat/projects/${projectId}`, {
     method: 'POST',
@@ -227,10 +256,19 @@ async function ask(server: EvalServer, projectId: string, message: string): Prom
 export type AskFn = (question: string) => Promise<{ ids: string[]; sourcesMs: number; retrievalMs: number | null }>;
 
 /** The chat endpoint as the question-asker (time to `sources` measured by the client). */
-export const chatAsker = (server: EvalServer, projectId: string): AskFn => (question) => ask(server, projectId, question);
+export const chatAsker =
+  (server: EvalServer, projectId: string): AskFn =>
+  (question) =>
+    ask(server, projectId, question);
 
 /** Asks every question (sequentially, after 5 unscored warm-ups) and reads the cited chunks back from the database. */
-export async function askAll(dbUrl: string, questions: CorpusQuestion[], formatOf: (doc: string) => string, askFn: AskFn, log: (m: string) => void = () => {}): Promise<QuestionRun[]> {
+export async function askAll(
+  dbUrl: string,
+  questions: CorpusQuestion[],
+  formatOf: (doc: string) => string,
+  askFn: AskFn,
+  log: (m: string) => void = () => {},
+): Promise<QuestionRun[]> {
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
@@ -239,7 +277,12 @@ export async function askAll(dbUrl: string, questions: CorpusQuestion[], formatO
     for (const [i, q] of questions.entries()) {
       const a = await askFn(q.question);
       const rows = a.ids.length
-        ? ((await db.query('select c.id, d.name, c.page_number, c.page_end, c.text from chunks c join documents d on d.id = c.document_id where c.id = any($1::uuid[])', [a.ids])).rows as Array<{ id: string; name: string; page_number: number; page_end: number | null; text: string }>)
+        ? ((
+            await db.query(
+              'select c.id, d.name, c.page_number, c.page_end, c.text from chunks c join documents d on d.id = c.document_id where c.id = any($1::uuid[])',
+              [a.ids],
+            )
+          ).rows as Array<{ id: string; name: string; page_number: number; page_end: number | null; text: string }>)
         : [];
       const byId = new Map(rows.map((r) => [r.id, r]));
       const hits = a.ids.flatMap((id) => {
@@ -260,7 +303,9 @@ export async function unreachableQuestions(dbUrl: string, projectId: string, que
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    const rows = (await db.query('select d.name, c.text from chunks c join documents d on d.id = c.document_id where d.project_id = $1', [projectId])).rows as Array<{ name: string; text: string }>;
+    const rows = (
+      await db.query('select d.name, c.text from chunks c join documents d on d.id = c.document_id where d.project_id = $1', [projectId])
+    ).rows as Array<{ name: string; text: string }>;
     return questions.filter((q) => !rows.some((r) => r.name === q.document && containsAnswer(r.text, q.answer))).map((q) => q.id);
   } finally {
     await db.end();

@@ -40,7 +40,11 @@ describe('language detection', () => {
   });
 
   it('votes per sentence, so option names and URLs do not sway a document (nor a vote for a script it lacks)', () => {
-    const manPage = Array.from({ length: 10 }, (_, i) => `ip route add 10.${i}.0.0/16 via 192.168.1.${i} dev eth${i} proto static metric ${i}\nThe route is added to the main table unless another table is given with the table option.`).join('\n');
+    const manPage = Array.from(
+      { length: 10 },
+      (_, i) =>
+        `ip route add 10.${i}.0.0/16 via 192.168.1.${i} dev eth${i} proto static metric ${i}\nThe route is added to the main table unless another table is given with the table option.`,
+    ).join('\n');
     expect(detectLanguage(manPage)).toBe('en');
   });
 

@@ -87,7 +87,12 @@ describe('chunker', () => {
   });
 
   it('gives nothing for pages without text', () => {
-    expect(chunkPages([{ pageNumber: 1, text: '' }, { pageNumber: 2, text: '  \n\n ' }])).toEqual([]);
+    expect(
+      chunkPages([
+        { pageNumber: 1, text: '' },
+        { pageNumber: 2, text: '  \n\n ' },
+      ]),
+    ).toEqual([]);
   });
 
   it('property: every sentence lands in a chunk on its own page, and no chunk exceeds the bound', () => {
@@ -97,7 +102,13 @@ describe('chunker', () => {
         let n = 0;
         const pages: ParsedPage[] = pageSpecs.map((paras, i) => ({
           pageNumber: i + 1,
-          text: paras.map((count) => { const p = paragraph(n, count); n += count; return p; }).join('\n\n'),
+          text: paras
+            .map((count) => {
+              const p = paragraph(n, count);
+              n += count;
+              return p;
+            })
+            .join('\n\n'),
         }));
         const chunks = chunkPages(pages);
         for (const c of chunks) {
@@ -123,7 +134,11 @@ describe('chunker', () => {
       fc.property(pageArb, fc.integer({ min: 1, max: 5 }), (specs, batch) => {
         let n = 0;
         const pages: ParsedPage[] = specs.map((s, i) => {
-          const paras = s.paras.map((count) => { const p = paragraph(n, count); n += count; return p; });
+          const paras = s.paras.map((count) => {
+            const p = paragraph(n, count);
+            n += count;
+            return p;
+          });
           if (paras.length && s.lowerStart) paras[0] = `and ${paras[0]}`;
           if (paras.length && s.openEnd) paras[paras.length - 1] = paras[paras.length - 1].replace(/\.$/, ' which continues');
           return { pageNumber: i + 1, text: paras.join('\n\n') };
@@ -147,13 +162,21 @@ describe('chunker', () => {
 });
 
 describe('section headings (contextual headers)', () => {
-  const para = (n: number, word: string) => Array.from({ length: n }, (_, i) => `${word} sentence number ${i} explains one thing.`).join(' ');
+  const para = (n: number, word: string) =>
+    Array.from({ length: n }, (_, i) => `${word} sentence number ${i} explains one thing.`).join(' ');
 
   it('gives each chunk the heading in force where it starts, carried across pages', () => {
     const p1 = `Installation\n\n${para(30, 'Install')}\n\nConfiguration\n\n${para(30, 'Configure')}`;
     const p2 = para(30, 'Later');
     const chunks = chunkPages([
-      { pageNumber: 1, text: p1, sections: [{ offset: 0, title: 'Installation' }, { offset: p1.indexOf('Configuration'), title: 'Configuration' }] },
+      {
+        pageNumber: 1,
+        text: p1,
+        sections: [
+          { offset: 0, title: 'Installation' },
+          { offset: p1.indexOf('Configuration'), title: 'Configuration' },
+        ],
+      },
       { pageNumber: 2, text: p2 },
     ]);
     const containing = (s: string) => chunks.find((c) => c.text.includes(s));

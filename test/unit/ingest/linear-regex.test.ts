@@ -22,9 +22,23 @@ describe('no regular expression on user input backtracks', () => {
   });
 
   it('PDF layout: 50,000 items on one line and 20,000 lines ending in hyphens', () => {
-    const oneLine: PdfTextItem[] = Array.from({ length: 50_000 }, (_, i) => ({ str: 'ab ', x: i * 20, y: 100, width: 10, height: 10, hasEOL: false }));
+    const oneLine: PdfTextItem[] = Array.from({ length: 50_000 }, (_, i) => ({
+      str: 'ab ',
+      x: i * 20,
+      y: 100,
+      width: 10,
+      height: 10,
+      hasEOL: false,
+    }));
     expect(timed(() => layoutPage(oneLine))).toBeLessThan(2000);
-    const hyphens: PdfTextItem[] = Array.from({ length: 20_000 }, (_, i) => ({ str: 'word-', x: 0, y: 100_000 - i * 12, width: 25, height: 10, hasEOL: true }));
+    const hyphens: PdfTextItem[] = Array.from({ length: 20_000 }, (_, i) => ({
+      str: 'word-',
+      x: 0,
+      y: 100_000 - i * 12,
+      width: 25,
+      height: 10,
+      hasEOL: true,
+    }));
     expect(timed(() => layoutPage(hyphens))).toBeLessThan(2000);
   });
 

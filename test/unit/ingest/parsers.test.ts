@@ -37,7 +37,10 @@ describe('PDF (pdf.js in the parser pool)', () => {
     expect(pages.map((p) => p.pageNumber)).toEqual([1, 2]);
     expect(pages[0].text).toBe('The cafeteria opens at eight.\n\nParking is free for staff.');
     expect(pages[1].text).toBe('The warranty lasts thirty-six months from delivery.');
-    expect(progress).toEqual([[1, 2], [2, 2]]);
+    expect(progress).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
   });
 
   it('reads many pages in order with their own text (pages are fetched a few ahead)', async () => {
@@ -57,8 +60,16 @@ describe('PDF (pdf.js in the parser pool)', () => {
   });
 
   it('gives empty pages for a PDF without a text layer', async () => {
-    const pages = await parsePdf(makePdf([{ paragraphs: [], drawBox: true }, { paragraphs: [], drawBox: true }]));
-    expect(pages).toEqual([{ pageNumber: 1, text: '' }, { pageNumber: 2, text: '' }]);
+    const pages = await parsePdf(
+      makePdf([
+        { paragraphs: [], drawBox: true },
+        { paragraphs: [], drawBox: true },
+      ]),
+    );
+    expect(pages).toEqual([
+      { pageNumber: 1, text: '' },
+      { pageNumber: 2, text: '' },
+    ]);
   });
 
   it('rejects a corrupt PDF with a readable IngestError', async () => {
@@ -80,7 +91,14 @@ describe('PDF (pdf.js in the parser pool)', () => {
 });
 
 describe('PDF page layout', () => {
-  const item = (str: string, x: number, y: number, hasEOL = false): PdfTextItem => ({ str, x, y, width: str.length * 5, height: 10, hasEOL });
+  const item = (str: string, x: number, y: number, hasEOL = false): PdfTextItem => ({
+    str,
+    x,
+    y,
+    width: str.length * 5,
+    height: 10,
+    hasEOL,
+  });
 
   it('joins items on one baseline, with a space only where there is a gap', () => {
     expect(layoutPage([item('Hel', 0, 100), item('lo', 15, 100), item('world', 40, 100)])).toBe('Hello world');
@@ -102,7 +120,11 @@ describe('DOCX (mammoth)', () => {
     ]);
     const pages = await parseDocument('docx', docx);
     expect(pages).toEqual([
-      { pageNumber: 1, text: 'Travel policy\n\nEconomy class is required for flights under six hours.', sections: [{ offset: 0, title: 'Travel policy' }] },
+      {
+        pageNumber: 1,
+        text: 'Travel policy\n\nEconomy class is required for flights under six hours.',
+        sections: [{ offset: 0, title: 'Travel policy' }],
+      },
       { pageNumber: 2, text: 'Meals\n\nThe daily meal allowance is 45 euros.', sections: [{ offset: 0, title: 'Meals' }] },
     ]);
   });
@@ -130,9 +152,12 @@ describe('HTML (html-to-text)', () => {
 
 describe('Markdown', () => {
   it('strips markup but keeps the text and paragraph breaks; headings become sections', async () => {
-    const md = '# Onboarding\n\nRead the **handbook** and the [security guide](https://x.example/sec).\n\n- item *one*\n- item `two`\n\n## Day two\n\nMeet the team.';
+    const md =
+      '# Onboarding\n\nRead the **handbook** and the [security guide](https://x.example/sec).\n\n- item *one*\n- item `two`\n\n## Day two\n\nMeet the team.';
     const [page] = await parseDocument('markdown', Buffer.from(md));
-    expect(page.text).toBe('Onboarding\n\nRead the handbook and the security guide.\n\n- item one\n- item two\n\nDay two\n\nMeet the team.');
+    expect(page.text).toBe(
+      'Onboarding\n\nRead the handbook and the security guide.\n\n- item one\n- item two\n\nDay two\n\nMeet the team.',
+    );
     expect(page.sections).toEqual([
       { offset: 0, title: 'Onboarding' },
       { offset: page.text.indexOf('Day two'), title: 'Day two' },
@@ -140,7 +165,8 @@ describe('Markdown', () => {
   });
 
   it('keeps table cells, code and the text of raw HTML; drops HTML tags and link targets', () => {
-    const md = '| Plan | Price |\n|---|---|\n| Basic | 10 |\n\n```\nrun --fast\n```\n\n<div class="x">Hidden <b>not</b></div>\n\n![diagram](d.png) and <span>inline</span> [ref][1]\n\n[1]: https://x.example';
+    const md =
+      '| Plan | Price |\n|---|---|\n| Basic | 10 |\n\n```\nrun --fast\n```\n\n<div class="x">Hidden <b>not</b></div>\n\n![diagram](d.png) and <span>inline</span> [ref][1]\n\n[1]: https://x.example';
     const text = markdownToText(md);
     expect(text).toBe('Plan | Price\nBasic | 10\n\nrun --fast\n\nHidden not\n\ndiagram and inline ref');
   });
@@ -161,7 +187,9 @@ describe('plain text and the page rule', () => {
     const paragraph = longText(10); // ~700 characters
     const text = Array.from({ length: 10 }, () => paragraph).join('\n\n');
     const pages = paginate(text);
-    expect(pages.length).toBe(Math.ceil((10 * (paragraph.length + 2)) / (Math.ceil(PAGE_CHARS / (paragraph.length + 2)) * (paragraph.length + 2))));
+    expect(pages.length).toBe(
+      Math.ceil((10 * (paragraph.length + 2)) / (Math.ceil(PAGE_CHARS / (paragraph.length + 2)) * (paragraph.length + 2))),
+    );
     for (const p of pages.slice(0, -1)) {
       expect(p.text.length).toBeGreaterThanOrEqual(PAGE_CHARS - 2);
       expect(p.text.length).toBeLessThan(PAGE_CHARS + paragraph.length);

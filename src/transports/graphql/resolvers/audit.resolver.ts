@@ -10,7 +10,11 @@ import { AuditEntryPage } from '../types/audit.type';
 @Resolver()
 export class AuditResolver {
   @Query(() => AuditEntryPage, { description: 'GET /audit-log (admin, superadmin): newest first' })
-  async auditLog(@ValidArg('filter', AuditLogQuery, { nullable: true }) filter: AuditLogQuery, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async auditLog(
+    @ValidArg('filter', AuditLogQuery, { nullable: true }) filter: AuditLogQuery,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     const { entries, total } = await ctx.services.audit.list(actor, filter);
     return { items: entries.map(presentAuditEntry), total };
   }

@@ -23,8 +23,12 @@ export class AuthResolver {
   }
 
   @Authorized()
-  @Mutation(() => Boolean, { description: 'POST /auth/logout: revokes the given refresh token, or all of the caller\'s' })
-  async logout(@ValidArg('input', LogoutInput, { nullable: true }) input: LogoutInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  @Mutation(() => Boolean, { description: "POST /auth/logout: revokes the given refresh token, or all of the caller's" })
+  async logout(
+    @ValidArg('input', LogoutInput, { nullable: true }) input: LogoutInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     await ctx.services.auth.logout(actor, input.refreshToken);
     return true;
   }

@@ -2,7 +2,10 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root, Subscri
 import type { SubscribeResolverData } from 'type-graphql';
 import type { Actor } from '../../../access/actor';
 import {
-  presentConversationDetail, presentConversationSummary, presentMessage, presentRecentConversation,
+  presentConversationDetail,
+  presentConversationSummary,
+  presentMessage,
+  presentRecentConversation,
 } from '../../../presenters/conversation.presenter';
 import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
 import type { ChatEvent } from '../../../services/chat.service';
@@ -10,9 +13,7 @@ import { parse } from '../../../validation';
 import { actorOf, GraphqlContext } from '../context';
 import { CurrentActor, ValidArg } from '../params';
 import { abortableStream } from '../subscriptions';
-import {
-  ChatConfigType, ChatEventUnion, ConversationCountsType, ConversationType, MessageType,
-} from '../types/chat.type';
+import { ChatConfigType, ChatEventUnion, ConversationCountsType, ConversationType, MessageType } from '../types/chat.type';
 import { ProjectType } from '../types/project.type';
 
 type ConversationRoot = ConversationType & { messages?: MessageType[] };
@@ -25,11 +26,14 @@ export class ChatResolver {
     return ctx.services.chat.modes(actor);
   }
 
-  @Query(() => [ConversationType], { description: "GET /chat/projects/:projectId/conversations: the caller's own (use tier), newest first" })
+  @Query(() => [ConversationType], {
+    description: "GET /chat/projects/:projectId/conversations: the caller's own (use tier), newest first",
+  })
   async conversations(
     @Arg('projectId', () => ID) projectId: string,
     @ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery,
-    @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
   ) {
     const rows = await ctx.services.conversations.list(actor, projectId, page);
     return rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId }));
@@ -42,13 +46,18 @@ export class ChatResolver {
   }
 
   @Query(() => [ConversationType], { description: "GET /chat/recent: the caller's conversations across projects, newest first" })
-  async recentConversations(@ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async recentConversations(
+    @ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return (await ctx.services.conversations.recent(actor, page)).map(presentRecentConversation);
   }
 
   @Authorized()
   @Subscription(() => ChatEventUnion, {
-    description: 'POST /chat/projects/:projectId as a subscription: meta, sources, text..., then done or error. Unsubscribing aborts the upstream call.',
+    description:
+      'POST /chat/projects/:projectId as a subscription: meta, sources, text..., then done or error. Unsubscribing aborts the upstream call.',
     subscribe: async ({ args, context }: SubscribeResolverData<unknown, { projectId: string; input: unknown }, GraphqlContext>) => {
       const input = await parse(AskInput, args.input);
       // access, mode and conversation are checked before the stream starts: a denied caller gets an error, no events

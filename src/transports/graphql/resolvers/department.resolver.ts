@@ -29,12 +29,21 @@ export class DepartmentResolver {
   }
 
   @Mutation(() => DepartmentType, { description: 'POST /departments (admin, superadmin)' })
-  async createDepartment(@ValidArg('input', CreateDepartmentInput) input: CreateDepartmentInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async createDepartment(
+    @ValidArg('input', CreateDepartmentInput) input: CreateDepartmentInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return present(await ctx.services.departments.create(actor, input));
   }
 
   @Mutation(() => DepartmentType, { description: "PATCH /departments/:id (admin, superadmin, the department's manager)" })
-  async updateDepartment(@Arg('id', () => ID) id: string, @ValidArg('input', UpdateDepartmentInput) input: UpdateDepartmentInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async updateDepartment(
+    @Arg('id', () => ID) id: string,
+    @ValidArg('input', UpdateDepartmentInput) input: UpdateDepartmentInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return present(await ctx.services.departments.update(actor, id, input));
   }
 
@@ -44,16 +53,31 @@ export class DepartmentResolver {
   }
 
   @Mutation(() => [UserType], { description: 'POST /departments/:id/members (admin, superadmin): the members afterwards' })
-  async addDepartmentMembers(@Arg('id', () => ID) id: string, @ValidArg('input', AddDepartmentMembersInput) input: AddDepartmentMembersInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async addDepartmentMembers(
+    @Arg('id', () => ID) id: string,
+    @ValidArg('input', AddDepartmentMembersInput) input: AddDepartmentMembersInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return (await ctx.services.departments.addMembers(actor, id, input)).map(presentUserSummary);
   }
 
-  @Mutation(() => DeleteResultType, { description: "DELETE /departments/:id/members/:userId (admin, superadmin, the CEO, the department's manager)" })
-  async removeDepartmentMember(@Arg('id', () => ID) id: string, @Arg('userId', () => ID) userId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  @Mutation(() => DeleteResultType, {
+    description: "DELETE /departments/:id/members/:userId (admin, superadmin, the CEO, the department's manager)",
+  })
+  async removeDepartmentMember(
+    @Arg('id', () => ID) id: string,
+    @Arg('userId', () => ID) userId: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return { success: true, ...(await ctx.services.departments.removeMember(actor, id, userId)) };
   }
 
-  @FieldResolver(() => DepartmentCountsType, { nullable: true, description: 'REST `_count` {members, groups, grants} (department readers)' })
+  @FieldResolver(() => DepartmentCountsType, {
+    nullable: true,
+    description: 'REST `_count` {members, groups, grants} (department readers)',
+  })
   async counts(@Root() d: DepartmentRoot, @Ctx() ctx: GraphqlContext) {
     return d._count ?? (await ctx.loaders.full('Department', d.id))._count;
   }

@@ -20,7 +20,8 @@ export class DocumentResolver {
     @Arg('projectId', () => ID) projectId: string,
     @ValidArg('filter', ListDocumentsInput, { nullable: true }) filter: ListDocumentsInput,
     @ValidArgs(PageArgs) page: PageArgs,
-    @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
   ) {
     return pageOf((await ctx.services.documents.list(actor, projectId, filter)).map(presentDocument), page);
   }
@@ -35,13 +36,21 @@ export class DocumentResolver {
     return presentChunkSource(await ctx.services.documents.chunkSource(actor, chunkId));
   }
 
-  @Mutation(() => [DocumentType], { description: 'POST /projects/:projectId/documents (edit tier), files base64-encoded; ingestion runs in the background' })
-  async uploadDocuments(@Arg('projectId', () => ID) projectId: string, @ValidArg('input', UploadDocumentsInput) input: UploadDocumentsInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  @Mutation(() => [DocumentType], {
+    description: 'POST /projects/:projectId/documents (edit tier), files base64-encoded; ingestion runs in the background',
+  })
+  async uploadDocuments(
+    @Arg('projectId', () => ID) projectId: string,
+    @ValidArg('input', UploadDocumentsInput) input: UploadDocumentsInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     const { files, language } = input;
     const maxBytes = ctx.services.ctx.config.maxUploadMb * 1024 * 1024;
     const decoded = files.map((f) => ({ name: f.name, mimeType: f.mimeType, content: Buffer.from(f.contentBase64, 'base64') }));
     // the same per-file limit as REST's multipart upload
-    if (decoded.some((f) => f.content.length > maxBytes)) throw new PayloadTooLargeError(`Each file may be at most ${ctx.services.ctx.config.maxUploadMb} MB`);
+    if (decoded.some((f) => f.content.length > maxBytes))
+      throw new PayloadTooLargeError(`Each file may be at most ${ctx.services.ctx.config.maxUploadMb} MB`);
     return (await ctx.services.documents.upload(actor, projectId, decoded, { language: language ?? undefined })).map(presentUploadResult);
   }
 

@@ -19,13 +19,23 @@ export class GrantResolver {
   }
 
   @Mutation(() => GrantResultType, { description: 'POST /projects/:projectId/grants (full tier): an upsert on (project, target)' })
-  async upsertGrant(@Arg('projectId', () => ID) projectId: string, @ValidArg('input', UpsertGrantInput) input: UpsertGrantInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async upsertGrant(
+    @Arg('projectId', () => ID) projectId: string,
+    @ValidArg('input', UpsertGrantInput) input: UpsertGrantInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     const { grant, action } = await ctx.services.grants.upsert(actor, projectId, input);
     return { grant: presentGrant(grant), action };
   }
 
   @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:projectId/grants/:grantId (full tier)' })
-  async deleteGrant(@Arg('projectId', () => ID) projectId: string, @Arg('grantId', () => ID) grantId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async deleteGrant(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('grantId', () => ID) grantId: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return { success: true, ...(await ctx.services.grants.delete(actor, projectId, grantId)) };
   }
 
@@ -45,7 +55,8 @@ export class GrantResolver {
     const granterId = g.grantedById;
     if (!granterId) return null;
     const members = async () => (await ctx.loaders.projects.load(g.projectId)).members;
-    if ((await granterView(actor, granterId, async () => (await members()).map((m) => m.userId))) === 'full') return ctx.loaders.users.load(granterId);
+    if ((await granterView(actor, granterId, async () => (await members()).map((m) => m.userId))) === 'full')
+      return ctx.loaders.users.load(granterId);
     return (await members()).find((m) => m.userId === granterId)!.user;
   }
 }

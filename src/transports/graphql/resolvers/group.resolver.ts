@@ -15,7 +15,12 @@ const present = (v: GroupView) => presentGroup(v.group, v);
 @Resolver(() => GroupType)
 export class GroupResolver {
   @Query(() => GroupPage, { description: "GET /groups (admin, superadmin, the CEO; a manager sees their department's)" })
-  async groups(@ValidArg('filter', ListGroupsQuery, { nullable: true }) filter: ListGroupsQuery, @ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async groups(
+    @ValidArg('filter', ListGroupsQuery, { nullable: true }) filter: ListGroupsQuery,
+    @ValidArgs(PageArgs) page: PageArgs,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     const { items, total } = await ctx.services.groups.list(actor, filter, page);
     return { items: items.map(present), total };
   }
@@ -26,12 +31,21 @@ export class GroupResolver {
   }
 
   @Mutation(() => GroupType, { description: "POST /groups (admin, superadmin, the department's manager)" })
-  async createGroup(@ValidArg('input', CreateGroupInput) input: CreateGroupInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async createGroup(
+    @ValidArg('input', CreateGroupInput) input: CreateGroupInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return present(await ctx.services.groups.create(actor, input));
   }
 
   @Mutation(() => GroupType, { description: 'PATCH /groups/:id' })
-  async updateGroup(@Arg('id', () => ID) id: string, @ValidArg('input', UpdateGroupInput) input: UpdateGroupInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async updateGroup(
+    @Arg('id', () => ID) id: string,
+    @ValidArg('input', UpdateGroupInput) input: UpdateGroupInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return present(await ctx.services.groups.update(actor, id, input));
   }
 
@@ -41,12 +55,22 @@ export class GroupResolver {
   }
 
   @Mutation(() => GroupType, { description: "POST /groups/:id/members: users of the group's department" })
-  async addGroupMembers(@Arg('id', () => ID) id: string, @ValidArg('input', GroupMembersInput) input: GroupMembersInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async addGroupMembers(
+    @Arg('id', () => ID) id: string,
+    @ValidArg('input', GroupMembersInput) input: GroupMembersInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return present(await ctx.services.groups.addMembers(actor, id, input));
   }
 
   @Mutation(() => DeleteResultType, { description: 'DELETE /groups/:id/members/:userId' })
-  async removeGroupMember(@Arg('id', () => ID) id: string, @Arg('userId', () => ID) userId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async removeGroupMember(
+    @Arg('id', () => ID) id: string,
+    @Arg('userId', () => ID) userId: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return { success: true, ...(await ctx.services.groups.removeMember(actor, id, userId)) };
   }
 

@@ -34,12 +34,21 @@ export class ProjectResolver {
   }
 
   @Mutation(() => ProjectType, { description: 'POST /projects (admin, superadmin)' })
-  async createProject(@ValidArg('input', CreateProjectInput) input: CreateProjectInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async createProject(
+    @ValidArg('input', CreateProjectInput) input: CreateProjectInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return presentProjectDetail(await ctx.services.projects.create(actor, input));
   }
 
   @Mutation(() => ProjectType, { description: 'PATCH /projects/:id (edit tier; ownerId needs full)' })
-  async updateProject(@Arg('id', () => ID) id: string, @ValidArg('input', UpdateProjectInput) input: UpdateProjectInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async updateProject(
+    @Arg('id', () => ID) id: string,
+    @ValidArg('input', UpdateProjectInput) input: UpdateProjectInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return presentProjectDetail(await ctx.services.projects.update(actor, id, input));
   }
 
@@ -49,7 +58,12 @@ export class ProjectResolver {
   }
 
   @Mutation(() => RemoveMemberResultType, { description: 'DELETE /projects/:id/members/:userId (edit tier; grants stay)' })
-  async removeProjectMember(@Arg('projectId', () => ID) projectId: string, @Arg('userId', () => ID) userId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async removeProjectMember(
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('userId', () => ID) userId: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return { success: true, ...(await ctx.services.projects.removeMember(actor, projectId, userId)) };
   }
 
@@ -73,7 +87,7 @@ export class ProjectResolver {
     return p.accessTier ?? (await ctx.loaders.projects.load(p.id)).accessTier;
   }
 
-  @FieldResolver(() => AccessSourceEnum, { description: "Why the caller holds that tier" })
+  @FieldResolver(() => AccessSourceEnum, { description: 'Why the caller holds that tier' })
   async accessSource(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
     return p.accessSource ?? (await ctx.loaders.projects.load(p.id)).accessSource;
   }

@@ -26,12 +26,21 @@ export class ProviderResolver {
   }
 
   @Mutation(() => ProviderType, { description: 'POST /providers (engineer, superadmin)' })
-  async createProvider(@ValidArg('input', CreateProviderInput) input: CreateProviderInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async createProvider(
+    @ValidArg('input', CreateProviderInput) input: CreateProviderInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return presentAdminProvider(await ctx.services.providers.create(actor, input));
   }
 
   @Mutation(() => ProviderType, { description: 'PATCH /providers/:id (engineer, superadmin); an empty apiKey keeps the stored key' })
-  async updateProvider(@Arg('id', () => String) id: string, @ValidArg('input', UpdateProviderInput) input: UpdateProviderInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async updateProvider(
+    @Arg('id', () => String) id: string,
+    @ValidArg('input', UpdateProviderInput) input: UpdateProviderInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return presentAdminProvider(await ctx.services.providers.update(actor, id, input));
   }
 
@@ -40,8 +49,15 @@ export class ProviderResolver {
     return { success: true, ...(await ctx.services.providers.remove(actor, id)) };
   }
 
-  @Mutation(() => ProviderTestResultType, { description: 'POST /providers/:id/test (engineer, superadmin); id "draft" tests an unsaved configuration' })
-  async testProvider(@Arg('id', () => String) id: string, @ValidArg('input', TestProviderInput) input: TestProviderInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  @Mutation(() => ProviderTestResultType, {
+    description: 'POST /providers/:id/test (engineer, superadmin); id "draft" tests an unsaved configuration',
+  })
+  async testProvider(
+    @Arg('id', () => String) id: string,
+    @ValidArg('input', TestProviderInput) input: TestProviderInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return ctx.services.providers.test(actor, id, input);
   }
 }

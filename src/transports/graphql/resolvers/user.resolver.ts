@@ -12,7 +12,11 @@ import { UserPage, UserType } from '../types/user.type';
 @Resolver(() => UserType)
 export class UserResolver {
   @Query(() => UserPage, { description: 'GET /users (admin, superadmin): filters, literal search, limit/offset and total' })
-  async users(@ValidArg('filter', ListUsersQuery, { nullable: true }) filter: ListUsersQuery, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async users(
+    @ValidArg('filter', ListUsersQuery, { nullable: true }) filter: ListUsersQuery,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     const { users, total } = await ctx.services.users.list(actor, filter);
     return { items: users.map(presentUser), total };
   }
@@ -28,7 +32,12 @@ export class UserResolver {
   }
 
   @Mutation(() => UserType, { description: 'PATCH /users/:id (admin, superadmin)' })
-  async updateUser(@Arg('id', () => ID) id: string, @ValidArg('input', UpdateUserInput) input: UpdateUserInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async updateUser(
+    @Arg('id', () => ID) id: string,
+    @ValidArg('input', UpdateUserInput) input: UpdateUserInput,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ) {
     return presentUser(await ctx.services.users.update(actor, id, input));
   }
 

@@ -9,7 +9,8 @@ export class AuditMetadataType {
   @Field(() => String, { nullable: true, description: 'e.g. project_deleted' }) reason?: string;
   @Field(() => Boolean, { nullable: true, description: 'project_visibility_changed: the new isPrivate' }) isPrivate?: boolean;
   @Field(() => Boolean, { nullable: true, description: 'project_visibility_changed: the previous isPrivate' }) previousIsPrivate?: boolean;
-  @Field(() => ID, { nullable: true, description: 'project_owner_changed: the previous owner (null: none)' }) previousOwnerId?: string | null;
+  @Field(() => ID, { nullable: true, description: 'project_owner_changed: the previous owner (null: none)' }) previousOwnerId?:
+    string | null;
 }
 
 /** One audit-log entry (admin and superadmin only). */

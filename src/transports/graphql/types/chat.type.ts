@@ -79,7 +79,8 @@ export class ChatTimingsType {
   @Field(() => Int) retrievalMs!: number;
   @Field(() => Int, { nullable: true }) firstTokenMs!: number | null;
   @Field(() => Int) totalMs!: number;
-  @Field(() => Int, { nullable: true, description: "Part of retrievalMs spent waiting for the embeddings provider" }) embeddingMs?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Part of retrievalMs spent waiting for the embeddings provider' }) embeddingMs?:
+    number | null;
 }
 
 @ObjectType('ChatDone', { description: 'Last event on success' })

@@ -32,13 +32,16 @@ export class DocumentType {
   @Field(() => ProgressCountsType) progress!: ProgressCountsType;
   @Field(() => Int) pageCount!: number;
   @Field(() => Int) chunkCount!: number;
-  @Field(() => DocumentEmbeddingsType, { nullable: true, description: 'Embedding progress; null when the project has no embedding source' }) embeddings!: DocumentEmbeddingsType | null;
+  @Field(() => DocumentEmbeddingsType, { nullable: true, description: 'Embedding progress; null when the project has no embedding source' })
+  embeddings!: DocumentEmbeddingsType | null;
   @Field(() => String, { nullable: true }) error!: string | null;
-  @Field(() => String, { nullable: true, description: 'ISO 639-1 code: stated on upload, else detected at ingestion; null while unknown' }) language!: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO 639-1 code: stated on upload, else detected at ingestion; null while unknown' })
+  language!: string | null;
   @Field(() => ID, { nullable: true }) uploadedBy!: string | null;
   @Field({ description: 'ISO timestamp' }) createdAt!: string;
   @Field({ description: 'ISO timestamp' }) updatedAt!: string;
-  @Field(() => Boolean, { nullable: true, description: 'In upload answers: the same content was already in the project' }) duplicate?: boolean;
+  @Field(() => Boolean, { nullable: true, description: 'In upload answers: the same content was already in the project' })
+  duplicate?: boolean;
 }
 
 export const DocumentPage = Page(DocumentType, 'Document');
@@ -94,7 +97,7 @@ export class UploadFileGraphqlInput {
 
 @InputType()
 export class UploadDocumentsInput {
-  @Field(() => String, { nullable: true, description: "The documents' language (ISO 639-1, e.g. \"de\"); detected when omitted" })
+  @Field(() => String, { nullable: true, description: 'The documents\' language (ISO 639-1, e.g. "de"); detected when omitted' })
   @IsOptional()
   @IsString()
   @MaxLength(35)

@@ -1,6 +1,14 @@
 import { registerEnumType } from 'type-graphql';
 import {
-  AUDIT_ACTIONS, DOCUMENT_STATUSES, MESSAGE_ROLES, ORG_POSITIONS, PLATFORM_ROLES, PROVIDER_TYPES, TARGET_TYPES, TIERS, USER_STATUSES,
+  AUDIT_ACTIONS,
+  DOCUMENT_STATUSES,
+  MESSAGE_ROLES,
+  ORG_POSITIONS,
+  PLATFORM_ROLES,
+  PROVIDER_TYPES,
+  TARGET_TYPES,
+  TIERS,
+  USER_STATUSES,
 } from '../../../domain/values';
 
 /** GraphQL enums whose values are the REST strings themselves, so both transports answer alike. */
@@ -10,11 +18,15 @@ function enumOf<T extends readonly string[]>(values: T, name: string, descriptio
   return e;
 }
 
-export const PlatformRoleEnum = enumOf(PLATFORM_ROLES, 'PlatformRole', 'A user\'s platform role');
-export const OrgPositionEnum = enumOf(ORG_POSITIONS, 'OrgPosition', 'A user\'s position in the organisation');
+export const PlatformRoleEnum = enumOf(PLATFORM_ROLES, 'PlatformRole', "A user's platform role");
+export const OrgPositionEnum = enumOf(ORG_POSITIONS, 'OrgPosition', "A user's position in the organisation");
 export const UserStatusEnum = enumOf(USER_STATUSES, 'UserStatus', 'Inactive users cannot log in');
 export const TierEnum = enumOf(TIERS, 'Tier', 'Project access tier: use < edit < full');
-export const AccessSourceEnum = enumOf(['platform', 'owner', 'user', 'group', 'department', 'public'] as const, 'AccessSource', 'Why the caller holds their tier');
+export const AccessSourceEnum = enumOf(
+  ['platform', 'owner', 'user', 'group', 'department', 'public'] as const,
+  'AccessSource',
+  'Why the caller holds their tier',
+);
 export const TargetTypeEnum = enumOf(TARGET_TYPES, 'GrantTargetType', 'What a grant targets');
 export const AuditActionEnum = enumOf(AUDIT_ACTIONS, 'AuditAction', 'Audit log actions');
 export const ProviderTypeEnum = enumOf(PROVIDER_TYPES, 'ProviderType', 'Provider kind');

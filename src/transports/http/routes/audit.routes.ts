@@ -6,9 +6,12 @@ import { route, services } from '../route';
 
 export function auditRoutes(): Router {
   const r = Router();
-  r.get('/audit-log', route({ auth: 'required' }, async (req) => {
-    const { entries, total } = await services(req).audit.list(req.actor, await parseQuery(AuditLogQuery, req.query, ['limit', 'offset']));
-    return { entries: entries.map(presentAuditEntry), total };
-  }));
+  r.get(
+    '/audit-log',
+    route({ auth: 'required' }, async (req) => {
+      const { entries, total } = await services(req).audit.list(req.actor, await parseQuery(AuditLogQuery, req.query, ['limit', 'offset']));
+      return { entries: entries.map(presentAuditEntry), total };
+    }),
+  );
   return r;
 }

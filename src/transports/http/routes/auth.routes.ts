@@ -6,12 +6,24 @@ import { Reply, route, services } from '../route';
 
 export function authRoutes(): Router {
   const r = Router();
-  r.post('/auth/login', route({ auth: 'public' }, async (req) => services(req).auth.login(await parse(LoginInput, req.body), req.ip ?? 'unknown')));
-  r.post('/auth/refresh', route({ auth: 'public' }, async (req) => services(req).auth.refresh((await parse(RefreshInput, req.body)).refreshToken)));
-  r.post('/auth/logout', route({ auth: 'required' }, async (req) => {
-    await services(req).auth.logout(req.actor, (await parse(LogoutInput, req.body)).refreshToken);
-    return new Reply(204);
-  }));
-  r.get('/auth/me', route({ auth: 'required' }, (req) => ({ user: presentMe(req.actor) })));
+  r.post(
+    '/auth/login',
+    route({ auth: 'public' }, async (req) => services(req).auth.login(await parse(LoginInput, req.body), req.ip ?? 'unknown')),
+  );
+  r.post(
+    '/auth/refresh',
+    route({ auth: 'public' }, async (req) => services(req).auth.refresh((await parse(RefreshInput, req.body)).refreshToken)),
+  );
+  r.post(
+    '/auth/logout',
+    route({ auth: 'required' }, async (req) => {
+      await services(req).auth.logout(req.actor, (await parse(LogoutInput, req.body)).refreshToken);
+      return new Reply(204);
+    }),
+  );
+  r.get(
+    '/auth/me',
+    route({ auth: 'required' }, (req) => ({ user: presentMe(req.actor) })),
+  );
   return r;
 }

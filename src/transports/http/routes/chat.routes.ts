@@ -1,6 +1,8 @@
 import { Router, Response } from 'express';
 import {
-  presentConversationDetail, presentConversationSummary, presentRecentConversation,
+  presentConversationDetail,
+  presentConversationSummary,
+  presentRecentConversation,
 } from '../../../presenters/conversation.presenter';
 import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
 import type { ChatEvent } from '../../../services/chat.service';
@@ -19,30 +21,47 @@ function logChatEvent(res: Response, e: ChatEvent): void {
 export function chatRoutes(): Router {
   const r = Router();
   // access is checked before the first byte: a denied caller gets a plain JSON 403/404, never a stream
-  r.post('/chat/projects/:projectId', route({ auth: 'required' }, async (req, res) => {
-    const input = await parse(AskInput, req.body);
-    const clientGone = abortOnClientClose(res);
-    const events = await services(req).chat.ask(req.actor, req.params.projectId, input, clientGone);
-    await writeSse(res, events, {
-      onEvent: (e) => {
-        logChatEvent(res, e as ChatEvent);
-        // the stream's milestones as lines of their own (the request's child logger carries its id)
-        if (e.event !== 'text') req.log.debug({ event: e.event }, 'chat event');
-      },
-    });
-  }));
-  r.get('/chat/config', route({ auth: 'required' }, (req) => services(req).chat.modes(req.actor)));
-  r.get('/chat/projects/:projectId/conversations', route({ auth: 'required' }, async (req) => {
-    const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
-    return { conversations: (await services(req).conversations.list(req.actor, req.params.projectId, page)).map(presentConversationSummary) };
-  }));
-  r.get('/chat/conversations/:id', route({ auth: 'required' }, async (req) => {
-    const { conversation, messages } = await services(req).conversations.get(req.actor, req.params.id);
-    return { conversation: presentConversationDetail(conversation, messages) };
-  }));
-  r.get('/chat/recent', route({ auth: 'required' }, async (req) => {
-    const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
-    return { conversations: (await services(req).conversations.recent(req.actor, page)).map(presentRecentConversation) };
-  }));
+  r.post(
+    '/chat/projects/:projectId',
+    route({ auth: 'required' }, async (req, res) => {
+      const input = await parse(AskInput, req.body);
+      const clientGone = abortOnClientClose(res);
+      const events = await services(req).chat.ask(req.actor, req.params.projectId, input, clientGone);
+      await writeSse(res, events, {
+        onEvent: (e) => {
+          logChatEvent(res, e as ChatEvent);
+          // the stream's milestones as lines of their own (the request's child logger carries its id)
+          if (e.event !== 'text') req.log.debug({ event: e.event }, 'chat event');
+        },
+      });
+    }),
+  );
+  r.get(
+    '/chat/config',
+    route({ auth: 'required' }, (req) => services(req).chat.modes(req.actor)),
+  );
+  r.get(
+    '/chat/projects/:projectId/conversations',
+    route({ auth: 'required' }, async (req) => {
+      const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
+      return {
+        conversations: (await services(req).conversations.list(req.actor, req.params.projectId, page)).map(presentConversationSummary),
+      };
+    }),
+  );
+  r.get(
+    '/chat/conversations/:id',
+    route({ auth: 'required' }, async (req) => {
+      const { conversation, messages } = await services(req).conversations.get(req.actor, req.params.id);
+      return { conversation: presentConversationDetail(conversation, messages) };
+    }),
+  );
+  r.get(
+    '/chat/recent',
+    route({ auth: 'required' }, async (req) => {
+      const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
+      return { conversations: (await services(req).conversations.recent(req.actor, page)).map(presentRecentConversation) };
+    }),
+  );
   return r;
 }

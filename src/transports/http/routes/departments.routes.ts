@@ -10,24 +10,50 @@ const present = (v: DepartmentView) => presentDepartmentRecord(v.department, v.c
 
 export function departmentsRoutes(): Router {
   const r = Router();
-  r.get('/departments', route({ auth: 'required' }, async (req) => ({ departments: (await services(req).departments.list(req.actor)).items.map(present) })));
-  r.post('/departments', route({ auth: 'required', status: 201 }, async (req) => ({
-    department: present(await services(req).departments.create(req.actor, await parse(CreateDepartmentInput, req.body))),
-  })));
-  r.get('/departments/:id', route({ auth: 'required' }, async (req) => ({ department: present(await services(req).departments.get(req.actor, req.params.id)) })));
-  r.patch('/departments/:id', route({ auth: 'required' }, async (req) => ({
-    department: present(await services(req).departments.update(req.actor, req.params.id, await parse(UpdateDepartmentInput, req.body))),
-  })));
-  r.delete('/departments/:id', route({ auth: 'required' }, async (req) => ({ success: true, ...(await services(req).departments.delete(req.actor, req.params.id)) })));
-  r.get('/departments/:id/members', route({ auth: 'required' }, async (req) => ({
-    members: (await services(req).departments.members(req.actor, req.params.id)).map(presentUserSummary),
-  })));
-  r.post('/departments/:id/members', route({ auth: 'required' }, async (req) => ({
-    members: (await services(req).departments.addMembers(req.actor, req.params.id, await parse(AddDepartmentMembersInput, req.body))).map(presentUserSummary),
-  })));
-  r.delete('/departments/:id/members/:userId', route({ auth: 'required' }, async (req) => ({
-    success: true,
-    ...(await services(req).departments.removeMember(req.actor, req.params.id, req.params.userId)),
-  })));
+  r.get(
+    '/departments',
+    route({ auth: 'required' }, async (req) => ({ departments: (await services(req).departments.list(req.actor)).items.map(present) })),
+  );
+  r.post(
+    '/departments',
+    route({ auth: 'required', status: 201 }, async (req) => ({
+      department: present(await services(req).departments.create(req.actor, await parse(CreateDepartmentInput, req.body))),
+    })),
+  );
+  r.get(
+    '/departments/:id',
+    route({ auth: 'required' }, async (req) => ({ department: present(await services(req).departments.get(req.actor, req.params.id)) })),
+  );
+  r.patch(
+    '/departments/:id',
+    route({ auth: 'required' }, async (req) => ({
+      department: present(await services(req).departments.update(req.actor, req.params.id, await parse(UpdateDepartmentInput, req.body))),
+    })),
+  );
+  r.delete(
+    '/departments/:id',
+    route({ auth: 'required' }, async (req) => ({ success: true, ...(await services(req).departments.delete(req.actor, req.params.id)) })),
+  );
+  r.get(
+    '/departments/:id/members',
+    route({ auth: 'required' }, async (req) => ({
+      members: (await services(req).departments.members(req.actor, req.params.id)).map(presentUserSummary),
+    })),
+  );
+  r.post(
+    '/departments/:id/members',
+    route({ auth: 'required' }, async (req) => ({
+      members: (await services(req).departments.addMembers(req.actor, req.params.id, await parse(AddDepartmentMembersInput, req.body))).map(
+        presentUserSummary,
+      ),
+    })),
+  );
+  r.delete(
+    '/departments/:id/members/:userId',
+    route({ auth: 'required' }, async (req) => ({
+      success: true,
+      ...(await services(req).departments.removeMember(req.actor, req.params.id, req.params.userId)),
+    })),
+  );
   return r;
 }

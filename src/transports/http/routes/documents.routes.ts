@@ -23,8 +23,13 @@ class UploadSlots {
 
   acquire(userId: string, config: Config): () => void {
     const mine = this.perUser.get(userId) ?? 0;
-    if (mine >= config.uploadConcurrencyPerUser) throw new RateLimitedError(UPLOAD_RETRY_AFTER_S, `at most ${config.uploadConcurrencyPerUser} uploads at a time per user; retry when one has finished`);
-    if (this.total >= config.uploadConcurrency) throw new RateLimitedError(UPLOAD_RETRY_AFTER_S, 'the server is receiving too many uploads; retry shortly');
+    if (mine >= config.uploadConcurrencyPerUser)
+      throw new RateLimitedError(
+        UPLOAD_RETRY_AFTER_S,
+        `at most ${config.uploadConcurrencyPerUser} uploads at a time per user; retry when one has finished`,
+      );
+    if (this.total >= config.uploadConcurrency)
+      throw new RateLimitedError(UPLOAD_RETRY_AFTER_S, 'the server is receiving too many uploads; retry shortly');
     this.total++;
     this.perUser.set(userId, mine + 1);
     let released = false;
@@ -55,12 +60,14 @@ function receiveFiles(req: Request, res: Response, temp: RequestTempFiles): Prom
   return new Promise((resolve, reject) => {
     upload(req, res, (err: unknown) => {
       if (err instanceof multer.MulterError) return reject(err);
-      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- fallback for a non-Error thrown by multer; String() is the intended rendering
-      if (err) return reject(ValidationError.field('file', `malformed multipart body: ${err instanceof Error ? err.message : String(err)}`));
+      if (err)
+        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- fallback for a non-Error thrown by multer; String() is the intended rendering
+        return reject(ValidationError.field('file', `malformed multipart body: ${err instanceof Error ? err.message : String(err)}`));
       const files = (req.files as Array<Express.Multer.File & { stored: UploadFileInput['stored'] }> | undefined) ?? [];
       // optional text field `language` (the service validates it)
       const language = (req.body as Record<string, unknown> | undefined)?.language;
-      if (language !== undefined && typeof language !== 'string') return reject(ValidationError.field('language', 'give the field "language" once'));
+      if (language !== undefined && typeof language !== 'string')
+        return reject(ValidationError.field('language', 'give the field "language" once'));
       resolve({ files: files.map((f) => ({ name: f.originalname, mimeType: f.mimetype, stored: f.stored })), language });
     });
   });
@@ -103,23 +110,32 @@ export function documentsRoutes(): Router {
 
   r.get(
     '/documents/:id',
-    route({ auth: 'required' }, async (req) => ({ document: presentDocument(await services(req).documents.get(req.actor, req.params.id)) })),
+    route({ auth: 'required' }, async (req) => ({
+      document: presentDocument(await services(req).documents.get(req.actor, req.params.id)),
+    })),
   );
 
   r.delete(
     '/documents/:id',
-    route({ auth: 'required' }, async (req) => ({ success: true, id: (await services(req).documents.delete(req.actor, req.params.id)).id })),
+    route({ auth: 'required' }, async (req) => ({
+      success: true,
+      id: (await services(req).documents.delete(req.actor, req.params.id)).id,
+    })),
   );
 
   r.post(
     '/documents/:id/reindex',
-    route({ auth: 'required', status: 202 }, async (req) => ({ document: presentDocument(await services(req).documents.reindex(req.actor, req.params.id)) })),
+    route({ auth: 'required', status: 202 }, async (req) => ({
+      document: presentDocument(await services(req).documents.reindex(req.actor, req.params.id)),
+    })),
   );
 
   // spec: GET /chat/chunks/:chunkId/source resolves a citation (`use` on the chunk's project)
   r.get(
     '/chat/chunks/:chunkId/source',
-    route({ auth: 'required' }, async (req) => presentChunkSource(await services(req).documents.chunkSource(req.actor, req.params.chunkId))),
+    route({ auth: 'required' }, async (req) =>
+      presentChunkSource(await services(req).documents.chunkSource(req.actor, req.params.chunkId)),
+    ),
   );
 
   return r;

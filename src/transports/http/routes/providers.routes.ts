@@ -6,27 +6,51 @@ import { route, services } from '../route';
 
 export function providersRoutes(): Router {
   const r = Router();
-  r.get('/providers', route({ auth: 'required' }, async (req) => ({
-    providers: (await services(req).providers.listEnabled(req.actor)).map(presentPublicProvider),
-  })));
-  r.get('/providers/models', route({ auth: 'required' }, async (req) => ({
-    models: presentModels(await services(req).providers.listEnabled(req.actor)),
-  })));
-  r.get('/providers/admin', route({ auth: 'required' }, async (req) => ({
-    providers: (await services(req).providers.listAll(req.actor)).map(presentAdminProvider),
-  })));
-  r.post('/providers', route({ auth: 'required', status: 201 }, async (req) => ({
-    provider: presentAdminProvider(await services(req).providers.create(req.actor, await parse(CreateProviderInput, req.body))),
-  })));
-  r.patch('/providers/:id', route({ auth: 'required' }, async (req) => ({
-    provider: presentAdminProvider(await services(req).providers.update(req.actor, req.params.id, await parse(UpdateProviderInput, req.body))),
-  })));
-  const remove = route({ auth: 'required' }, async (req) => ({ success: true, ...(await services(req).providers.remove(req.actor, req.params.id)) }));
+  r.get(
+    '/providers',
+    route({ auth: 'required' }, async (req) => ({
+      providers: (await services(req).providers.listEnabled(req.actor)).map(presentPublicProvider),
+    })),
+  );
+  r.get(
+    '/providers/models',
+    route({ auth: 'required' }, async (req) => ({
+      models: presentModels(await services(req).providers.listEnabled(req.actor)),
+    })),
+  );
+  r.get(
+    '/providers/admin',
+    route({ auth: 'required' }, async (req) => ({
+      providers: (await services(req).providers.listAll(req.actor)).map(presentAdminProvider),
+    })),
+  );
+  r.post(
+    '/providers',
+    route({ auth: 'required', status: 201 }, async (req) => ({
+      provider: presentAdminProvider(await services(req).providers.create(req.actor, await parse(CreateProviderInput, req.body))),
+    })),
+  );
+  r.patch(
+    '/providers/:id',
+    route({ auth: 'required' }, async (req) => ({
+      provider: presentAdminProvider(
+        await services(req).providers.update(req.actor, req.params.id, await parse(UpdateProviderInput, req.body)),
+      ),
+    })),
+  );
+  const remove = route({ auth: 'required' }, async (req) => ({
+    success: true,
+    ...(await services(req).providers.remove(req.actor, req.params.id)),
+  }));
   r.delete('/providers/:id', remove);
   // for clients behind proxies that block DELETE
   r.post('/providers/:id/delete', remove);
   // `draft` tests a configuration before it is saved
-  r.post('/providers/:id/test', route({ auth: 'required' }, async (req) =>
-    services(req).providers.test(req.actor, req.params.id, await parse(TestProviderInput, req.body))));
+  r.post(
+    '/providers/:id/test',
+    route({ auth: 'required' }, async (req) =>
+      services(req).providers.test(req.actor, req.params.id, await parse(TestProviderInput, req.body)),
+    ),
+  );
   return r;
 }
