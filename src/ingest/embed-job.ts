@@ -1,6 +1,6 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from '../logger';
-import { JOBS_SCHEMA } from './queue';
+import { JOBS_SCHEMA, retryOnDeadlock } from './queue';
 
 /** Queue of embedding jobs; a job's data is `{ documentId }`: fill in the document's missing vectors. */
 export const EMBED_QUEUE = 'embed-document';
@@ -51,8 +51,11 @@ export class EmbedQueue {
       retryBackoff: true,
       expireInSeconds: this.settings.expireSeconds,
     };
-    await boss.createQueue(EMBED_QUEUE, options);
-    await boss.updateQueue(EMBED_QUEUE, options);
+    // see IngestQueue.start: nodes starting together may deadlock on the queue statements
+    await retryOnDeadlock(async () => {
+      await boss.createQueue(EMBED_QUEUE, options);
+      await boss.updateQueue(EMBED_QUEUE, options);
+    });
     this.boss = boss;
   }
 

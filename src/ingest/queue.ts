@@ -101,24 +101,28 @@ export class IngestQueue {
     });
     boss.on('error', (err) => this.logger.warn({ err }, 'job queue error'));
     await boss.start();
-    await boss.createQueue(INGEST_DEAD_QUEUE, { name: INGEST_DEAD_QUEUE, retryLimit: 5, retryDelay: 5, retryBackoff: true });
-    const options: PgBoss.Queue = {
-      name: INGEST_QUEUE,
-      retryLimit: this.settings.retryLimit,
-      retryDelay: this.settings.retryDelaySeconds,
-      retryBackoff: true,
-      expireInSeconds: this.settings.jobTimeoutSeconds,
-      deadLetter: INGEST_DEAD_QUEUE,
-    };
-    await boss.createQueue(INGEST_QUEUE, options);
-    await boss.updateQueue(INGEST_QUEUE, options); // settings may have changed since the queue was made
-    await boss.createQueue(REANALYSE_QUEUE, {
-      name: REANALYSE_QUEUE,
-      policy: 'stately',
-      retryLimit: 5,
-      retryDelay: 30,
-      retryBackoff: true,
-      expireInSeconds: this.settings.jobTimeoutSeconds,
+    // nodes starting together make the same queues at once; PostgreSQL may pick one of them as a
+    // deadlock victim, and the queue statements are idempotent, so the loser simply runs them again
+    await retryOnDeadlock(async () => {
+      await boss.createQueue(INGEST_DEAD_QUEUE, { name: INGEST_DEAD_QUEUE, retryLimit: 5, retryDelay: 5, retryBackoff: true });
+      const options: PgBoss.Queue = {
+        name: INGEST_QUEUE,
+        retryLimit: this.settings.retryLimit,
+        retryDelay: this.settings.retryDelaySeconds,
+        retryBackoff: true,
+        expireInSeconds: this.settings.jobTimeoutSeconds,
+        deadLetter: INGEST_DEAD_QUEUE,
+      };
+      await boss.createQueue(INGEST_QUEUE, options);
+      await boss.updateQueue(INGEST_QUEUE, options); // settings may have changed since the queue was made
+      await boss.createQueue(REANALYSE_QUEUE, {
+        name: REANALYSE_QUEUE,
+        policy: 'stately',
+        retryLimit: 5,
+        retryDelay: 30,
+        retryBackoff: true,
+        expireInSeconds: this.settings.jobTimeoutSeconds,
+      });
     });
     this.boss = boss;
   }
@@ -260,4 +264,16 @@ function failureReason(output: unknown): string {
   const v = o?.value as { message?: unknown } | undefined;
   if (v && typeof v.message === 'string') return v.message;
   return '';
+}
+
+/** Runs `fn` again (up to 5 times, with a short random pause) when PostgreSQL aborts it as a deadlock victim. */
+export async function retryOnDeadlock(fn: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== '40P01' || attempt >= 5) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200 * attempt));
+    }
+  }
 }
