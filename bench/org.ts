@@ -21,7 +21,7 @@ const TIERS: Tier[] = ['use', 'edit', 'full'];
 const pick = <T>(xs: T[], i: number): T => xs[i % xs.length];
 
 /** Runs `fn` over items with at most `n` in flight. */
-async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
+export async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: n }, async () => {
@@ -33,13 +33,8 @@ async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promis
   );
 }
 
-/**
- * Seeds an organisation THROUGH THE SERVICES (the same calls the API makes): 40 departments,
- * 2,000 users, 200 groups, 1,000 projects and mixed grants; one "reader" sees ~500 projects
- * through direct, group and department grants and public projects.
- */
-export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM; services: Services }> {
-  const started = Date.now();
+/** The services in this process, on the bench database with the server's secrets (for seeding and statement counts). */
+export async function benchServices(env: BenchEnv): Promise<{ orm: MikroORM; services: Services }> {
   const config = loadConfig({
     NODE_ENV: 'production',
     DATABASE_URL: env.dbUrl,
@@ -48,7 +43,17 @@ export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM;
     LOG_LEVEL: 'silent',
   });
   const orm = await createOrm(env.dbUrl, { poolMax: 10 });
-  const services = createServices({ orm, config, logger: createLogger('silent'), shutdown: new AbortController().signal });
+  return { orm, services: createServices({ orm, config, logger: createLogger('silent'), shutdown: new AbortController().signal }) };
+}
+
+/**
+ * Seeds an organisation THROUGH THE SERVICES (the same calls the API makes): 40 departments,
+ * 2,000 users, 200 groups, 1,000 projects and mixed grants; one "reader" sees ~500 projects
+ * through direct, group and department grants and public projects.
+ */
+export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM; services: Services }> {
+  const started = Date.now();
+  const { orm, services } = await benchServices(env);
   const root = Actor.system();
 
   const departments: string[] = [];

@@ -22,8 +22,9 @@ export async function spawnReady(
   env: Record<string, string>,
   ready: RegExp | (() => Promise<boolean>),
   timeoutMs = 120_000,
+  nodeArgs: string[] = [],
 ): Promise<Child> {
-  const proc = spawn(process.execPath, [path.join(ROOT, script), ...args], {
+  const proc = spawn(process.execPath, [...nodeArgs, path.join(ROOT, script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -83,7 +84,7 @@ export interface BenchEnv {
 }
 
 /** A fresh embedded PostgreSQL and the real server (`dist/src/main.js`), each in its own process. */
-export async function startBenchEnv(extraEnv: Record<string, string> = {}): Promise<BenchEnv> {
+export async function startBenchEnv(extraEnv: Record<string, string> = {}, serverNodeArgs: string[] = []): Promise<BenchEnv> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-'));
   const pgPort = await freePort();
   const pg = await spawnReady('dist/src/cli/embedded-pg.js', ['--data-dir', dir, '--port', String(pgPort)], {}, /ready postgres:\/\/\S+\n/);
@@ -112,6 +113,7 @@ export async function startBenchEnv(extraEnv: Record<string, string> = {}): Prom
     },
     async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
     120_000,
+    serverNodeArgs,
   );
   const baseUrl = `http://127.0.0.1:${port}`;
   return {

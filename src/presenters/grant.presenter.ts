@@ -1,7 +1,25 @@
 import type { Tier } from '../entities/base';
-import type { ProjectGrant } from '../entities';
 import { presentProjectRef } from './project.presenter';
 import { iso } from './user.presenter';
+
+/** A grant as the services read it: its columns and what REST shows of its target. */
+export interface GrantRow {
+  id: string;
+  project_id: string;
+  user_id: string | null;
+  group_id: string | null;
+  department_id: string | null;
+  tier: Tier;
+  granted_by_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  user_name: string | null;
+  user_email: string | null;
+  group_name: string | null;
+  group_department_name: string | null;
+  department_name: string | null;
+  department_color: string | null;
+}
 
 /** One row of GET /grants/by-user, before presentation. */
 export interface UserGrantRow {
@@ -27,20 +45,20 @@ export interface GrantsByUser {
 }
 
 /** A grant with its target nested; the two non-target relations are null. */
-export function presentGrant(g: ProjectGrant) {
+export function presentGrant(g: GrantRow) {
   return {
     id: g.id,
-    projectId: g.project.id,
-    userId: g.user ? g.user.id : null,
-    groupId: g.group ? g.group.id : null,
-    departmentId: g.department ? g.department.id : null,
+    projectId: g.project_id,
+    userId: g.user_id,
+    groupId: g.group_id,
+    departmentId: g.department_id,
     tier: g.tier,
-    grantedById: g.grantedBy ? g.grantedBy.id : null,
-    createdAt: iso(g.createdAt),
-    updatedAt: iso(g.updatedAt),
-    user: g.user ? { id: g.user.id, name: g.user.name, email: g.user.email } : null,
-    group: g.group ? { id: g.group.id, name: g.group.name, department: { name: g.group.department.name } } : null,
-    department: g.department ? { id: g.department.id, name: g.department.name, color: g.department.color } : null,
+    grantedById: g.granted_by_id,
+    createdAt: iso(g.created_at),
+    updatedAt: iso(g.updated_at),
+    user: g.user_id ? { id: g.user_id, name: g.user_name!, email: g.user_email! } : null,
+    group: g.group_id ? { id: g.group_id, name: g.group_name!, department: { name: g.group_department_name! } } : null,
+    department: g.department_id ? { id: g.department_id, name: g.department_name!, color: g.department_color! } : null,
   };
 }
 

@@ -3,15 +3,15 @@ import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { checkProjectAccess } from '../access/read-rules';
 import { requireTier } from '../access/resolver';
-import { ProjectGrant, TargetType, Tier } from '../entities';
+import type { TargetType, Tier } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
 import type { UpsertGrantInput } from './grants.inputs';
-import type { GrantsByUser, UserGrantRow } from '../presenters/grant.presenter';
-export type { GrantsByUser, UserGrantRow };
+import type { GrantRow, GrantsByUser, UserGrantRow } from '../presenters/grant.presenter';
+export type { GrantRow, GrantsByUser, UserGrantRow };
 
 /** The three target columns of a grant; exactly one is set (spec invariant). */
 export interface GrantTarget {
@@ -43,11 +43,31 @@ export function grantTarget(targetType: TargetType, targetId: string): GrantTarg
 }
 
 export interface GrantResult {
-  grant: ProjectGrant;
+  grant: GrantRow;
   action: 'created' | 'updated';
 }
 
-const POPULATE = ['user', 'group', 'group.department', 'department'] as const;
+/**
+ * The one read of grants: each with what REST shows of its target (a user's name and email, a
+ * group's name and its department's name, a department's name and colour), as plain rows in one
+ * statement, oldest first. `where` is a condition on `g` with its parameters.
+ */
+function readGrants(em: EntityManager, where: string, params: unknown[]): Promise<GrantRow[]> {
+  return em.execute(
+    `select g.id, g.project_id, g.user_id, g.group_id, g.department_id, g.tier, g.granted_by_id, g.created_at, g.updated_at,
+            u.name as user_name, u.email as user_email,
+            gr.name as group_name, gd.name as group_department_name,
+            d.name as department_name, d.color as department_color
+       from project_grants g
+       left join users u on u.id = g.user_id
+       left join groups gr on gr.id = g.group_id
+       left join departments gd on gd.id = gr.department_id
+       left join departments d on d.id = g.department_id
+      where ${where}
+      order by g.created_at, g.id`,
+    params,
+  );
+}
 
 export class GrantsService extends BaseService {
   constructor(
@@ -106,28 +126,24 @@ export class GrantsService extends BaseService {
         targetId: input.targetId,
         metadata: { tier: input.tier, ...(changed ? { previousTier: row.previous_tier! } : {}) },
       });
-      const grant = await tx.findOneOrFail(ProjectGrant, { id: row.id }, { populate: POPULATE, refresh: true });
+      const [grant] = await readGrants(tx, 'g.id = ?', [row.id]);
       return { grant, action: row.inserted ? 'created' : 'updated' };
     });
   }
 
   /** `use` tier. Every grant of the project with its target populated, oldest first. */
-  async list(actor: Actor, projectId: string): Promise<ProjectGrant[]> {
+  async list(actor: Actor, projectId: string): Promise<GrantRow[]> {
     return one(await this.listMany(actor, [projectId]), projectId);
   }
 
   /** `use` tier on each project: the grants of many projects in two queries (access, then grants). */
-  async listMany(actor: Actor, projectIds: readonly string[]): Promise<Batch<ProjectGrant[]>> {
+  async listMany(actor: Actor, projectIds: readonly string[]): Promise<Batch<GrantRow[]>> {
     const em = this.em();
-    const out: Batch<ProjectGrant[]> = new Map();
+    const out: Batch<GrantRow[]> = new Map();
     const allowed = splitVerdicts(await checkProjectAccess(em, actor, projectIds, 'use'), out);
     if (!allowed.length) return out;
-    const rows = await em.find(
-      ProjectGrant,
-      { project: { $in: allowed } },
-      { populate: POPULATE, strategy: 'joined', orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
-    for (const [id, grants] of groupBy(allowed, rows, (g) => g.project.id)) out.set(id, grants);
+    const rows = await readGrants(em, 'g.project_id = any(array[?]::uuid[])', [allowed]);
+    for (const [id, grants] of groupBy(allowed, rows, (g) => g.project_id)) out.set(id, grants);
     return out;
   }
 

@@ -2,6 +2,7 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema, BuildSchemaOptions } from 'type-graphql';
 import { authChecker } from './auth-checker';
+import { streamlineResolvers } from './streamline';
 import { AuditResolver } from './resolvers/audit.resolver';
 import { AuthResolver } from './resolvers/auth.resolver';
 import { ChatResolver } from './resolvers/chat.resolver';
@@ -32,6 +33,7 @@ let built: Promise<GraphQLSchema> | null = null;
 /**
  * Builds the schema once per process (type-graphql's build context is global). Inputs are validated
  * in the resolvers with the same `parse()` REST uses, so type-graphql's own validation is off.
+ * Plain fields then resolve synchronously (streamline.ts).
  */
 export function buildGraphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
@@ -42,6 +44,9 @@ export function buildGraphqlSchema(): Promise<GraphQLSchema> {
     // type-graphql insists on a pubSub once any @Subscription exists, even though ours use `subscribe` generators
     pubSub: createPubSub(),
     emitSchemaFile: false,
+  }).then((schema) => {
+    streamlineResolvers(schema);
+    return schema;
   });
   return built;
 }

@@ -1,5 +1,10 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import Negotiator from 'negotiator';
@@ -194,6 +199,12 @@ export async function mountGraphql(
       graphqlMetricsPlugin(services.ctx.metrics),
       // our own playground (playground.ts) answers browsers; Apollo's CDN landing page never does
       ApolloServerPluginLandingPageDisabled(),
+      // Apollo installs cache-control hints by default, and its `willResolveField` hook wraps every
+      // field's resolver (a closure and a hook call per field per object); we send no cache hints.
+      // Usage reporting and traces go to Apollo's cloud, which a self-hosted service never calls.
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
     ],
   });
   await apollo.start();

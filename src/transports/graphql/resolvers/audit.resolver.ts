@@ -6,9 +6,9 @@ import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg } from '../params';
 import { AuditEntryPage } from '../types/audit.type';
 
-@Authorized()
 @Resolver()
 export class AuditResolver {
+  @Authorized()
   @Query(() => AuditEntryPage, { description: 'GET /audit-log (admin, superadmin): newest first' })
   async auditLog(
     @ValidArg('filter', AuditLogQuery, { nullable: true }) filter: AuditLogQuery,

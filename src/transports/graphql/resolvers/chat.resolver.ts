@@ -18,14 +18,15 @@ import { ProjectType } from '../types/project.type';
 
 type ConversationRoot = ConversationType & { messages?: MessageType[] };
 
-@Authorized()
 @Resolver(() => ConversationType)
 export class ChatResolver {
+  @Authorized()
   @Query(() => ChatConfigType, { description: 'GET /chat/config: which modes this server offers' })
   chatConfig(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return ctx.services.chat.modes(actor);
   }
 
+  @Authorized()
   @Query(() => [ConversationType], {
     description: "GET /chat/projects/:projectId/conversations: the caller's own (use tier), newest first",
   })
@@ -39,12 +40,14 @@ export class ChatResolver {
     return rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId }));
   }
 
+  @Authorized()
   @Query(() => ConversationType, { description: 'GET /chat/conversations/:id: its author (with use tier) or platform staff' })
   async conversation(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     const { conversation, messages } = await ctx.services.conversations.get(actor, id);
     return presentConversationDetail(conversation, messages);
   }
 
+  @Authorized()
   @Query(() => [ConversationType], { description: "GET /chat/recent: the caller's conversations across projects, newest first" })
   async recentConversations(
     @ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery,

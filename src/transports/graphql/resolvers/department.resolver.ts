@@ -14,20 +14,22 @@ import { UserType } from '../types/user.type';
 const present = (v: DepartmentView) => presentDepartment(v.department, v.counts);
 type DepartmentRoot = DepartmentType & { _count?: DepartmentCountsType };
 
-@Authorized()
 @Resolver(() => DepartmentType)
 export class DepartmentResolver {
+  @Authorized()
   @Query(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
   async departments(@ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     const { items, total } = await ctx.services.departments.list(actor, page);
     return { items: items.map(present), total };
   }
 
+  @Authorized()
   @Query(() => DepartmentType, { description: 'GET /departments/:id' })
   async department(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return present(await ctx.services.departments.get(actor, id));
   }
 
+  @Authorized()
   @Mutation(() => DepartmentType, { description: 'POST /departments (admin, superadmin)' })
   async createDepartment(
     @ValidArg('input', CreateDepartmentInput) input: CreateDepartmentInput,
@@ -37,6 +39,7 @@ export class DepartmentResolver {
     return present(await ctx.services.departments.create(actor, input));
   }
 
+  @Authorized()
   @Mutation(() => DepartmentType, { description: "PATCH /departments/:id (admin, superadmin, the department's manager)" })
   async updateDepartment(
     @Arg('id', () => ID) id: string,
@@ -47,11 +50,13 @@ export class DepartmentResolver {
     return present(await ctx.services.departments.update(actor, id, input));
   }
 
+  @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /departments/:id (admin, superadmin; 409 while referenced)' })
   async deleteDepartment(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return { success: true, ...(await ctx.services.departments.delete(actor, id)) };
   }
 
+  @Authorized()
   @Mutation(() => [UserType], { description: 'POST /departments/:id/members (admin, superadmin): the members afterwards' })
   async addDepartmentMembers(
     @Arg('id', () => ID) id: string,
@@ -62,6 +67,7 @@ export class DepartmentResolver {
     return (await ctx.services.departments.addMembers(actor, id, input)).map(presentUserSummary);
   }
 
+  @Authorized()
   @Mutation(() => DeleteResultType, {
     description: "DELETE /departments/:id/members/:userId (admin, superadmin, the CEO, the department's manager)",
   })

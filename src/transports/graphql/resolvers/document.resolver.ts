@@ -12,9 +12,9 @@ import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
 import { ChunkSourceType, DocumentPage, DocumentProgressType, DocumentType, UploadDocumentsInput } from '../types/document.type';
 import { ProjectType } from '../types/project.type';
 
-@Authorized()
 @Resolver(() => DocumentType)
 export class DocumentResolver {
+  @Authorized()
   @Query(() => DocumentPage, { description: 'GET /projects/:projectId/documents (use tier), newest first' })
   async documents(
     @Arg('projectId', () => ID) projectId: string,
@@ -26,16 +26,19 @@ export class DocumentResolver {
     return pageOf((await ctx.services.documents.list(actor, projectId, filter)).map(presentDocument), page);
   }
 
+  @Authorized()
   @Query(() => DocumentType, { description: 'GET /documents/:id (use tier): status, progress, counts, error' })
   async document(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return presentDocument(await ctx.services.documents.get(actor, id));
   }
 
+  @Authorized()
   @Query(() => ChunkSourceType, { description: "GET /chat/chunks/:chunkId/source (use tier on the chunk's project)" })
   async chunkSource(@Arg('chunkId', () => ID) chunkId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return presentChunkSource(await ctx.services.documents.chunkSource(actor, chunkId));
   }
 
+  @Authorized()
   @Mutation(() => [DocumentType], {
     description: 'POST /projects/:projectId/documents (edit tier), files base64-encoded; ingestion runs in the background',
   })
@@ -54,11 +57,13 @@ export class DocumentResolver {
     return (await ctx.services.documents.upload(actor, projectId, decoded, { language: language ?? undefined })).map(presentUploadResult);
   }
 
+  @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /documents/:id (edit tier)' })
   async deleteDocument(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return { success: true, id: (await ctx.services.documents.delete(actor, id)).id };
   }
 
+  @Authorized()
   @Mutation(() => DocumentType, { description: 'POST /documents/:id/reindex (edit tier)' })
   async reindexDocument(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return presentDocument(await ctx.services.documents.reindex(actor, id));

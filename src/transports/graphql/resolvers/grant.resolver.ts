@@ -10,14 +10,15 @@ import { GrantResultType, GrantsByUserType, ProjectGrantType } from '../types/gr
 import { ProjectType } from '../types/project.type';
 import { UserType } from '../types/user.type';
 
-@Authorized()
 @Resolver(() => ProjectGrantType)
 export class GrantResolver {
+  @Authorized()
   @Query(() => [ProjectGrantType], { description: 'GET /projects/:projectId/grants (use tier)' })
   async projectGrants(@Arg('projectId', () => ID) projectId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return (await ctx.services.grants.list(actor, projectId)).map(presentGrant);
   }
 
+  @Authorized()
   @Mutation(() => GrantResultType, { description: 'POST /projects/:projectId/grants (full tier): an upsert on (project, target)' })
   async upsertGrant(
     @Arg('projectId', () => ID) projectId: string,
@@ -29,6 +30,7 @@ export class GrantResolver {
     return { grant: presentGrant(grant), action };
   }
 
+  @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:projectId/grants/:grantId (full tier)' })
   async deleteGrant(
     @Arg('projectId', () => ID) projectId: string,
@@ -39,6 +41,7 @@ export class GrantResolver {
     return { success: true, ...(await ctx.services.grants.delete(actor, projectId, grantId)) };
   }
 
+  @Authorized()
   @Query(() => GrantsByUserType, { description: 'GET /grants/by-user/:userId (admin, superadmin)' })
   async grantsByUser(@Arg('userId', () => ID) userId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return presentGrantsByUser(await ctx.services.grants.byUser(actor, userId));

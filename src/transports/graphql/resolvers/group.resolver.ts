@@ -11,9 +11,9 @@ import { UserType } from '../types/user.type';
 
 const present = (v: GroupView) => presentGroup(v.group, v);
 
-@Authorized()
 @Resolver(() => GroupType)
 export class GroupResolver {
+  @Authorized()
   @Query(() => GroupPage, { description: "GET /groups (admin, superadmin, the CEO; a manager sees their department's)" })
   async groups(
     @ValidArg('filter', ListGroupsQuery, { nullable: true }) filter: ListGroupsQuery,
@@ -25,11 +25,13 @@ export class GroupResolver {
     return { items: items.map(present), total };
   }
 
+  @Authorized()
   @Query(() => GroupType, { description: 'GET /groups/:id' })
   async group(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return present(await ctx.services.groups.get(actor, id));
   }
 
+  @Authorized()
   @Mutation(() => GroupType, { description: "POST /groups (admin, superadmin, the department's manager)" })
   async createGroup(
     @ValidArg('input', CreateGroupInput) input: CreateGroupInput,
@@ -39,6 +41,7 @@ export class GroupResolver {
     return present(await ctx.services.groups.create(actor, input));
   }
 
+  @Authorized()
   @Mutation(() => GroupType, { description: 'PATCH /groups/:id' })
   async updateGroup(
     @Arg('id', () => ID) id: string,
@@ -49,11 +52,13 @@ export class GroupResolver {
     return present(await ctx.services.groups.update(actor, id, input));
   }
 
+  @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /groups/:id (409 while grants target it)' })
   async deleteGroup(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return { success: true, ...(await ctx.services.groups.delete(actor, id)) };
   }
 
+  @Authorized()
   @Mutation(() => GroupType, { description: "POST /groups/:id/members: users of the group's department" })
   async addGroupMembers(
     @Arg('id', () => ID) id: string,
@@ -64,6 +69,7 @@ export class GroupResolver {
     return present(await ctx.services.groups.addMembers(actor, id, input));
   }
 
+  @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /groups/:id/members/:userId' })
   async removeGroupMember(
     @Arg('id', () => ID) id: string,

@@ -19,20 +19,22 @@ type ProjectRoot = ProjectType & {
   accessSource?: string;
 };
 
-@Authorized()
 @Resolver(() => ProjectType)
 export class ProjectResolver {
+  @Authorized()
   @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
   async projects(@ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     const { items, total } = await ctx.services.projects.list(actor, page);
     return { items: items.map(presentProjectListItem), total };
   }
 
+  @Authorized()
   @Query(() => ProjectType, { description: 'GET /projects/:id (any tier)' })
   async project(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return presentProjectDetail(await ctx.services.projects.get(actor, id));
   }
 
+  @Authorized()
   @Mutation(() => ProjectType, { description: 'POST /projects (admin, superadmin)' })
   async createProject(
     @ValidArg('input', CreateProjectInput) input: CreateProjectInput,
@@ -42,6 +44,7 @@ export class ProjectResolver {
     return presentProjectDetail(await ctx.services.projects.create(actor, input));
   }
 
+  @Authorized()
   @Mutation(() => ProjectType, { description: 'PATCH /projects/:id (edit tier; ownerId needs full)' })
   async updateProject(
     @Arg('id', () => ID) id: string,
@@ -52,11 +55,13 @@ export class ProjectResolver {
     return presentProjectDetail(await ctx.services.projects.update(actor, id, input));
   }
 
+  @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:id (full tier)' })
   async deleteProject(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return { success: true, ...(await ctx.services.projects.delete(actor, id)) };
   }
 
+  @Authorized()
   @Mutation(() => RemoveMemberResultType, { description: 'DELETE /projects/:id/members/:userId (edit tier; grants stay)' })
   async removeProjectMember(
     @Arg('projectId', () => ID) projectId: string,

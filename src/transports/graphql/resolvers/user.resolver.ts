@@ -8,9 +8,9 @@ import { DeleteResultType } from '../types/common.type';
 import { ProjectType } from '../types/project.type';
 import { UserPage, UserType } from '../types/user.type';
 
-@Authorized()
 @Resolver(() => UserType)
 export class UserResolver {
+  @Authorized()
   @Query(() => UserPage, { description: 'GET /users (admin, superadmin): filters, literal search, limit/offset and total' })
   async users(
     @ValidArg('filter', ListUsersQuery, { nullable: true }) filter: ListUsersQuery,
@@ -21,16 +21,19 @@ export class UserResolver {
     return { items: users.map(presentUser), total };
   }
 
+  @Authorized()
   @Query(() => UserType, { description: 'GET /users/:id (admin, superadmin)' })
   async user(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return presentUser(await ctx.services.users.get(actor, id));
   }
 
+  @Authorized()
   @Mutation(() => UserType, { description: 'POST /users (admin, superadmin)' })
   async createUser(@ValidArg('input', CreateUserInput) input: CreateUserInput, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return presentUser(await ctx.services.users.create(actor, input));
   }
 
+  @Authorized()
   @Mutation(() => UserType, { description: 'PATCH /users/:id (admin, superadmin)' })
   async updateUser(
     @Arg('id', () => ID) id: string,
@@ -41,6 +44,7 @@ export class UserResolver {
     return presentUser(await ctx.services.users.update(actor, id, input));
   }
 
+  @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /users/:id (admin, superadmin)' })
   async deleteUser(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
     return { success: true, ...(await ctx.services.users.delete(actor, id)) };
