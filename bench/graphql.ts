@@ -20,7 +20,7 @@ import { benchServices, pool } from './org';
  * connections; the nested query is also timed alone (one connection). Statement counts come from
  * the same operations executed in this process against the same database.
  *
- *   node dist/bench/graphql.js [--rounds 3] [--seconds 3] [--cpu-prof DIR]   # writes bench/results/graphql.json
+ *   node dist/bench/graphql.js [--rounds 3] [--seconds 3] [--only rest,list,nested] [--cpu-prof DIR]   # writes bench/results/graphql.json
  */
 
 /** The fields `GET /api/projects` returns, asked for in GraphQL. */
@@ -148,7 +148,7 @@ export async function benchGraphql(
   env: BenchEnv,
   orm: MikroORM,
   services: Services,
-  opts: { rounds?: number; seconds?: number } = {},
+  opts: { rounds?: number; seconds?: number; only?: Array<'rest' | 'list' | 'nested'> } = {},
 ): Promise<GraphqlBench> {
   const seed = await seedGraphqlOrg(env, services);
   const auth = { authorization: `Bearer ${seed.readerToken}` };
@@ -177,11 +177,13 @@ export async function benchGraphql(
   const rounds = opts.rounds ?? 3;
   const durationMs = (opts.seconds ?? 3) * 1000;
   const runs: Record<'rest' | 'list' | 'nested', LoadResult[]> = { rest: [], list: [], nested: [] };
+  const only = opts.only ?? ['rest', 'list', 'nested'];
+  const requests = { rest, list: gql(Q_LIST), nested: gql(Q_NESTED) };
   for (let r = 0; r < rounds; r++) {
-    runs.rest.push(await load('GET /api/projects', { baseUrl: env.baseUrl, request: rest, connections: 8, durationMs }));
-    runs.list.push(await load('GraphQL, REST fields', { baseUrl: env.baseUrl, request: gql(Q_LIST), connections: 8, durationMs }));
-    runs.nested.push(await load('GraphQL nested', { baseUrl: env.baseUrl, request: gql(Q_NESTED), connections: 8, durationMs }));
+    for (const k of only) runs[k].push(await load(k, { baseUrl: env.baseUrl, request: requests[k], connections: 8, durationMs }));
   }
+  for (const k of ['rest', 'list', 'nested'] as const)
+    if (!runs[k].length) runs[k].push(await load(k, { baseUrl: env.baseUrl, request: requests[k], connections: 1, amount: 5 }));
   const restIdle = await load('GET /api/projects, alone', { baseUrl: env.baseUrl, request: rest, connections: 1, amount: 60 });
   const nestedIdle = await load('GraphQL nested, alone', { baseUrl: env.baseUrl, request: gql(Q_NESTED), connections: 1, amount: 60 });
 
@@ -236,7 +238,9 @@ async function main(): Promise<void> {
   try {
     const { orm, services } = await benchServices(env);
     try {
-      const r = await benchGraphql(env, orm, services, { rounds: arg('rounds', 3), seconds: arg('seconds', 3) });
+      const o = process.argv.indexOf('--only');
+      const only = o > 0 ? (process.argv[o + 1].split(',') as Array<'rest' | 'list' | 'nested'>) : undefined;
+      const r = await benchGraphql(env, orm, services, { rounds: arg('rounds', 3), seconds: arg('seconds', 3), only });
       writeFileSync(path.join(ROOT, 'bench/results/graphql.json'), JSON.stringify(r, null, 2) + '\n');
       const f = (l: LoadResult) => `median ${l.medianMs} ms, p95 ${l.p95Ms}, ${l.rps} req/s`;
       process.stdout.write(

@@ -14,7 +14,7 @@ import { benchStreams } from './streams';
  * bench/results/summary.json plus one JSON per sub-benchmark.
  *
  *   npm run bench                 # everything (~6–9 minutes on 2 cores)
- *   npm run bench -- --only auth,projects,streams,retrieval,eval,vectors,ingest,chat,hostile,metrics
+ *   npm run bench -- --only auth,projects,streams,graphql,retrieval,eval,vectors,ingest,chat,hostile,metrics
  */
 interface Row {
   metric: string;
@@ -144,6 +144,37 @@ async function main(): Promise<void> {
       await env.close();
     }
   }
+
+  await section('graphql', async () => {
+    const g = await sub('graphql.js', ['--rounds', '3', '--seconds', '4'], 'graphql.json');
+    results.graphql = g;
+    const rest = g.rest as { medianMs: number };
+    const per = (l: { medianMs: number }) => ratio(l.medianMs, rest.medianMs);
+    rows.push({
+      metric: `GET /api/projects (${g.seed.visible} projects with members; 8 connections, interleaved rounds)`,
+      value: `${fmt(g.rest)}; ${g.statements.rest} SQL statement(s) after the caller's read`,
+      target: '—',
+      met: null,
+    });
+    rows.push({
+      metric: "GraphQL projects(limit: 100) with REST's fields, per row vs GET /api/projects",
+      value: `${fmt(g.list)}; ${per(g.list)}× REST; ${g.statements.list} statement(s)`,
+      target: '≤ 1.2×',
+      met: per(g.list) <= 1.2,
+    });
+    rows.push({
+      metric: `GraphQL projects → members → grants (${g.seed.grantsOnVisible} grants) vs GET /api/projects`,
+      value: `${fmt(g.nested)}; ${per(g.nested)}× REST; ${g.statements.nested} statements`,
+      target: '≤ 3×',
+      met: per(g.nested) <= 3,
+    });
+    rows.push({
+      metric: 'GraphQL projects → members → grants alone (one connection)',
+      value: `median ${g.nestedIdle.medianMs} ms (REST list alone ${g.restIdle.medianMs} ms)`,
+      target: '≤ 30 ms',
+      met: g.nestedIdle.medianMs <= 30,
+    });
+  });
 
   await section('retrieval', async () => {
     const r = await sub('retrieval.js', ['--chunks', '100000', '--queries', '300'], 'retrieval.json');

@@ -66,8 +66,8 @@ export function presentProjectBase(p: ProjectFields) {
     },
     ownerId: p.ownerId,
     createdBy: p.createdBy,
-    createdAt: iso(new Date(p.createdAt)),
-    updatedAt: iso(new Date(p.updatedAt)),
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
   };
 }
 
@@ -86,7 +86,7 @@ export function presentMemberRecord(m: MemberRecord) {
   return {
     projectId: m.projectId,
     userId: m.userId,
-    addedAt: iso(new Date(m.addedAt)),
+    addedAt: iso(m.addedAt),
     user: {
       id: m.user.id,
       name: m.user.name,

@@ -1,7 +1,8 @@
 import type { Actor } from '../access/actor';
 import type { Department, User } from '../entities';
 
-const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+/** A timestamp on the wire (ISO 8601, UTC, milliseconds); a Date is formatted as it is, a string parsed first. */
+const iso = (d: Date | string | null | undefined): string | null => (d ? (d instanceof Date ? d : new Date(d)).toISOString() : null);
 const deptId = (u: User): string | null => (u.department ? u.department.id : null);
 
 /** The fields of a user the login answer is built from (an entity or a raw row mapped to these names). */

@@ -61,4 +61,18 @@ describe('graphql: resolvers after streamlining', () => {
     // a view without an id cannot be completed: forbidden, never another object's data
     expect(() => resolveFromView({}, {}, context, info)).toThrow(expect.objectContaining({ code: 'forbidden' }));
   });
+
+  it('field resolvers of the (parent, context) kind are called directly: a value the parent carries comes back synchronously', async () => {
+    const accessTier = fields('Project').accessTier.resolve!;
+    const load = jest.fn(() => Promise.resolve({ accessTier: 'edit' }));
+    const context = { loaders: { projects: { load } } };
+    // the list's rows carry the tier: no promise, no loader call
+    expect(accessTier({ id: 'p1', accessTier: 'use' }, {}, context, {} as never)).toBe('use');
+    expect(load).not.toHaveBeenCalled();
+    // a parent without it (a project reached through another object) is completed by the batched read
+    await expect(accessTier({ id: 'p2' }, {}, context, {} as never)).resolves.toBe('edit');
+    expect(load).toHaveBeenCalledWith('p2');
+    // a field resolver with other parameters keeps type-graphql's resolver (four arguments)
+    expect(fields('ProjectGrant').grantedBy.resolve!.length).toBe(4);
+  });
 });

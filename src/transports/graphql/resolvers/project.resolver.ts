@@ -72,29 +72,31 @@ export class ProjectResolver {
     return { success: true, ...(await ctx.services.projects.removeMember(actor, projectId, userId)) };
   }
 
+  // These answer from the parent when its read already carried the value (the list does), with no
+  // promise per project; otherwise from the batched full read.
   @FieldResolver(() => [ProjectMemberType], { description: 'The visible member list (any tier)' })
-  async members(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p.members ?? (await ctx.loaders.projects.load(p.id)).members;
+  members(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return p.members ?? ctx.loaders.projects.load(p.id).then((v) => v.members);
   }
 
   @FieldResolver(() => [ProjectGrantType], { description: 'GET /projects/:id/grants (use tier)' })
-  async grants(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+  grants(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
     return ctx.loaders.grants.load(p.id);
   }
 
   @FieldResolver(() => ProjectCountsType, { description: 'REST `_count`, always with chunks' })
-  async counts(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p._count?.chunks !== undefined ? p._count : (await ctx.loaders.projects.load(p.id))._count;
+  counts(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return p._count?.chunks !== undefined ? p._count : ctx.loaders.projects.load(p.id).then((v) => v._count);
   }
 
   @FieldResolver(() => TierEnum, { description: "The caller's tier on the project" })
-  async accessTier(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p.accessTier ?? (await ctx.loaders.projects.load(p.id)).accessTier;
+  accessTier(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return p.accessTier ?? ctx.loaders.projects.load(p.id).then((v) => v.accessTier);
   }
 
   @FieldResolver(() => AccessSourceEnum, { description: 'Why the caller holds that tier' })
-  async accessSource(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
-    return p.accessSource ?? (await ctx.loaders.projects.load(p.id)).accessSource;
+  accessSource(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+    return p.accessSource ?? ctx.loaders.projects.load(p.id).then((v) => v.accessSource);
   }
 
   @FieldResolver(() => [DocumentType], { description: 'GET /projects/:projectId/documents (use tier), newest first' })
