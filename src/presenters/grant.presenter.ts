@@ -1,6 +1,5 @@
 import type { Tier } from '../entities/base';
 import { presentProjectRef } from './project.presenter';
-import { iso } from './user.presenter';
 
 /** A grant as the services read it: its columns and what REST shows of its target. */
 export interface GrantRow {
@@ -11,8 +10,9 @@ export interface GrantRow {
   department_id: string | null;
   tier: Tier;
   granted_by_id: string | null;
-  created_at: Date;
-  updated_at: Date;
+  /** ISO 8601 text, as the wire shows it */
+  created_at: string;
+  updated_at: string;
   user_name: string | null;
   user_email: string | null;
   group_name: string | null;
@@ -54,8 +54,8 @@ export function presentGrant(g: GrantRow) {
     departmentId: g.department_id,
     tier: g.tier,
     grantedById: g.granted_by_id,
-    createdAt: iso(g.created_at),
-    updatedAt: iso(g.updated_at),
+    createdAt: g.created_at,
+    updatedAt: g.updated_at,
     user: g.user_id ? { id: g.user_id, name: g.user_name!, email: g.user_email! } : null,
     group: g.group_id ? { id: g.group_id, name: g.group_name!, department: { name: g.group_department_name! } } : null,
     department: g.department_id ? { id: g.department_id, name: g.department_name!, color: g.department_color! } : null,

@@ -47,6 +47,9 @@ export interface GrantResult {
   action: 'created' | 'updated';
 }
 
+/** A timestamp column as the wire's ISO 8601 text (UTC, milliseconds), formatted by the database. */
+const ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /**
  * The one read of grants: each with what REST shows of its target (a user's name and email, a
  * group's name and its department's name, a department's name and colour), as plain rows in one
@@ -54,7 +57,8 @@ export interface GrantResult {
  */
 function readGrants(em: EntityManager, where: string, params: unknown[]): Promise<GrantRow[]> {
   return em.execute(
-    `select g.id, g.project_id, g.user_id, g.group_id, g.department_id, g.tier, g.granted_by_id, g.created_at, g.updated_at,
+    `select g.id, g.project_id, g.user_id, g.group_id, g.department_id, g.tier, g.granted_by_id,
+            ${ISO('g.created_at')} as created_at, ${ISO('g.updated_at')} as updated_at,
             u.name as user_name, u.email as user_email,
             gr.name as group_name, gd.name as group_department_name,
             d.name as department_name, d.color as department_color

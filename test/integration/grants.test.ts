@@ -97,6 +97,16 @@ describe('POST /api/projects/:projectId/grants', () => {
     expect(second.body.grant.id).toBe(first.body.grant.id);
     expect(second.body.grant.tier).toBe('full');
     expect(second.body.grant.createdAt).toBe(first.body.grant.createdAt);
+    // timestamps are the database's, in the wire's ISO form (UTC, milliseconds), as every other resource shows them
+    const [row] = await fx.exec<{ created_ms: string; updated_ms: string }>(
+      `select floor(extract(epoch from created_at) * 1000)::bigint::text as created_ms,
+              floor(extract(epoch from updated_at) * 1000)::bigint::text as updated_ms
+         from project_grants where id = ?`,
+      [second.body.grant.id],
+    );
+    expect(second.body.grant.createdAt).toBe(new Date(Number(row.created_ms)).toISOString());
+    expect(second.body.grant.updatedAt).toBe(new Date(Number(row.updated_ms)).toISOString());
+    expect(Date.parse(second.body.grant.updatedAt)).toBeGreaterThanOrEqual(Date.parse(second.body.grant.createdAt));
     expect(await fx.countRows('project_grants', 'user_id', target.id)).toBe(1);
     expect(await fx.countRows('project_members', 'user_id', target.id)).toBe(1);
   });
