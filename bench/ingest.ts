@@ -78,7 +78,7 @@ export async function benchIngest(opts: { pages?: number; runs?: number } = {}):
       const q0 = performance.now();
       await parseInThread(
         'pdf',
-        pdf,
+        Buffer.from(pdf), // pdf.js detaches the buffer it is given
         config.parseLimits,
         () => undefined,
         () => undefined,

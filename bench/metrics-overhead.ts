@@ -50,6 +50,7 @@ async function main(): Promise<void> {
         PORT: String(port),
         HOST: '127.0.0.1',
         JWT_SECRET: env.jwtSecret,
+        ENCRYPTION_KEY: env.encryptionKey,
         LOG_LEVEL: 'warn',
         LOGIN_RATE_LIMIT_PER_IP: '0',
         LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',

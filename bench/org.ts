@@ -39,7 +39,7 @@ export async function benchServices(env: BenchEnv): Promise<{ orm: MikroORM; ser
     NODE_ENV: 'production',
     DATABASE_URL: env.dbUrl,
     JWT_SECRET: env.jwtSecret,
-    ENCRYPTION_KEY: env.jwtSecret,
+    ENCRYPTION_KEY: env.encryptionKey,
     LOG_LEVEL: 'silent',
   });
   const orm = await createOrm(env.dbUrl, { poolMax: 10 });

@@ -79,6 +79,8 @@ export interface BenchEnv {
   server: Child;
   baseUrl: string;
   jwtSecret: string;
+  /** The server's ENCRYPTION_KEY: a second server on the same database needs it to read stored provider keys. */
+  encryptionKey: string;
   superadmin: { email: string; password: string };
   close(): Promise<void>;
 }
@@ -91,6 +93,7 @@ export async function startBenchEnv(extraEnv: Record<string, string> = {}, serve
   const dbUrl = /ready (postgres:\/\/\S+)\n/.exec(pg.out())![1];
   const port = await freePort();
   const jwtSecret = 'bench-secret-bench-secret-bench-secret';
+  const encryptionKey = 'bench-encryption-key-bench-encryption-key';
   const superadmin = { email: 'root@bench.example.com', password: 'bench-root-password' };
   const server = await spawnReady(
     'dist/src/main.js',
@@ -101,7 +104,7 @@ export async function startBenchEnv(extraEnv: Record<string, string> = {}, serve
       PORT: String(port),
       HOST: '127.0.0.1',
       JWT_SECRET: jwtSecret,
-      ENCRYPTION_KEY: 'bench-encryption-key-bench-encryption-key',
+      ENCRYPTION_KEY: encryptionKey,
       LOG_LEVEL: 'warn',
       LOGIN_RATE_LIMIT_PER_IP: '0',
       LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
@@ -123,6 +126,7 @@ export async function startBenchEnv(extraEnv: Record<string, string> = {}, serve
     server,
     baseUrl,
     jwtSecret,
+    encryptionKey,
     superadmin,
     close: async () => {
       await server.stop();
