@@ -45,6 +45,10 @@ export interface Config {
   graphqlWsInitMaxKb: number;
   /** Entries in the automatic persisted query cache (0 turns APQ off). */
   graphqlApqCacheSize: number;
+  /** Repeated queries run compiled by graphql-jit (false: every operation on graphql-js). */
+  graphqlJit: boolean;
+  /** How many times a query document is seen before it is compiled. */
+  graphqlJitAfter: number;
   /** The API reference (/api/docs) and its OpenAPI document (/api/openapi.json). */
   apiDocs: boolean;
   /** Prometheus metrics: off, on a port of their own, or on the main port (behind `token` when set). */
@@ -285,6 +289,8 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     graphqlMaxRootFields: int(env, 'GRAPHQL_MAX_ROOT_FIELDS', 20, 1, 100_000),
     graphqlWsInitMaxKb: int(env, 'GRAPHQL_WS_INIT_MAX_KB', 16, 1, 1024),
     graphqlApqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 1000, 0, 1_000_000),
+    graphqlJit: bool(env, 'GRAPHQL_JIT', true),
+    graphqlJitAfter: int(env, 'GRAPHQL_JIT_AFTER', 2, 1, 1_000_000),
     apiDocs: bool(env, 'API_DOCS', !production),
     // production exposes metrics only when the operator chose where (a port) or how (a token)
     metrics: { enabled: metricsPort !== null || metricsToken !== null || !production, port: metricsPort, token: metricsToken },

@@ -45,6 +45,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: '/tmp/docqa-test-data',
+    // every GraphQL query of the suites runs compiled by graphql-jit, from its first sight
+    GRAPHQL_JIT_AFTER: '1',
     ...opts.env,
   });
   const logger = opts.logger ?? createLogger(config.logLevel);

@@ -34,6 +34,7 @@ import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
 import { costLimitRule, depthLimitRule, documentShapeError, MAX_TOKENS } from './limits';
 import { mountPlayground } from './playground';
+import { jitGateway } from './jit';
 import { buildGraphqlSchema } from './schema';
 import { graphqlMetricsPlugin } from '../../observability/graphql-metrics';
 
@@ -169,7 +170,8 @@ export async function mountGraphql(
   const schema = await buildGraphqlSchema();
 
   const apollo = new ApolloServer<GraphqlContext>({
-    schema,
+    // repeated queries run compiled (jit.ts), plugged in through Apollo's gateway interface
+    ...(config.graphqlJit ? { gateway: jitGateway(schema, config.graphqlJitAfter) } : { schema }),
     introspection: config.graphqlIntrospection,
     includeStacktraceInErrorResponses: false,
     // our process owns SIGTERM (graceful shutdown in runtime.ts); Apollo's own handler would stop
