@@ -3,7 +3,7 @@ import { inRequestContext } from '../../src/db/request-context';
 import { createLogger } from '../../src/logger';
 import { createContext } from '../../src/transports/graphql/context';
 import { formatErrors } from '../../src/transports/graphql/errors';
-import { jitGateway } from '../../src/transports/graphql/jit';
+import { jitGateway, MAX_COMPILED_FIELDS } from '../../src/transports/graphql/jit';
 import { buildGraphqlSchema } from '../../src/transports/graphql/schema';
 import { factories } from '../support/factories';
 import { codes, gql } from '../support/graphql';
@@ -30,7 +30,7 @@ afterAll(async () => t?.close());
 type Run = (query: string, token: string, variables?: Record<string, unknown>) => Promise<unknown>;
 
 /** One operation through the gateway's executor (compiled from the first sight) or through graphql-js. */
-function runner(mode: 'jit' | 'graphql-js'): Run & { stats: () => { compiled: number; declined: number } } {
+function runner(mode: 'jit' | 'graphql-js'): Run & { stats: () => { compiled: number; declined: number; tooLarge: number } } {
   let gateway: ReturnType<typeof jitGateway> | null = null;
   let executor: ReturnType<ReturnType<typeof jitGateway>['load']> | null = null;
   const run: Run = async (query, token, variables = {}) => {
@@ -50,7 +50,7 @@ function runner(mode: 'jit' | 'graphql-js'): Run & { stats: () => { compiled: nu
     const key = (e: { path?: readonly unknown[]; message: string }) => `${JSON.stringify(e.path ?? [])} ${e.message}`;
     return { data: result.data, errors: errors?.sort((a, b) => key(a).localeCompare(key(b))) };
   };
-  return Object.assign(run, { stats: () => ({ ...(gateway?.stats ?? { compiled: 0, declined: 0 }) }) });
+  return Object.assign(run, { stats: () => ({ ...(gateway?.stats ?? { compiled: 0, declined: 0, tooLarge: 0 }) }) });
 }
 
 describe('graphql: compiled queries answer what graphql-js answers', () => {
@@ -102,10 +102,27 @@ describe('graphql: compiled queries answer what graphql-js answers', () => {
       expect({ name, result: b }).toEqual({ name, result: a });
     }
     // every case ran compiled (none fell back to graphql-js for want of a compiled query)
-    expect(jit.stats()).toEqual({ compiled: cases.length, declined: 0 });
+    expect(jit.stats()).toEqual({ compiled: cases.length, declined: 0, tooLarge: 0 });
     // the cases do reach errors and data both
     const member1 = (await js(cases[1][2], member.token)) as { errors?: Array<{ extensions: { code: string } }> };
     expect(member1.errors?.some((e) => e.extensions.code === 'forbidden')).toBe(true);
+  });
+
+  it('a document too large to compile quickly stays on graphql-js, with the same answer', async () => {
+    const admin = await f.makeUser({ platformRole: 'admin' });
+    await f.makeProject({ owner: admin });
+    const wide = 'id name email platformRole orgPosition departmentId avatarColor avatarUrl status lastLoginAt createdAt';
+    const roots = Array.from(
+      { length: 6 },
+      (_, i) => `p${i}: projects(limit: 2) { total items { id name members { user { ${wide} } } grants { tier user { ${wide} } } } }`,
+    );
+    const query = `{ ${roots.join(' ')} }`;
+    expect(6 * (6 + 11 + 3 + 11)).toBeGreaterThan(MAX_COMPILED_FIELDS);
+    const large = runner('jit');
+    const [a, b] = [await js(query, admin.token), await large(query, admin.token)];
+    expect(b).toEqual(a);
+    expect(large.stats()).toEqual({ compiled: 0, declined: 0, tooLarge: 1 });
+    // 6 roots × (total items id name members user, 11 fields, grants tier user, 11 fields) = 186 fields
   });
 
   it('over HTTP, a query compiled on its second sight answers as on its first', async () => {
