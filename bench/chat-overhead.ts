@@ -162,6 +162,37 @@ export async function askOnce(env: BenchEnv, token: string, projectId: string, m
   };
 }
 
+/**
+ * The chat benchmarks' set-up: a provider for the OpenAI-compatible stub at `stubUrl`, a project with
+ * `chunks` generated chunks, and a generator of 6–10-word questions drawn like the text (so candidate
+ * sets are realistically large).
+ */
+export async function seedChatBench(
+  env: BenchEnv,
+  accessToken: string,
+  stubUrl: string,
+  projectName: string,
+  chunks: number,
+  log: (m: string) => void,
+): Promise<{ projectId: string; question: () => string }> {
+  await json(env, 'POST', '/api/providers', accessToken, {
+    name: 'Stub',
+    slug: 'stub',
+    type: 'custom',
+    baseUrl: stubUrl,
+    apiKey: 'sk-bench',
+    models: ['bench-model'],
+  });
+  const { project } = await json(env, 'POST', '/api/projects', accessToken, { name: projectName });
+  const rand = prng(42);
+  const vocab = vocabulary(6000, rand);
+  log(`seeding ${chunks} chunks`);
+  await seedChunks(env.dbUrl, project.id, chunks, vocab, rand);
+  const question = () =>
+    Array.from({ length: 6 + Math.floor(rand() * 5) }, () => vocab[Math.floor(Math.pow(rand(), 1.6) * vocab.length)]).join(' ') + '?';
+  return { projectId: project.id, question };
+}
+
 export async function benchChatOverhead(
   env: BenchEnv,
   opts: { chunks: number; requests: number; ttftMs: number },
@@ -169,32 +200,17 @@ export async function benchChatOverhead(
   const stub = await startOpenAiStub({ ttftMs: opts.ttftMs, deltas: ['The answer ', 'is in ', 'the context [1].'] });
   try {
     const { accessToken } = await json(env, 'POST', '/api/auth/login', null, env.superadmin);
-    await json(env, 'POST', '/api/providers', accessToken, {
-      name: 'Stub',
-      slug: 'stub',
-      type: 'custom',
-      baseUrl: stub.url,
-      apiKey: 'sk-bench',
-      models: ['bench-model'],
-    });
-    const { project } = await json(env, 'POST', '/api/projects', accessToken, { name: 'Chat overhead bench' });
     const progress = (m: string) => process.stderr.write(`chat-overhead: ${m}\n`);
-    const rand = prng(42);
-    const vocab = vocabulary(6000, rand);
-    progress(`seeding ${opts.chunks} chunks`);
-    await seedChunks(env.dbUrl, project.id, opts.chunks, vocab, rand);
+    const { projectId, question } = await seedChatBench(env, accessToken, stub.url, 'Chat overhead bench', opts.chunks, progress);
     progress('warming up');
 
-    // questions of 6–10 words drawn like the text, so candidate sets are realistically large
-    const question = () =>
-      Array.from({ length: 6 + Math.floor(rand() * 5) }, () => vocab[Math.floor(Math.pow(rand(), 1.6) * vocab.length)]).join(' ') + '?';
-    for (let i = 0; i < 5; i++) await askOnce(env, accessToken, project.id, question());
+    for (let i = 0; i < 5; i++) await askOnce(env, accessToken, projectId, question());
 
     progress(`measuring ${opts.requests} requests`);
     const samples: ChatOverheadResult['samples'] = [];
     for (let i = 0; i < opts.requests; i++) {
       const before = stub.requests.length;
-      const r = await askOnce(env, accessToken, project.id, question());
+      const r = await askOnce(env, accessToken, projectId, question());
       const up = stub.requests[before];
       const stubTtft = up.firstDeltaAt! - up.receivedAt;
       samples.push({

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { execute, parse } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -9,6 +10,7 @@ import type { Tier } from '../src/entities/base';
 import type { Services } from '../src/services';
 import { createContext } from '../src/transports/graphql/context';
 import { buildGraphqlSchema } from '../src/transports/graphql/schema';
+import { projectFixtures } from '../test/support/project-fixtures';
 import { BenchEnv, ROOT, startBenchEnv } from './lib/env';
 import { load, LoadResult, send } from './lib/load';
 import { benchServices, pool } from './org';
@@ -119,18 +121,9 @@ export async function seedGraphqlOrg(env: BenchEnv, services: Services): Promise
   return { readerToken, reader: readerActor, visible, grantsOnVisible };
 }
 
-/** SQL statements the ORM's pool runs for `fn`, counted on its knex instance. */
+/** SQL statements the ORM's pool runs for `fn` in a request context of its own (the tests' counter). */
 async function statements(orm: MikroORM, fn: () => Promise<unknown>): Promise<number> {
-  const knex = orm.em.getConnection().getKnex();
-  let n = 0;
-  const listener = () => n++;
-  knex.on('query', listener);
-  try {
-    await inRequestContext(orm, fn);
-  } finally {
-    knex.removeListener('query', listener);
-  }
-  return n;
+  return (await projectFixtures(orm).countQueries(() => inRequestContext(orm, fn))).queries;
 }
 
 export interface GraphqlBench {
@@ -161,7 +154,7 @@ export async function benchGraphql(
   const rest = { path: '/api/projects', headers: auth };
 
   // the answers are right before anything is timed: 100 projects, no errors, the grants all there
-  const agent = new (await import('node:http')).Agent({ keepAlive: true });
+  const agent = new http.Agent({ keepAlive: true });
   const base = new URL(env.baseUrl);
   const restBody = await send(agent, base, rest);
   const listBody = await send(agent, base, gql(Q_LIST));

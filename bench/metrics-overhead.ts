@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startOpenAiStub } from '../test/support/openai-stub';
-import { askOnce, json, prng, seedChunks, vocabulary } from './chat-overhead';
+import { askOnce, json, seedChatBench } from './chat-overhead';
 import { Child, freePort, ROOT, spawnReady, startBenchEnv } from './lib/env';
 import { load, LoadResult } from './lib/load';
 
@@ -97,23 +97,9 @@ async function main(): Promise<void> {
       }
     }
 
-    await json(env, 'POST', '/api/providers', accessToken, {
-      name: 'Stub',
-      slug: 'stub',
-      type: 'custom',
-      baseUrl: stub.url,
-      apiKey: 'sk-bench',
-      models: ['bench-model'],
-    });
-    const { project } = await json(env, 'POST', '/api/projects', accessToken, { name: 'Metrics overhead bench' });
-    const rand = prng(42);
-    const vocab = vocabulary(6000, rand);
-    log(`seeding ${chunks} chunks`);
-    await seedChunks(env.dbUrl, project.id, chunks, vocab, rand);
-    const question = () =>
-      Array.from({ length: 6 + Math.floor(rand() * 5) }, () => vocab[Math.floor(Math.pow(rand(), 1.6) * vocab.length)]).join(' ') + '?';
+    const { projectId, question } = await seedChatBench(env, accessToken, stub.url, 'Metrics overhead bench', chunks, log);
     const at = (which: 'off' | 'on') => ({ ...env, baseUrl: servers[which] });
-    for (const which of ['off', 'on'] as const) for (let i = 0; i < 5; i++) await askOnce(at(which), accessToken, project.id, question());
+    for (const which of ['off', 'on'] as const) for (let i = 0; i < 5; i++) await askOnce(at(which), accessToken, projectId, question());
     const overhead: Record<'off' | 'on', number[]> = { off: [], on: [] };
     const block = 5;
     for (let i = 0; i < requests; i += block) {
@@ -121,7 +107,7 @@ async function main(): Promise<void> {
         await turn(which, async () => {
           for (let k = 0; k < block; k++) {
             const before = stub.requests.length;
-            const r = await askOnce(at(which), accessToken, project.id, question());
+            const r = await askOnce(at(which), accessToken, projectId, question());
             const up = stub.requests[before];
             overhead[which].push(r.firstTextMs - (up.firstDeltaAt! - up.receivedAt));
           }

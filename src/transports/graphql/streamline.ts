@@ -6,32 +6,29 @@ type Resolve = (root: unknown, args: unknown, context: unknown) => unknown;
 type FieldResolverMeta = ReturnType<typeof getMetadataStorage>['fieldResolvers'][number];
 
 /**
- * A field resolver method that takes only the parent (`@Root()`, untyped) and the context
- * (`@Ctx()`), with no middleware or role: called directly. type-graphql's own wrapper would copy the
- * parent into a new instance of the object type, sort the parameters and run an empty middleware
- * chain on every call. Anything else keeps type-graphql's resolver (null).
+ * A field resolver method `(@Root() parent, @Ctx() context)` with an untyped parent and no middleware
+ * or role: called directly. type-graphql's own wrapper would copy the parent into a new instance of
+ * the object type, sort the parameters and run an empty middleware chain on every call. Anything
+ * else keeps type-graphql's resolver (null).
  */
 function directResolver(r: FieldResolverMeta, instances: Map<unknown, object>): Resolve | null {
   if (r.kind !== 'external' || r.middlewares?.length || r.roles) return null;
-  const params = [...(r.params ?? [])].sort((a, b) => a.index - b.index);
-  const plain = params.every(
-    (p) => (p.kind === 'context' && !p.propertyName) || (p.kind === 'root' && !p.propertyName && (!p.getType || p.getType() === Object)),
-  );
+  const [root, context, ...rest] = [...(r.params ?? [])].sort((a, b) => a.index - b.index);
+  const plain =
+    rest.length === 0 &&
+    root?.kind === 'root' &&
+    !root.propertyName &&
+    (!root.getType || root.getType() === Object) &&
+    context?.kind === 'context' &&
+    !context.propertyName;
   if (!plain) return null;
   const target = r.target as new () => object;
   let instance = instances.get(target);
   if (!instance) instances.set(target, (instance = new target()));
   const method = (instance as Record<string, unknown>)[r.methodName];
   if (typeof method !== 'function') return null;
-  const kinds = params.map((p) => p.kind);
   const bound = instance;
-  if (kinds.length === 2 && kinds[0] === 'root' && kinds[1] === 'context')
-    return (root, _args, context) => (method as (a: unknown, b: unknown) => unknown).call(bound, root, context);
-  return (root, _args, context) =>
-    (method as (...a: unknown[]) => unknown).apply(
-      bound,
-      kinds.map((k) => (k === 'root' ? root : context)),
-    );
+  return (parent, _args, ctx) => (method as (p: unknown, c: unknown) => unknown).call(bound, parent, ctx);
 }
 
 /**
