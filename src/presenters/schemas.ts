@@ -44,8 +44,11 @@ const userRecord = {
   createdAt: dateTime,
 };
 
-/** A project's own fields and its visible members (presentProjectBase plus `members`), in the list and the detail. */
-const projectFields = {
+/**
+ * A project's own fields and its visible members (presentProjectBase plus `members`), in the list and
+ * the detail: fresh objects for each (validators dereference `$ref`s in place, so none is shared).
+ */
+const projectFields = () => ({
   id: uuid,
   name: str,
   description: nullable(str),
@@ -58,7 +61,7 @@ const projectFields = {
   createdAt: dateTime,
   updatedAt: dateTime,
   members: arrayOf(ref('ProjectMember')),
-};
+});
 
 const documentFields = {
   id: uuid,
@@ -150,13 +153,13 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   ),
   ProjectMember: obj({ projectId: uuid, userId: uuid, addedAt: dateTime, user: ref('MemberUser') }),
   ProjectListItem: obj({
-    ...projectFields,
+    ...projectFields(),
     _count: obj({ documents: int, conversations: int }),
     accessTier: tier,
     accessSource: enumOf('platform', 'owner', 'user', 'group', 'department', 'public'),
   }),
   ProjectDetail: obj({
-    ...projectFields,
+    ...projectFields(),
     _count: obj({ documents: int, conversations: int, chunks: int }),
   }),
   ProjectRef: obj({ id: uuid, name: str, color: str, isPrivate: bool, ownerId: nullable(uuid) }),

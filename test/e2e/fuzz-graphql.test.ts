@@ -16,6 +16,7 @@ import {
 } from 'graphql';
 import { factories } from '../support/factories';
 import { gql } from '../support/graphql';
+import { projectFixtures } from '../support/project-fixtures';
 import { createTestApp, TestApp } from '../support/test-app';
 
 jest.setTimeout(300_000);
@@ -82,31 +83,9 @@ function operation(kind: 'query' | 'mutation', field: GraphQLField<unknown, unkn
   return `${kind}${vars ? ` (${vars})` : ''} { ${field.name}${args ? `(${args})` : ''}${selection} }`;
 }
 
+/** A fingerprint of every application table, to prove rejected requests change nothing. */
 async function fingerprint(): Promise<string> {
-  const conn = t.orm.em.fork().getConnection();
-  const tables = [
-    'users',
-    'departments',
-    'groups',
-    'group_members',
-    'projects',
-    'project_members',
-    'project_grants',
-    'audit_entries',
-    'providers',
-    'conversations',
-    'messages',
-    'documents',
-    'chunks',
-  ];
-  const parts: string[] = [];
-  for (const tbl of tables) {
-    const [row] = await conn.execute(
-      `select count(*)::text as n, coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as h from ${tbl} t`,
-    );
-    parts.push(`${tbl}:${row.n}:${row.h}`);
-  }
-  return parts.join('|');
+  return projectFixtures(t.orm).fingerprint();
 }
 
 beforeAll(async () => {

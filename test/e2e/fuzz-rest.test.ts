@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { api } from '../support/http';
 import { factories } from '../support/factories';
 import { listRoutes } from '../support/routes';
+import { APP_TABLES, projectFixtures } from '../support/project-fixtures';
 import { createTestApp, TestApp } from '../support/test-app';
 
 jest.setTimeout(300_000);
@@ -93,32 +94,7 @@ let ids: string[];
 
 /** A fingerprint of every application table, to prove rejected requests change nothing. */
 async function fingerprint(): Promise<string> {
-  const conn = t.orm.em.fork().getConnection();
-  const tables = [
-    'users',
-    'departments',
-    'groups',
-    'group_members',
-    'projects',
-    'project_members',
-    'project_grants',
-    'audit_entries',
-    'providers',
-    'conversations',
-    'messages',
-    'documents',
-    'chunks',
-    'term_stats',
-    'project_index_stats',
-  ];
-  const parts: string[] = [];
-  for (const tbl of tables) {
-    const [row] = await conn.execute(
-      `select count(*)::text as n, coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as h from ${tbl} t`,
-    );
-    parts.push(`${tbl}:${row.n}:${row.h}`);
-  }
-  return parts.join('|');
+  return projectFixtures(t.orm).fingerprint([...APP_TABLES, 'term_stats', 'project_index_stats']);
 }
 
 beforeAll(async () => {

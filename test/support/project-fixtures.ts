@@ -1,6 +1,23 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 
+/** The application's tables whose contents a rejected request must leave as they were. */
+export const APP_TABLES = [
+  'users',
+  'departments',
+  'groups',
+  'group_members',
+  'projects',
+  'project_members',
+  'project_grants',
+  'audit_entries',
+  'providers',
+  'conversations',
+  'messages',
+  'documents',
+  'chunks',
+] as const;
+
 /**
  * Raw rows a project can own (documents, chunks, retrieval statistics, conversations, messages) and
  * a query counter — for tests of project counts, cascades and constant-query lists.
@@ -69,5 +86,17 @@ export function projectFixtures(orm: MikroORM) {
     }
   }
 
-  return { exec, addDocument, addConversation, countRows, countQueries };
+  /** A fingerprint (row count and hash) of each of `tables`, to prove a rejected request changed nothing. */
+  async function fingerprint(tables: readonly string[] = APP_TABLES): Promise<string> {
+    const parts: string[] = [];
+    for (const tbl of tables) {
+      const [row] = await exec<{ n: string; h: string }>(
+        `select count(*)::text as n, coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as h from ${tbl} t`,
+      );
+      parts.push(`${tbl}:${row.n}:${row.h}`);
+    }
+    return parts.join('|');
+  }
+
+  return { exec, addDocument, addConversation, countRows, countQueries, fingerprint };
 }
