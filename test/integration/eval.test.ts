@@ -36,7 +36,7 @@ describe('evaluation corpus labels', () => {
     const pdf = parsed.find((d) => d.kind === 'pdf' && d.pages.length >= 10)!;
     const other = parsed.find((d) => d.name !== pdf.name)!;
     const phrase = normText(pdf.pages[4].text).slice(100, 160);
-    const base = { style: 'verbatim' as const, lang: 'en', question: 'q' };
+    const base = { style: 'verbatim' as const, lang: 'en', question: 'q', split: 'dev' as const };
     const failures = verifyLabels(parsed, [
       { ...base, id: 'ok', document: pdf.name, page: 5, answer: phrase },
       { ...base, id: 'wrong-page', document: pdf.name, page: 6, answer: phrase },

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../../../src/db/orm';
 import { detectKind, MIME_BY_KIND } from '../../../src/ingest/detect';
@@ -32,7 +32,20 @@ export interface CorpusQuestion {
   lang: string;
   /** Where the question's wording comes from when not from us (e.g. a FAQ heading of another document). */
   origin?: string;
+  /**
+   * `dev`: questions.json, used while tuning; `heldout`: questions-heldout.json, written before
+   * tuning by someone who did not tune, and only ever reported as a whole (never read one by one).
+   */
+  split: QuestionSplit;
 }
+
+export type QuestionSplit = 'dev' | 'heldout';
+
+/** The question files and the split each one holds. */
+export const QUESTION_FILES: ReadonlyArray<{ file: string; split: QuestionSplit }> = [
+  { file: 'questions.json', split: 'dev' },
+  { file: 'questions-heldout.json', split: 'heldout' },
+];
 
 export interface CorpusDocument {
   name: string;
@@ -58,9 +71,13 @@ export function corpusDocuments(): CorpusDocument[] {
     });
 }
 
-/** The labelled questions (questions.json). */
+/** The labelled questions of every split (QUESTION_FILES; a missing file holds none). */
 export function corpusQuestions(): CorpusQuestion[] {
-  return JSON.parse(readFileSync(path.join(EVAL_CORPUS_DIR, 'questions.json'), 'utf8')) as CorpusQuestion[];
+  return QUESTION_FILES.flatMap(({ file, split }) => {
+    const p = path.join(EVAL_CORPUS_DIR, file);
+    if (!existsSync(p)) return [];
+    return (JSON.parse(readFileSync(p, 'utf8')) as Array<Omit<CorpusQuestion, 'split'>>).map((q) => ({ ...q, split }));
+  });
 }
 
 /** Parses every corpus document with the parsers ingestion uses (format detection, then the parser pool). */
