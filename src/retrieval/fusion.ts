@@ -1,21 +1,70 @@
 /**
- * Reciprocal rank fusion (Cormack, Clarke & Büttcher 2009): a chunk scores Σ 1 / (k + rank) over
- * the rankings it appears in (rank from 1). It needs no calibration between BM25 scores and cosine
- * similarities, which live on unrelated scales; k = 60 is the paper's constant, and keeps a chunk
- * that one ranking puts first from outweighing one that both rank well.
+ * Fusion of the lexical (BM25) and semantic (vector) rankings of one question into one ranking.
+ *
+ * Equal-weight reciprocal rank fusion (Cormack, Clarke & Büttcher 2009) lets a weak embedder's
+ * neighbour outvote an exact, rare keyword match: rank 1 in one list and absent from the other
+ * scores about as much as rank 3 in both. The fusion here is weighted, and the weights were
+ * measured (README, Evaluation): the lexical ranking counts more than the vector ranking, and a
+ * lexical leader that clearly beats the runner-up (an exact match of rare terms) keeps its place.
  */
-export const RRF_K = 60;
-
 export interface Ranked {
   id: string;
   score: number;
 }
 
+export interface FusionParams {
+  /** Weighted RRF: a chunk scores Σ weight / (k + rank) over the rankings it appears in (rank from 1). */
+  k: number;
+  lexicalWeight: number;
+  vectorWeight: number;
+  /**
+   * Lexical confidence: when the BM25 leader's score is at least this factor above the second's,
+   * the leader stays first whatever the vectors say (0 turns it off).
+   */
+  lexicalLeadRatio: number;
+}
+
+/** The paper's constant with equal weights: the fusion before it was measured (kept for comparison). */
+export const EQUAL_RRF: FusionParams = { k: 60, lexicalWeight: 1, vectorWeight: 1, lexicalLeadRatio: 0 };
+
+/** The measured default (see README, Evaluation: chosen on the development split). */
+export const DEFAULT_FUSION: FusionParams = { k: 60, lexicalWeight: 1, vectorWeight: 0.5, lexicalLeadRatio: 0 };
+
 /**
- * Fuses rankings (each best first) into one, best first, cut to `limit`. Ties keep the order of the
- * first ranking (lexical), then the id, so results are stable.
+ * Fuses the lexical and vector rankings (each best first) into one, best first, cut to `limit`.
+ * Ties keep the lexical order, then the id, so results are stable.
  */
-export function reciprocalRankFusion(rankings: Ranked[][], limit: number, k = RRF_K): Ranked[] {
+export function fuseRankings(lexical: Ranked[], vector: Ranked[], limit: number, params: FusionParams = DEFAULT_FUSION): Ranked[] {
+  const fused = new Map<string, { score: number; first: number }>();
+  const add = (ranking: Ranked[], weight: number, which: number): void => {
+    ranking.forEach((r, i) => {
+      const e = fused.get(r.id);
+      const s = weight / (params.k + i + 1);
+      if (e) e.score += s;
+      else fused.set(r.id, { score: s, first: which * 1e6 + i });
+    });
+  };
+  add(lexical, params.lexicalWeight, 0);
+  add(vector, params.vectorWeight, 1);
+  const out = [...fused.entries()]
+    .sort((a, b) => b[1].score - a[1].score || a[1].first - b[1].first || (a[0] < b[0] ? -1 : 1))
+    .map(([id, e]) => ({ id, score: e.score }));
+  const leader = lexical[0];
+  if (
+    leader &&
+    params.lexicalLeadRatio > 0 &&
+    (lexical.length === 1 || leader.score >= params.lexicalLeadRatio * Math.max(lexical[1].score, 1e-9)) &&
+    out[0]?.id !== leader.id
+  ) {
+    const at = out.findIndex((r) => r.id === leader.id);
+    const [moved] = out.splice(at, 1);
+    out.unshift({ id: moved.id, score: out[0].score + 1e-9 });
+  }
+  return out.slice(0, limit);
+}
+
+/** Equal-weight reciprocal rank fusion of any number of rankings (k = 60). */
+export function reciprocalRankFusion(rankings: Ranked[][], limit: number, k = 60): Ranked[] {
   const fused = new Map<string, { score: number; first: number }>();
   rankings.forEach((ranking, which) => {
     ranking.forEach((r, i) => {

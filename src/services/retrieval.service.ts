@@ -4,7 +4,7 @@ import { requireTier } from '../access/resolver';
 import { NotFoundError } from '../errors';
 import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
 import { query } from '../ingest/index-writer';
-import { reciprocalRankFusion } from '../retrieval/fusion';
+import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval/fusion';
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
 import type { EmbeddingsService } from './embeddings.service';
@@ -122,7 +122,14 @@ export class RetrievalService extends BaseService {
     actor: Actor | null,
     projectId: string,
     question: string,
-    opts: { topK?: number; timings?: { embeddingMs?: number } } = {},
+    opts: {
+      topK?: number;
+      timings?: { embeddingMs?: number };
+      /** Fusion weights for this call (evaluation and tuning; default DEFAULT_FUSION). */
+      fusion?: FusionParams;
+      /** Receives the rankings before fusion (evaluation and tuning). */
+      trace?: { lexical?: Ranked[]; vector?: Ranked[] };
+    } = {},
   ): Promise<RetrievalHit[]> {
     if (actor) await requireTier(this.em(), actor, projectId, 'use');
     else if (!isUuid(projectId)) throw new NotFoundError('not_found', 'Project not found');
@@ -150,7 +157,13 @@ export class RetrievalService extends BaseService {
         // the fusion point: BM25 ranking and vector neighbours by reciprocal rank fusion (lexical alone without vectors)
         const vectors = await semantic;
         if (opts.timings && vectors) opts.timings.embeddingMs = Math.round(vectors.embeddingMs);
-        const ranked = vectors?.neighbours.length ? reciprocalRankFusion([lexical, vectors.neighbours], topK) : lexical.slice(0, topK);
+        if (opts.trace) {
+          opts.trace.lexical = lexical;
+          opts.trace.vector = vectors?.neighbours ?? [];
+        }
+        const ranked = vectors?.neighbours.length
+          ? fuseRankings(lexical, vectors.neighbours, topK, opts.fusion ?? DEFAULT_FUSION)
+          : lexical.slice(0, topK);
         if (!ranked.length) return [];
         const rows = await query<{ id: string; document_id: string; name: string; page_number: number; text: string; context: string }>(
           em,
