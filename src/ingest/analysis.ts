@@ -23,7 +23,50 @@ export interface AnalysedText {
   bigrams: string[];
 }
 
-/** Splits text into its non-CJK part and the bigrams of its CJK runs. */
+/**
+ * A token worth splitting: letters or digits joined by `.` or `/` (dotted names, paths, hosts:
+ * PostgreSQL's parser keeps `os.path.join` and `/etc/ssh/ssh_config` whole), or a letter case
+ * change inside a word (CamelCase, `X11Forwarding`). Hyphenated words and snake_case are already
+ * split by PostgreSQL's parser (it indexes `no-clobber` whole and as `no`, `clobber`).
+ */
+const IDENTIFIER = /[\p{L}\p{N}_]+(?:[./:@=][\p{L}\p{N}_-]+)*/gu;
+const CASE_CHANGE = /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}{2}|\p{L}\p{N}+\p{L}/u;
+const JOINED = /[\p{L}\p{N}][./:@][\p{L}\p{N}]/u;
+/** An identifier part is indexed when it has a letter and at least two characters. */
+const USEFUL_PART = /^(?=.*\p{L})[\p{L}\p{N}]{2,}$/u;
+/** Parts added per identifier (a long path or dotted name adds no more than this). */
+const MAX_PARTS = 8;
+
+/** The parts of one identifier: `MaxAuthTries` → Max Auth Tries; `os.path.join` → os path join. */
+export function identifierParts(token: string): string[] {
+  if (!CASE_CHANGE.test(token) && !JOINED.test(token)) return [];
+  const parts = token
+    .split(/[^\p{L}\p{N}]+/u)
+    .flatMap((p) =>
+      p
+        .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+        .replace(/(\p{Lu})(\p{Lu}\p{Ll}{2,})/gu, '$1 $2')
+        .replace(/(\p{L})(\p{N}+)(?=\p{L})/gu, '$1$2 ')
+        .split(' '),
+    )
+    .filter((p) => USEFUL_PART.test(p));
+  // a token that is its own only part (e.g. `e.g` → nothing useful) adds nothing
+  return parts.length > 1 || (parts.length === 1 && parts[0] !== token) ? parts.slice(0, MAX_PARTS) : [];
+}
+
+/**
+ * Technical vocabulary understood: each identifier is followed by its parts, so `MaxAuthTries`
+ * is indexed whole and as `max auth tries` (a question about "auth tries" finds it, and one that
+ * names `MaxAuthTries` still matches the whole token). Questions get the same expansion.
+ */
+export function expandIdentifiers(text: string): string {
+  return text.replace(IDENTIFIER, (token) => {
+    const parts = identifierParts(token);
+    return parts.length ? `${token} ${parts.join(' ')}` : token;
+  });
+}
+
+/** Splits text into its non-CJK part (identifiers expanded) and the bigrams of its CJK runs. */
 export function analyseText(text: string): AnalysedText {
   const bigrams: string[] = [];
   const plain = text.replace(CJK_RUN, (run) => {
@@ -33,7 +76,7 @@ export function analyseText(text: string): AnalysedText {
     for (let i = 0; i + 1 < chars.length; i++) bigrams.push(chars[i] + chars[i + 1]);
     return ' ';
   });
-  return { plain, bigrams };
+  return { plain: expandIdentifiers(plain), bigrams };
 }
 
 /**

@@ -78,19 +78,32 @@ export async function resolveTextSearchConfig(em: EntityManager, wanted: string)
 }
 
 /**
- * What a chunk is indexed as: a contextual header (document title, section heading) and its text.
- * The header goes into the vector only; the stored text and snippet stay the chunk's own.
+ * Where a chunk's contextual header (document title, section heading) starts in its full-text
+ * vector. The header is indexed apart from the text, at positions from here on, so ranking can
+ * weight a match in a heading above one in body text (BM25F: see HEADER_WEIGHT in
+ * retrieval.service.ts) and a phrase never runs from the header into the text. A chunk's own
+ * text (at most a few thousand characters) never reaches this position; PostgreSQL's limit is 16383.
  */
-function indexedText(chunk: ChunkDraft, title: string | undefined): string {
-  return [title, chunk.section, chunk.text].filter(Boolean).join('\n');
+export const HEADER_POSITION = 8192;
+
+/** A chunk's contextual header: the document title and the heading of its section. */
+function headerText(chunk: ChunkDraft, title: string | undefined): string {
+  return [title, chunk.section].filter(Boolean).join('\n');
+}
+
+/** One text's analysis for the staging statement: plain text, whether it is ASCII, CJK bigrams. */
+function analysed(text: string): { x: string; a: boolean; k: string | null } {
+  const { plain, bigrams } = analyseText(text);
+  return { x: plain, a: ASCII.test(plain), k: cjkVectorLiteral(bigrams) };
 }
 
 /**
  * Computes chunks' full-text vectors into a temporary table of the current transaction, where they
  * wait (invisible to everyone else) until commitStagedChunks(). Ingestion stages pages while later
  * pages are still being read, so PostgreSQL builds vectors on one core while pdf.js parses on the
- * other. A vector is the document language's configuration over the unaccented non-CJK text,
- * `||` the CJK bigrams (see analysis.ts) — the same analysis questions get. Pure-ASCII text skips
+ * other. A vector is the document language's configuration over the unaccented non-CJK text
+ * (identifiers expanded), `||` the CJK bigrams (see analysis.ts) — the same analysis questions
+ * get — then the header analysed the same way, moved to HEADER_POSITION. Pure-ASCII text skips
  * the unaccent call (it would return it unchanged), which roughly halves the cost of building
  * vectors for English documents.
  */
@@ -103,27 +116,27 @@ export async function stageChunks(em: EntityManager, analysis: IndexAnalysis, ch
   // batches keep each statement's parameter reasonably sized for very large documents
   for (let i = 0; i < chunks.length; i += 500) {
     const batch = chunks.slice(i, i + 500).map((c) => {
-      const { plain, bigrams } = analyseText(indexedText(c, analysis.title));
-      return {
-        o: c.ordinal,
-        p: c.pageNumber,
-        e: c.pageEnd,
-        t: c.text,
-        c: c.context,
-        x: plain,
-        a: ASCII.test(plain),
-        k: cjkVectorLiteral(bigrams),
-      };
+      const body = analysed(c.text);
+      const head = analysed(headerText(c, analysis.title));
+      return { o: c.ordinal, p: c.pageNumber, e: c.pageEnd, t: c.text, c: c.context, ...body, h: head.x, ha: head.a, hk: head.k };
     });
+    // the header goes after a placeholder lexeme at HEADER_POSITION (`||` shifts the right vector
+    // past the left one's last position), which is then deleted
     await query(
       em,
       `insert into docqa_staged_chunks (ordinal, page_number, page_end, text, context, tsv, term_count)
        select x.o, x.p, x.e, x.t, x.c, v.tsv,
               coalesce((select sum(coalesce(array_length(u.positions, 1), 1)) from unnest(v.tsv) u), 0)
-         from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, t text, c text, x text, a boolean, k text)
+         from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, t text, c text, x text, a boolean, k text, h text, ha boolean, hk text)
          cross join lateral (select to_tsvector(?::regconfig, case when x.a then x.x else docqa_unaccent(x.x) end)
-                                    || coalesce(x.k::tsvector, ''::tsvector) as tsv) v`,
-      [JSON.stringify(batch), analysis.config],
+                                    || coalesce(x.k::tsvector, ''::tsvector) as body,
+                                    to_tsvector(?::regconfig, case when x.ha then x.h else docqa_unaccent(x.h) end)
+                                    || coalesce(x.hk::tsvector, ''::tsvector) as head) b
+         cross join lateral (select case when b.head = ''::tsvector then b.body
+                                    else ts_delete(b.body
+                                           || ('docqa_header:' || greatest(1, ${HEADER_POSITION} - coalesce((select max(p) from unnest(b.body) u, unnest(u.positions) p), 0)))::tsvector
+                                           || b.head, 'docqa_header') end as tsv) v`,
+      [JSON.stringify(batch), analysis.config, analysis.config],
     );
   }
 }

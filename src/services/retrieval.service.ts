@@ -3,7 +3,7 @@ import type { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
 import { NotFoundError } from '../errors';
 import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
-import { query } from '../ingest/index-writer';
+import { HEADER_POSITION, query } from '../ingest/index-writer';
 import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval/fusion';
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
@@ -48,6 +48,11 @@ const TIER_TERMS = 4;
 const EXACT_POSTINGS = 6000;
 /** The "other rare terms" tier takes terms whose document frequencies add up to at most this. */
 const RARE_TERMS_BUDGET = 3000;
+/**
+ * BM25F: an occurrence in the chunk's contextual header (document title, section heading; indexed
+ * from HEADER_POSITION on) counts this many times an occurrence in the text.
+ */
+const HEADER_WEIGHT = Number(process.env.DOCQA_HEADER_WEIGHT ?? 2);
 /** How many BM25 leaders get the phrase/proximity bonus before the final cut. */
 const RERANK_POOL = 50;
 /** Weight of the proximity bonus relative to a term's idf. */
@@ -340,7 +345,8 @@ export class RetrievalService extends BaseService {
           cross join lateral unnest(uniq.qv) u
            join terms t on t.term = u.lexeme
           cross join stats s
-          cross join lateral (select coalesce(array_length(u.positions, 1), 1)::float8 as n) tf
+          cross join lateral (select (count(*) filter (where p < ${HEADER_POSITION}) + ${HEADER_WEIGHT} * count(*) filter (where p >= ${HEADER_POSITION}))::float8 as n
+                                from unnest(u.positions) p) tf
           group by uniq.id
           order by bm25 desc, uniq.id
           limit ?

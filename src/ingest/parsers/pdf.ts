@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { LimitError, ParseLimits } from '../limits';
+import { RunningLineFilter } from '../running-lines';
 import { IngestError, ParsedPage } from '../types';
 
 /** One positioned piece of text as pdf.js reports it (transform[4], transform[5] = x, y). */
@@ -169,6 +170,8 @@ export async function readPdf(
       }
       return items;
     };
+    // running headers, footers and page numbers are removed (decided on the first pages)
+    const running = new RunningLineFilter(onPage);
     let next = 1;
     for (let n = 1; n <= doc.numPages; n++) {
       for (; next <= doc.numPages && next < n + AHEAD; next++) {
@@ -178,8 +181,9 @@ export async function readPdf(
       }
       const items = await inflight.get(n)!;
       inflight.delete(n);
-      onPage({ pageNumber: n, text: layoutPage(items) });
+      running.push({ pageNumber: n, text: layoutPage(items) });
     }
+    running.finish();
     return doc.numPages;
   } catch (e) {
     if (e instanceof IngestError) throw e;

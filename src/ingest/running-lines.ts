@@ -1,0 +1,124 @@
+import type { ParsedPage } from './types';
+
+/**
+ * Running headers, footers and page numbers: the lines a printed document repeats at the top or
+ * bottom of its pages ("SSH_CONFIG(5) BSD File Formats Manual SSH_CONFIG(5)", "BSD January 13,
+ * 2023 7", "CHAPTER 3. THE DEBIAN PACKAGE MANAGEMENT TOOLS …", "12"). Left in, they are glued into
+ * chunks, count as words of every page's text, and cut paragraphs that run across a page break.
+ *
+ * A line is running when, with its digits blanked, it is among the first or last EDGE_LINES lines
+ * of a good share of the pages (whole line, or its first two words: a chapter header's words change with
+ * the chapter). A line of only a page number (`7`, `- 7 -`, `Page 7`, `7 of 20`) at an edge is
+ * always one. The first decision is taken on the first SAMPLE_PAGES pages (they are held back
+ * until then); later pages keep counting, so headers that only start after a long front matter
+ * (title pages, a table of contents) are recognised from there on.
+ */
+const EDGE_LINES = 2;
+const SAMPLE_PAGES = 24;
+/**
+ * Share of pages a running line must be found on. Books alternate headers between odd and even
+ * pages and leave them off chapter openings, so a header is on fewer than half of the pages.
+ */
+const RECURRING_SHARE = 0.3;
+/** A running header is a short line. */
+const MAX_RUNNING_CHARS = 160;
+const PAGE_NUMBER = /^(?:(?:page|p\.)\s*)?(?:[-–—]\s*)?[0-9]{1,6}(?:\s*[-–—])?(?:\s*(?:of|\/)\s*[0-9]{1,6})?$/i;
+/** Lower-case roman page numbers of front matter (i … xxxix). */
+const ROMAN_PAGE = /^x{0,3}(?:ix|iv|v?i{0,3})$/;
+
+const normalise = (line: string): string => line.replace(/\s+/g, ' ').trim().toLowerCase().replace(/[0-9]+/g, '#');
+const firstWords = (norm: string): string => norm.split(' ').slice(0, 2).join(' ');
+
+interface Edge {
+  index: number;
+  line: string;
+}
+
+/** The non-empty lines at the top and at the bottom of a page, with their index in `lines`. */
+function edges(lines: string[]): Edge[] {
+  const filled = lines.map((line, index) => ({ index, line: line.trim() })).filter((l) => l.line);
+  const top = filled.slice(0, EDGE_LINES);
+  const bottom = filled.slice(Math.max(EDGE_LINES, filled.length - EDGE_LINES));
+  return [...top, ...bottom];
+}
+
+export class RunningLineFilter {
+  private readonly sample: ParsedPage[] = [];
+  private whole = new Set<string>();
+  private prefixes = new Set<string>();
+  private decided = false;
+  private readonly wholeCount = new Map<string, number>();
+  private readonly prefixCount = new Map<string, number>();
+  private counted = 0;
+
+  /** @param emit receives every page, in order, with its running lines removed. */
+  constructor(private readonly emit: (page: ParsedPage) => void) {}
+
+  push(page: ParsedPage): void {
+    if (this.decided) {
+      this.count(page);
+      this.update();
+      this.emit(this.counted >= 3 ? this.strip(page) : page);
+      return;
+    }
+    this.sample.push(page);
+    if (this.sample.length >= SAMPLE_PAGES) this.decide();
+  }
+
+  /** Emits what is still held back (call once, after the last page). */
+  finish(): void {
+    if (!this.decided) this.decide();
+  }
+
+  /** Counts a page's edge lines (whole, and by their first two words). */
+  private count(page: ParsedPage): void {
+    if (!page.text.trim()) return;
+    this.counted++;
+    const seenWhole = new Set<string>();
+    const seenPrefix = new Set<string>();
+    for (const { line } of edges(page.text.split('\n'))) {
+      if (line.length > MAX_RUNNING_CHARS) continue;
+      const norm = normalise(line);
+      seenWhole.add(norm);
+      // two words that are not just the page number, e.g. "chapter #."
+      if (norm.split(' ').length >= 3) seenPrefix.add(firstWords(norm));
+    }
+    for (const n of seenWhole) this.wholeCount.set(n, (this.wholeCount.get(n) ?? 0) + 1);
+    for (const n of seenPrefix) this.prefixCount.set(n, (this.prefixCount.get(n) ?? 0) + 1);
+  }
+
+  /** A line is running once it recurs on at least 3 pages and on RECURRING_SHARE of the pages counted so far. */
+  private update(): void {
+    if (this.counted < 3) return;
+    const needed = Math.max(3, Math.ceil(this.counted * RECURRING_SHARE));
+    for (const [k, n] of this.wholeCount) if (n >= needed) this.whole.add(k);
+    for (const [k, n] of this.prefixCount) if (n >= needed && /\p{L}{3}/u.test(k)) this.prefixes.add(k);
+  }
+
+  private decide(): void {
+    this.decided = true;
+    for (const page of this.sample) this.count(page);
+    this.update();
+    const held = this.sample.splice(0);
+    for (const page of held) this.emit(this.counted >= 3 ? this.strip(page) : page);
+  }
+
+  private isRunning(line: string): boolean {
+    if (line.length > MAX_RUNNING_CHARS) return false;
+    if (PAGE_NUMBER.test(line) || (line && ROMAN_PAGE.test(line))) return true;
+    const norm = normalise(line);
+    return this.whole.has(norm) || (norm.split(' ').length >= 3 && this.prefixes.has(firstWords(norm)));
+  }
+
+  private strip(page: ParsedPage): ParsedPage {
+    const lines = page.text.split('\n');
+    const drop = new Set(edges(lines).filter((e) => this.isRunning(e.line)).map((e) => e.index));
+    if (!drop.size) return page;
+    const text = lines
+      .filter((_, i) => !drop.has(i))
+      .join('\n')
+      .replace(/\n[ \t]*\n(?:[ \t]*\n)+/g, '\n\n')
+      .trim();
+    return { ...page, text };
+  }
+}
