@@ -114,6 +114,13 @@ export class Chunk {
   @Property({ type: 'text' })
   text!: string;
 
+  /**
+   * For a chunk that crosses page breaks: where each later page starts in `text` (character
+   * offsets, for pageNumber + 1, + 2, …), so a citation can name the page of the matching text.
+   */
+  @Property({ columnType: 'int[]', type: 'unknown', nullable: true })
+  pageStarts?: number[];
+
   /** The surrounding paragraph, for the citation source view. */
   @Property({ type: 'text' })
   context!: string;

@@ -9,6 +9,8 @@ export interface ChunkDraft {
   /** Page it ends on; larger than pageNumber only for a paragraph that runs across a page break. */
   pageEnd: number;
   text: string;
+  /** When pageEnd > pageNumber: where pages pageNumber + 1 … pageEnd start in `text` (character offsets). */
+  pageStarts?: number[];
   /** The surrounding paragraph(s), for the citation source view. */
   context: string;
   /** The heading of the section the chunk starts in (indexed with it as a contextual header). */
@@ -57,6 +59,8 @@ interface Paragraph {
 interface Unit {
   text: string;
   para: number;
+  /** Where the unit starts in its paragraph's text. */
+  start: number;
   page: number;
   pageEnd: number;
 }
@@ -148,7 +152,7 @@ function unitsOf(p: Paragraph, maxChars: number): Unit[] {
       const start = p.text.indexOf(piece, offset);
       const end = start + piece.length;
       offset = end;
-      units.push({ text: piece, para: p.index, page: pageAt(start), pageEnd: pageAt(end - 1) });
+      units.push({ text: piece, para: p.index, start, page: pageAt(start), pageEnd: pageAt(end - 1) });
     }
   }
   return units;
@@ -161,6 +165,25 @@ function joinUnits(units: Unit[]): string {
     out += u.text;
   });
   return out;
+}
+
+/**
+ * Where each page after the first starts in the joined text of `units` (see joinUnits): at the
+ * first unit on that page, or inside a sentence that runs across the page break.
+ */
+function pageStartsOf(units: Unit[], paras: Paragraph[], first: number, last: number): number[] {
+  const starts: number[] = [];
+  let offset = 0;
+  let page = first + 1;
+  units.forEach((u, i) => {
+    if (i > 0) offset += u.para === units[i - 1].para ? 1 : 2;
+    for (; page <= last && page <= u.pageEnd; page++) {
+      const inside = paras[u.para].pageStarts.find((s) => s.page === page);
+      starts.push(u.page >= page || !inside ? offset : offset + Math.max(0, Math.min(u.text.length, inside.offset - u.start)));
+    }
+    offset += u.text.length;
+  });
+  return starts;
 }
 
 /** Cuts `text` to at most `max` characters around [from, to), at word boundaries, marking cuts with "…". */
@@ -214,11 +237,14 @@ export function chunkPages(pages: ParsedPage[], options: Partial<ChunkOptions> =
 
   const emit = (): void => {
     const text = joinUnits(cur);
+    const pageNumber = Math.min(...cur.map((u) => u.page));
+    const pageEnd = Math.max(...cur.map((u) => u.pageEnd));
     chunks.push({
       ordinal: firstOrdinal + chunks.length,
-      pageNumber: Math.min(...cur.map((u) => u.page)),
-      pageEnd: Math.max(...cur.map((u) => u.pageEnd)),
+      pageNumber,
+      pageEnd,
       text,
+      ...(pageEnd > pageNumber ? { pageStarts: pageStartsOf(cur, paras, pageNumber, pageEnd) } : {}),
       context: contextFor(cur, text, paras, o.contextChars),
       ...(paras[cur[0].para].section ? { section: paras[cur[0].para].section } : {}),
     });

@@ -111,23 +111,23 @@ export async function stageChunks(em: EntityManager, analysis: IndexAnalysis, ch
   await query(
     em,
     `create temp table if not exists docqa_staged_chunks
-       (ordinal int, page_number int, page_end int, text text, context text, tsv tsvector, term_count int) on commit drop`,
+       (ordinal int, page_number int, page_end int, page_starts int[], text text, context text, tsv tsvector, term_count int) on commit drop`,
   );
   // batches keep each statement's parameter reasonably sized for very large documents
   for (let i = 0; i < chunks.length; i += 500) {
     const batch = chunks.slice(i, i + 500).map((c) => {
       const body = analysed(c.text);
       const head = analysed(headerText(c, analysis.title));
-      return { o: c.ordinal, p: c.pageNumber, e: c.pageEnd, t: c.text, c: c.context, ...body, h: head.x, ha: head.a, hk: head.k };
+      return { o: c.ordinal, p: c.pageNumber, e: c.pageEnd, s: c.pageStarts ?? null, t: c.text, c: c.context, ...body, h: head.x, ha: head.a, hk: head.k };
     });
     // the header goes after a placeholder lexeme at HEADER_POSITION (`||` shifts the right vector
     // past the left one's last position), which is then deleted
     await query(
       em,
-      `insert into docqa_staged_chunks (ordinal, page_number, page_end, text, context, tsv, term_count)
-       select x.o, x.p, x.e, x.t, x.c, v.tsv,
+      `insert into docqa_staged_chunks (ordinal, page_number, page_end, page_starts, text, context, tsv, term_count)
+       select x.o, x.p, x.e, x.s, x.t, x.c, v.tsv,
               coalesce((select sum(coalesce(array_length(u.positions, 1), 1)) from unnest(v.tsv) u), 0)
-         from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, t text, c text, x text, a boolean, k text, h text, ha boolean, hk text)
+         from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, s int[], t text, c text, x text, a boolean, k text, h text, ha boolean, hk text)
          cross join lateral (select to_tsvector(?::regconfig, case when x.a then x.x else docqa_unaccent(x.x) end)
                                     || coalesce(x.k::tsvector, ''::tsvector) as body,
                                     to_tsvector(?::regconfig, case when x.ha then x.h else docqa_unaccent(x.h) end)
@@ -151,8 +151,8 @@ export async function commitStagedChunks(em: EntityManager, projectId: string, d
   if (!exists) return 0;
   await query(
     em,
-    `insert into chunks (id, document_id, project_id, ordinal, page_number, page_end, text, context, tsv, term_count)
-     select gen_random_uuid(), ?, ?, ordinal, page_number, page_end, text, context, tsv, term_count from docqa_staged_chunks order by ordinal`,
+    `insert into chunks (id, document_id, project_id, ordinal, page_number, page_end, page_starts, text, context, tsv, term_count)
+     select gen_random_uuid(), ?, ?, ordinal, page_number, page_end, page_starts, text, context, tsv, term_count from docqa_staged_chunks order by ordinal`,
     [documentId, projectId],
   );
   // ordered by term so that concurrent writers (if any bypass the lock) take row locks in one order

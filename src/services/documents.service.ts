@@ -53,7 +53,7 @@ export interface UploadOptions {
  * Bumped when the text analysis changes (chunking, language handling, contextual headers): ready
  * documents indexed with an older version are re-analysed by a background job (see reanalyseStale).
  */
-export const ANALYSIS_VERSION = 1;
+export const ANALYSIS_VERSION = 2;
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
 

@@ -170,12 +170,31 @@ export class RetrievalService extends BaseService {
           ? fuseRankings(lexical, vectors.neighbours, topK, opts.fusion ?? DEFAULT_FUSION)
           : lexical.slice(0, topK);
         if (!ranked.length) return [];
+        // a chunk that crosses page breaks is cited on the page holding the text that matches the
+        // question best: its page parts (page_starts) are scored by the idf of the question terms
+        // each contains (analysed with the document's configuration); a tie goes to the longer part
         const rows = await query<{ id: string; document_id: string; name: string; page_number: number; text: string; context: string }>(
           em,
-          `select c.id, c.document_id, d.name, c.page_number, c.text, c.context
-           from chunks c join documents d on d.id = c.document_id
-          where c.id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
-          [JSON.stringify(ranked.map((r) => r.id))],
+          `with terms as (select * from jsonb_to_recordset(?::jsonb) as t(term text, idf float8))
+           select c.id, c.document_id, d.name, c.text, c.context,
+                  case when c.page_starts is null then c.page_number else (
+                    select c.page_number + part.i - 1
+                      from generate_series(1, cardinality(c.page_starts) + 1) part(i)
+                     cross join lateral (select substr(c.text, coalesce(c.page_starts[part.i - 1], 0) + 1,
+                                                       coalesce(c.page_starts[part.i], length(c.text)) - coalesce(c.page_starts[part.i - 1], 0)) as text) seg
+                     cross join lateral (select tsvector_to_array(to_tsvector(coalesce(
+                                           (select oid::regconfig from pg_ts_config where cfgname::text = coalesce(?::jsonb ->> d.language, case when d.language is null then ? else 'simple' end)),
+                                           'simple'::regconfig), docqa_unaccent(seg.text))) as lexemes) v
+                     order by (select coalesce(sum(t.idf), 0) from terms t where t.term = any(v.lexemes)) desc, length(seg.text) desc, part.i
+                     limit 1) end as page_number
+             from chunks c join documents d on d.id = c.document_id
+            where c.id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
+          [
+            JSON.stringify(terms.map((t) => ({ term: t.term, idf: t.idf }))),
+            JSON.stringify(languageConfigTable(this.config.searchLanguage)),
+            this.config.searchLanguage,
+            JSON.stringify(ranked.map((r) => r.id)),
+          ],
         );
         const byId = new Map(rows.map((r) => [r.id, r]));
         if (vectors && rows.length < ranked.length)

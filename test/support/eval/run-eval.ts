@@ -224,7 +224,7 @@ async function ask(
   server: EvalServer,
   projectId: string,
   message: string,
-): Promise<{ ids: string[]; sourcesMs: number; retrievalMs: number | null }> {
+): ReturnType<AskFn> {
   const started = performance.now();
   const res = await fetch(`${server.baseUrl}/api/chat/projects/${projectId}`, {
     method: 'POST',
@@ -233,6 +233,7 @@ async function ask(
   });
   if (res.status !== 200) throw new Error(`chat → ${res.status} ${await res.text()}`);
   let ids: string[] | null = null;
+  let pages: number[] = [];
   let sourcesMs = NaN;
   let retrievalMs: number | null = null;
   let failure: unknown = null;
@@ -240,7 +241,9 @@ async function ask(
     onEvent: (e) => {
       if (e.event === 'sources') {
         sourcesMs = performance.now() - started;
-        ids = (JSON.parse(e.data) as { chunks: Array<{ id: string }> }).chunks.map((c) => c.id);
+        const chunks = (JSON.parse(e.data) as { chunks: Array<{ id: string; pageNumber: number }> }).chunks;
+        ids = chunks.map((c) => c.id);
+        pages = chunks.map((c) => c.pageNumber);
       }
       if (e.event === 'done') retrievalMs = (JSON.parse(e.data) as { timings?: { retrievalMs?: number } }).timings?.retrievalMs ?? null;
       if (e.event === 'error') failure = JSON.parse(e.data);
@@ -249,11 +252,14 @@ async function ask(
   const decoder = new TextDecoder();
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   if (failure || !ids) throw new Error(`chat failed for "${message}": ${JSON.stringify(failure)}`);
-  return { ids, sourcesMs, retrievalMs };
+  return { ids, pages, sourcesMs, retrievalMs };
 }
 
-/** One question's answer from the system under test: the ordered chunk ids it cites, and timings. */
-export type AskFn = (question: string) => Promise<{ ids: string[]; sourcesMs: number; retrievalMs: number | null }>;
+/**
+ * One question's answer from the system under test: the ordered chunk ids it cites, the page each
+ * is cited on (the chunk's first page when not given), and timings.
+ */
+export type AskFn = (question: string) => Promise<{ ids: string[]; pages?: number[]; sourcesMs: number; retrievalMs: number | null }>;
 
 /** The chat endpoint as the question-asker (time to `sources` measured by the client). */
 export const chatAsker =
@@ -285,9 +291,9 @@ export async function askAll(
           ).rows as Array<{ id: string; name: string; page_number: number; page_end: number | null; text: string }>)
         : [];
       const byId = new Map(rows.map((r) => [r.id, r]));
-      const hits = a.ids.flatMap((id) => {
+      const hits = a.ids.flatMap((id, k) => {
         const r = byId.get(id);
-        return r ? [{ documentName: r.name, pageNumber: r.page_number, pageEnd: r.page_end ?? r.page_number, text: r.text }] : [];
+        return r ? [{ documentName: r.name, pageNumber: a.pages?.[k] ?? r.page_number, pageEnd: r.page_end ?? r.page_number, text: r.text }] : [];
       });
       runs.push({ q, format: formatOf(q.document), hits, sourcesMs: r1(a.sourcesMs), retrievalMs: a.retrievalMs });
       if ((i + 1) % 50 === 0) log(`asked ${i + 1}/${questions.length}`);
