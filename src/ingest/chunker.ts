@@ -13,7 +13,10 @@ export interface ChunkDraft {
   pageStarts?: number[];
   /** The surrounding paragraph(s), for the citation source view. */
   context: string;
-  /** The heading of the section the chunk starts in (indexed with it as a contextual header). */
+  /**
+   * The heading of the section the chunk starts in, and those of sections starting inside it
+   * (one per line; indexed with it as a contextual header).
+   */
   section?: string;
 }
 
@@ -53,6 +56,8 @@ interface Paragraph {
   pageStarts: Array<{ offset: number; page: number }>;
   /** The heading in force where the paragraph starts (the last one at or before it, across pages). */
   section?: string;
+  /** The entry terms inside the paragraph (see ENTRY_TERM). */
+  entries: string[];
 }
 
 /** A sentence (or a piece of an over-long sentence) of one paragraph. */
@@ -69,6 +74,28 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 const ENDS_SENTENCE = /[.!?:;)"'\]»”’…]$/;
 
 /**
+ * The term of a reference entry: a line that is only an option or directive name
+ * (`HandleLidSwitch=`, `MaxAuthTries`, `--no-clobber`, `-o, --output=FILE`, `AcceptEnv`) or a
+ * manual's section name (`OPTIONS`, `SEE ALSO`), followed by a line that starts its description
+ * with a capital letter. Man pages, configuration references and option lists are made of such
+ * entries; each one becomes a paragraph whose term is its section heading (BM25F weights it).
+ */
+const ENTRY_TERM =
+  /^(?:-{1,2}[\p{L}\p{N}][\p{L}\p{N}_.-]*(?:[= ]?[\p{L}<[][^\s,]*)?(?:, ?-{1,2}[\p{L}\p{N}][\p{L}\p{N}_.-]*(?:[= ]?[\p{L}<[][^\s,]*)?)*|[\p{L}][\p{L}\p{N}_.]*[\p{Ll}\p{N}][\p{Lu}][\p{L}\p{N}_.]*=?|[\p{L}][\p{L}\p{N}_.]*=|\p{Lu}{3,}(?: \p{Lu}{2,}){0,3})$/u;
+const ENTRY_LINE_CHARS = 60;
+const STARTS_DESCRIPTION = /^[\p{Lu}"'“(]/u;
+
+/** The entry terms of a paragraph: lines that are only a term (ENTRY_TERM) and are followed by a description. */
+function entryTerms(paragraph: string): string[] {
+  const lines = paragraph.split('\n').map((l) => l.trim());
+  const out: string[] = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    if (lines[i].length <= ENTRY_LINE_CHARS && ENTRY_TERM.test(lines[i]) && STARTS_DESCRIPTION.test(lines[i + 1])) out.push(lines[i]);
+  }
+  return out;
+}
+
+/**
  * Paragraphs of all pages, whitespace-normalised. A paragraph cut by a page break (the page's last
  * paragraph does not end a sentence and the next page's first one starts in lower case) is joined
  * back into one paragraph that records both pages.
@@ -78,23 +105,29 @@ function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
   let section: string | undefined;
   for (const page of pages) {
     const raw = splitParagraphs(page.text);
-    const headings = [...(page.sections ?? [])].sort((a, b) => a.offset - b.offset);
     let cursor = 0;
     let h = 0;
+    const headings = [...(page.sections ?? [])].sort((a, b) => a.offset - b.offset);
     const sectionOf = raw.map((r) => {
       const at = page.text.indexOf(r, cursor);
       cursor = at < 0 ? cursor : at + r.length;
       // a heading counts from the paragraph it starts in (it may not start exactly at a paragraph)
       while (h < headings.length && headings[h].offset < cursor) section = headings[h++].title.replace(/\s+/g, ' ').trim() || section;
-      return section;
+      // entry terms inside the paragraph (see ENTRY_TERM) are headings of it; the last one is in
+      // force for the paragraphs after it
+      const entries = entryTerms(r);
+      const inForce = section;
+      if (entries.length) section = entries[entries.length - 1];
+      return { inForce, entries };
     });
-    const paras = raw.map((p, i) => ({ text: p.replace(/\s+/g, ' ').trim(), section: sectionOf[i] })).filter((p) => p.text);
-    paras.forEach(({ text, section }, i) => {
+    const paras = raw.map((p, i) => ({ text: p.replace(/\s+/g, ' ').trim(), section: sectionOf[i].inForce, entries: sectionOf[i].entries })).filter((p) => p.text);
+    paras.forEach(({ text, section, entries }, i) => {
       const last = out[out.length - 1];
       if (i === 0 && last && last.pageEnd === page.pageNumber - 1 && !ENDS_SENTENCE.test(last.text) && /^[a-z]/.test(text)) {
         last.pageStarts.push({ offset: last.text.length + 1, page: page.pageNumber });
         last.text = `${last.text} ${text}`;
         last.pageEnd = page.pageNumber;
+        last.entries.push(...entries);
       } else
         out.push({
           index: out.length,
@@ -103,6 +136,7 @@ function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
           pageEnd: page.pageNumber,
           pageStarts: [{ offset: 0, page: page.pageNumber }],
           section,
+          entries,
         });
     });
   }
@@ -222,6 +256,26 @@ function contextFor(units: Unit[], text: string, paras: Paragraph[], max: number
   return windowAround(joined, Math.max(0, at), at >= 0 ? at + text.length : text.length, max);
 }
 
+/** Headings indexed with a chunk, at most this many characters together. */
+const SECTION_CHARS = 300;
+
+/** The headings in force in a chunk: the one it starts under, then every one starting inside it. */
+function sectionsOf(units: Unit[], text: string, paras: Paragraph[]): { section?: string } {
+  const titles: string[] = [];
+  let length = 0;
+  const add = (title: string | undefined): void => {
+    if (!title || titles.includes(title) || length + title.length > SECTION_CHARS) return;
+    titles.push(title);
+    length += title.length + 1;
+  };
+  add(paras[units[0].para].section);
+  for (const para of new Set(units.map((u) => u.para))) {
+    if (para !== units[0].para) add(paras[para].section);
+    for (const entry of paras[para].entries) if (text.includes(entry.replace(/\s+/g, ' '))) add(entry);
+  }
+  return titles.length ? { section: titles.join('\n') } : {};
+}
+
 /**
  * Cuts pages into chunks for retrieval: paragraph- and sentence-aware, bounded in size, with a
  * small overlap of whole sentences between neighbouring chunks of the same page. A chunk never
@@ -246,7 +300,7 @@ export function chunkPages(pages: ParsedPage[], options: Partial<ChunkOptions> =
       text,
       ...(pageEnd > pageNumber ? { pageStarts: pageStartsOf(cur, paras, pageNumber, pageEnd) } : {}),
       context: contextFor(cur, text, paras, o.contextChars),
-      ...(paras[cur[0].para].section ? { section: paras[cur[0].para].section } : {}),
+      ...sectionsOf(cur, text, paras),
     });
   };
   /** Closes the current chunk; the next starts with its last sentences when `overlap`. */

@@ -49,10 +49,12 @@ const EXACT_POSTINGS = 6000;
 /** The "other rare terms" tier takes terms whose document frequencies add up to at most this. */
 const RARE_TERMS_BUDGET = 3000;
 /**
- * BM25F: an occurrence in the chunk's contextual header (document title, section heading; indexed
- * from HEADER_POSITION on) counts this many times an occurrence in the text.
+ * BM25F: an occurrence in the chunk's contextual header (document title, section headings and
+ * entry terms; indexed from HEADER_POSITION on) counts this many times an occurrence in the text.
+ * Measured on the development split (lexical): weight 1 → recall@1 0.512, recall@5 0.746;
+ * 2 → 0.515, 0.754; 3 → 0.512, 0.754.
  */
-const HEADER_WEIGHT = Number(process.env.DOCQA_HEADER_WEIGHT ?? 2);
+const HEADER_WEIGHT = 2;
 /** How many BM25 leaders get the phrase/proximity bonus before the final cut. */
 const RERANK_POOL = 50;
 /** Weight of the proximity bonus relative to a term's idf. */
