@@ -259,9 +259,18 @@ export class RetrievalService extends BaseService {
                        left join jsonb_each_text(?::jsonb) m on m.key = l.language
                        left join pg_ts_config pc on pc.cfgname = case when l.language is null then ? else coalesce(m.value, 'simple') end),
             v as (select cfgs.cfg, u.lexeme, u.positions from cfgs cross join lateral unnest(to_tsvector(cfgs.cfg::regconfig, docqa_unaccent(?))) u),
-            -- word positions that every configuration indexes: a word one of the project's
-            -- languages treats as a stop word is dropped in all of them
-            kept as (select p from v cross join lateral unnest(v.positions) p group by p having count(distinct v.cfg) = (select count(*) from cfgs)),
+            -- the question's language: the configuration that drops the most of its words as stop
+            -- words (fewest positions indexed), when exactly one does
+            counts as (select c.cfg, (select count(distinct p) from v cross join lateral unnest(v.positions) p where v.cfg = c.cfg) as n from cfgs c),
+            lead as (select cfg from counts where n = (select min(n) from counts)
+                      and (select count(*) from counts where n = (select min(n) from counts)) = 1),
+            -- word positions kept: those the question's language indexes (its stop words are
+            -- dropped in every configuration, another language's are not); when the language
+            -- cannot be told, those every configuration indexes
+            kept as (select p from v cross join lateral unnest(v.positions) p where v.cfg = (select cfg from lead)
+                     union
+                     select p from v cross join lateral unnest(v.positions) p where not exists (select 1 from lead)
+                      group by p having count(distinct v.cfg) = (select count(*) from cfgs)),
             q as ((select distinct on (v.lexeme) v.lexeme, k.positions
                      from v cross join lateral (select array_agg(p order by p) as positions from unnest(v.positions) p where p in (select p from kept)) k
                     where k.positions is not null
