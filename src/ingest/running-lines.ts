@@ -32,13 +32,19 @@ const firstWords = (norm: string): string => norm.split(' ').slice(0, 2).join(' 
 interface Edge {
   index: number;
   line: string;
+  /** 0 for the outermost line of its side, 1 for the one inside it. */
+  depth: number;
+  side: 'top' | 'bottom';
 }
 
-/** The non-empty lines at the top and at the bottom of a page, with their index in `lines`. */
+/** The non-empty lines at the top and at the bottom of a page, outermost first on each side. */
 function edges(lines: string[]): Edge[] {
   const filled = lines.map((line, index) => ({ index, line: line.trim() })).filter((l) => l.line);
-  const top = filled.slice(0, EDGE_LINES);
-  const bottom = filled.slice(Math.max(EDGE_LINES, filled.length - EDGE_LINES));
+  const top = filled.slice(0, EDGE_LINES).map((l, depth) => ({ ...l, depth, side: 'top' as const }));
+  const bottom = filled
+    .slice(Math.max(0, filled.length - EDGE_LINES))
+    .reverse()
+    .map((l, depth) => ({ ...l, depth, side: 'bottom' as const }));
   return [...top, ...bottom];
 }
 
@@ -76,12 +82,12 @@ export class RunningLineFilter {
     this.counted++;
     const seenWhole = new Set<string>();
     const seenPrefix = new Set<string>();
-    for (const { line } of edges(page.text.split('\n'))) {
+    for (const { line, depth, side } of edges(page.text.split('\n'))) {
       if (line.length > MAX_RUNNING_CHARS) continue;
       const norm = normalise(line);
-      seenWhole.add(norm);
-      // two words that are not just the page number, e.g. "chapter #."
-      if (norm.split(' ').length >= 3) seenPrefix.add(firstWords(norm));
+      seenWhole.add(`${side}:${norm}`);
+      // the first two words of the outermost header line, e.g. "chapter #." of "CHAPTER 3. …"
+      if (depth === 0 && side === 'top' && norm.split(' ').length >= 3) seenPrefix.add(firstWords(norm));
     }
     for (const n of seenWhole) this.wholeCount.set(n, (this.wholeCount.get(n) ?? 0) + 1);
     for (const n of seenPrefix) this.prefixCount.set(n, (this.prefixCount.get(n) ?? 0) + 1);
@@ -103,22 +109,33 @@ export class RunningLineFilter {
     for (const page of held) this.emit(this.counted >= 3 ? this.strip(page) : page);
   }
 
-  private isRunning(line: string): boolean {
+  private isRunning({ line, depth, side }: Edge): boolean {
     if (line.length > MAX_RUNNING_CHARS) return false;
-    if (PAGE_NUMBER.test(line) || (line && ROMAN_PAGE.test(line))) return true;
+    if (PAGE_NUMBER.test(line) || ROMAN_PAGE.test(line)) return true;
     const norm = normalise(line);
-    return this.whole.has(norm) || (norm.split(' ').length >= 3 && this.prefixes.has(firstWords(norm)));
+    return (
+      this.whole.has(`${side}:${norm}`) || (depth === 0 && side === 'top' && norm.split(' ').length >= 3 && this.prefixes.has(firstWords(norm)))
+    );
   }
 
+  /** Removes running lines from the outside in: an inner edge line only goes when the one outside it went. */
   private strip(page: ParsedPage): ParsedPage {
     const lines = page.text.split('\n');
-    const drop = new Set(edges(lines).filter((e) => this.isRunning(e.line)).map((e) => e.index));
+    const drop = new Set<number>();
+    const gone = { top: true, bottom: true };
+    for (const e of edges(lines)) {
+      if (e.depth === 0) gone[e.side] = true;
+      if (!gone[e.side] || drop.has(e.index)) continue;
+      if (this.isRunning(e)) drop.add(e.index);
+      else gone[e.side] = false;
+    }
     if (!drop.size) return page;
     const text = lines
       .filter((_, i) => !drop.has(i))
       .join('\n')
       .replace(/\n[ \t]*\n(?:[ \t]*\n)+/g, '\n\n')
       .trim();
-    return { ...page, text };
+    // a page made only of such lines is its own text (a one-line page repeated with a new number)
+    return text ? { ...page, text } : page;
   }
 }

@@ -1,0 +1,91 @@
+import { expandIdentifiers, identifierParts } from '../../../src/ingest/analysis';
+import { chunkPages } from '../../../src/ingest/chunker';
+import { RunningLineFilter } from '../../../src/ingest/running-lines';
+import type { ParsedPage } from '../../../src/ingest/types';
+
+describe('identifiers are indexed whole and by their parts', () => {
+  it.each([
+    ['HandleLidSwitch=', ['Handle', 'Lid', 'Switch']],
+    ['MaxAuthTries', ['Max', 'Auth', 'Tries']],
+    ['X11Forwarding', ['X11', 'Forwarding']],
+    ['HTTPServer', ['HTTP', 'Server']],
+    ['os.path.join', ['os', 'path', 'join']],
+    ['/etc/ssh/ssh_config', ['etc', 'ssh', 'ssh', 'config']],
+    ['getElementById()', ['get', 'Element', 'By', 'Id']],
+  ])('%s → %j', (token, parts) => {
+    expect(identifierParts(token)).toEqual(parts);
+  });
+
+  it('leaves plain words, numbers and short forms alone (PostgreSQL already splits hyphens and underscores)', () => {
+    for (const token of ['switch', 'IPv6', '3.14', 'e.g.', '--no-clobber', 'max_auth_tries', 'x86_64']) expect(identifierParts(token)).toEqual([]);
+  });
+
+  it('puts the parts right after the whole token, so phrases stay together', () => {
+    expect(expandIdentifiers('Set MaxAuthTries to 3.')).toBe('Set MaxAuthTries Max Auth Tries to 3.');
+  });
+});
+
+describe('running headers, footers and page numbers', () => {
+  const page = (n: number, body: string): ParsedPage => ({
+    pageNumber: n,
+    text: `SSH_CONFIG (5) BSD File Formats Manual SSH_CONFIG (5)\n\n${body}\n\nBSD January 13, 2023 ${n}`,
+  });
+  const run = (pages: ParsedPage[]): ParsedPage[] => {
+    const out: ParsedPage[] = [];
+    const filter = new RunningLineFilter((p) => out.push(p));
+    pages.forEach((p) => filter.push(p));
+    filter.finish();
+    return out;
+  };
+
+  it('removes a header and a footer that recur with changing page numbers, and keeps the text and page order', () => {
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+    const body = (n: number) => `${words[n % 8]} starts page ${n}.\nThen ${words[(n * 3) % 8]} ${words[(n * 5) % 8]} ends it.`;
+    const pages = Array.from({ length: 30 }, (_, i) => page(i + 1, body(i + 1)));
+    const out = run(pages);
+    expect(out.map((p) => p.pageNumber)).toEqual(pages.map((p) => p.pageNumber));
+    expect(out.map((p) => p.text)).toEqual(pages.map((p) => body(p.pageNumber)));
+  });
+
+  it('removes bare page numbers but keeps body lines that merely recur, and a short document as it is', () => {
+    const pages = Array.from({ length: 5 }, (_, i) => ({ pageNumber: i + 1, text: `Text ${'x'.repeat(i)} here.\n- ${i + 1} -` }));
+    expect(run(pages).map((p) => p.text)).toEqual(pages.map((_, i) => `Text ${'x'.repeat(i)} here.`));
+    const two = [page(1, 'One.'), page(2, 'Two.')];
+    expect(run(two)).toEqual(two);
+  });
+});
+
+describe('chunks that cross a page break', () => {
+  it('record where the next page starts, inside the sentence that runs across the break', () => {
+    const [chunk] = chunkPages([
+      { pageNumber: 4, text: 'The archive keeps old logs. Its retention period is set by the' },
+      { pageNumber: 5, text: 'operator and defaults to ninety days.' },
+    ]);
+    expect(chunk).toMatchObject({ pageNumber: 4, pageEnd: 5 });
+    expect(chunk.text.slice(chunk.pageStarts![0])).toBe('operator and defaults to ninety days.');
+  });
+
+  it('a chunk on one page records none', () => {
+    const [chunk] = chunkPages([{ pageNumber: 1, text: 'Short. Text.' }]);
+    expect(chunk.pageStarts).toBeUndefined();
+  });
+});
+
+describe('reference entries are headings', () => {
+  it('option and directive lines followed by their description become the chunk headings', () => {
+    const text = [
+      'OPTIONS',
+      'All options are configured in the [Login] section:',
+      'NAutoVTs=',
+      'Takes a positive integer.',
+      'see the',
+      'CanonicalizeHostname',
+      'option for details.',
+      '-o, --output=FILE',
+      'Write output to FILE.',
+    ].join('\n');
+    const [chunk] = chunkPages([{ pageNumber: 1, text }]);
+    // a term inside a wrapped sentence (followed by lower case) is not an entry
+    expect(chunk.section?.split('\n')).toEqual(['OPTIONS', 'NAutoVTs=', '-o, --output=FILE']);
+  });
+});
