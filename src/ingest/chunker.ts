@@ -120,7 +120,9 @@ function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
       if (entries.length) section = entries[entries.length - 1];
       return { inForce, entries };
     });
-    const paras = raw.map((p, i) => ({ text: p.replace(/\s+/g, ' ').trim(), section: sectionOf[i].inForce, entries: sectionOf[i].entries })).filter((p) => p.text);
+    const paras = raw
+      .map((p, i) => ({ text: p.replace(/\s+/g, ' ').trim(), section: sectionOf[i].inForce, entries: sectionOf[i].entries }))
+      .filter((p) => p.text);
     paras.forEach(({ text, section, entries }, i) => {
       const last = out[out.length - 1];
       if (i === 0 && last && last.pageEnd === page.pageNumber - 1 && !ENDS_SENTENCE.test(last.text) && /^[a-z]/.test(text)) {

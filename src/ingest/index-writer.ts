@@ -118,7 +118,18 @@ export async function stageChunks(em: EntityManager, analysis: IndexAnalysis, ch
     const batch = chunks.slice(i, i + 500).map((c) => {
       const body = analysed(c.text);
       const head = analysed(headerText(c, analysis.title));
-      return { o: c.ordinal, p: c.pageNumber, e: c.pageEnd, s: c.pageStarts ?? null, t: c.text, c: c.context, ...body, h: head.x, ha: head.a, hk: head.k };
+      return {
+        o: c.ordinal,
+        p: c.pageNumber,
+        e: c.pageEnd,
+        s: c.pageStarts ?? null,
+        t: c.text,
+        c: c.context,
+        ...body,
+        h: head.x,
+        ha: head.a,
+        hk: head.k,
+      };
     });
     // the header goes after a placeholder lexeme at HEADER_POSITION (`||` shifts the right vector
     // past the left one's last position), which is then deleted

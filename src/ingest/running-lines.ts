@@ -26,7 +26,12 @@ const PAGE_NUMBER = /^(?:(?:page|p\.)\s*)?(?:[-–—]\s*)?[0-9]{1,6}(?:\s*[-–
 /** Lower-case roman page numbers of front matter (i … xxxix). */
 const ROMAN_PAGE = /^x{0,3}(?:ix|iv|v?i{0,3})$/;
 
-const normalise = (line: string): string => line.replace(/\s+/g, ' ').trim().toLowerCase().replace(/[0-9]+/g, '#');
+const normalise = (line: string): string =>
+  line
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase()
+    .replace(/[0-9]+/g, '#');
 const firstWords = (norm: string): string => norm.split(' ').slice(0, 2).join(' ');
 
 interface Edge {
@@ -114,7 +119,8 @@ export class RunningLineFilter {
     if (PAGE_NUMBER.test(line) || ROMAN_PAGE.test(line)) return true;
     const norm = normalise(line);
     return (
-      this.whole.has(`${side}:${norm}`) || (depth === 0 && side === 'top' && norm.split(' ').length >= 3 && this.prefixes.has(firstWords(norm)))
+      this.whole.has(`${side}:${norm}`) ||
+      (depth === 0 && side === 'top' && norm.split(' ').length >= 3 && this.prefixes.has(firstWords(norm)))
     );
   }
 

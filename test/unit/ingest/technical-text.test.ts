@@ -17,7 +17,8 @@ describe('identifiers are indexed whole and by their parts', () => {
   });
 
   it('leaves plain words, numbers and short forms alone (PostgreSQL already splits hyphens and underscores)', () => {
-    for (const token of ['switch', 'IPv6', '3.14', 'e.g.', '--no-clobber', 'max_auth_tries', 'x86_64']) expect(identifierParts(token)).toEqual([]);
+    for (const token of ['switch', 'IPv6', '3.14', 'e.g.', '--no-clobber', 'max_auth_tries', 'x86_64'])
+      expect(identifierParts(token)).toEqual([]);
   });
 
   it('puts the parts right after the whole token, so phrases stay together', () => {
