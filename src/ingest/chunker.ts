@@ -58,6 +58,8 @@ interface Paragraph {
   section?: string;
   /** The entry terms inside the paragraph (see ENTRY_TERM). */
   entries: string[];
+  /** Whether the text ends a sentence (a paragraph that does not may continue on the next page). */
+  endsSentence: boolean;
 }
 
 /** A sentence (or a piece of an over-long sentence) of one paragraph. */
@@ -125,10 +127,13 @@ function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
       .filter((p) => p.text);
     paras.forEach(({ text, section, entries }, i) => {
       const last = out[out.length - 1];
-      if (i === 0 && last && last.pageEnd === page.pageNumber - 1 && !ENDS_SENTENCE.test(last.text) && /^[a-z]/.test(text)) {
+      // `endsSentence` is kept rather than re-testing the joined text: an end-anchored regular
+      // expression reads the whole (growing) string, which made joining many pages quadratic
+      if (i === 0 && last && last.pageEnd === page.pageNumber - 1 && !last.endsSentence && /^[a-z]/.test(text)) {
         last.pageStarts.push({ offset: last.text.length + 1, page: page.pageNumber });
         last.text = `${last.text} ${text}`;
         last.pageEnd = page.pageNumber;
+        last.endsSentence = ENDS_SENTENCE.test(text);
         last.entries.push(...entries);
       } else
         out.push({
@@ -137,6 +142,7 @@ function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
           page: page.pageNumber,
           pageEnd: page.pageNumber,
           pageStarts: [{ offset: 0, page: page.pageNumber }],
+          endsSentence: ENDS_SENTENCE.test(text),
           section,
           entries,
         });
@@ -174,10 +180,16 @@ function splitLong(text: string, max: number): string[] {
 /** Sentences of a paragraph, each knowing which page(s) it lies on. */
 function unitsOf(p: Paragraph, maxChars: number): Unit[] {
   // for a paragraph joined across a page break, offsets past the break belong to the next page
+  // (binary search: a paragraph may run across thousands of pages)
   const pageAt = (offset: number): number => {
-    let page = p.page;
-    for (const s of p.pageStarts) if (s.offset <= offset) page = s.page;
-    return page;
+    let lo = 0;
+    let hi = p.pageStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (p.pageStarts[mid].offset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return p.pageStarts[lo].page;
   };
   const units: Unit[] = [];
   for (const seg of segmenter.segment(p.text)) {
@@ -214,7 +226,8 @@ function pageStartsOf(units: Unit[], paras: Paragraph[], first: number, last: nu
   units.forEach((u, i) => {
     if (i > 0) offset += u.para === units[i - 1].para ? 1 : 2;
     for (; page <= last && page <= u.pageEnd; page++) {
-      const inside = paras[u.para].pageStarts.find((s) => s.page === page);
+      // a joined paragraph's pages are consecutive: page p starts at pageStarts[p - first page]
+      const inside = paras[u.para].pageStarts[page - paras[u.para].page] as { offset: number; page: number } | undefined;
       starts.push(u.page >= page || !inside ? offset : offset + Math.max(0, Math.min(u.text.length, inside.offset - u.start)));
     }
     offset += u.text.length;
