@@ -42,7 +42,12 @@ export function rerankUrl(baseUrl: string): URL {
  * The documents' relevance to `query`, best first (at most `topN`). Throws UpstreamError (or
  * UpstreamAbortedError when the caller aborted) when the call fails or the answer is unusable.
  */
-export async function rerankDocuments(target: UpstreamTarget, query: string, documents: string[], opts: RerankOptions): Promise<RerankResult[]> {
+export async function rerankDocuments(
+  target: UpstreamTarget,
+  query: string,
+  documents: string[],
+  opts: RerankOptions,
+): Promise<RerankResult[]> {
   if (!documents.length) return [];
   const topN = Math.min(documents.length, Math.max(1, opts.topN ?? documents.length));
   const url = rerankUrl(target.baseUrl);
@@ -67,7 +72,14 @@ export async function rerankDocuments(target: UpstreamTarget, query: string, doc
       : { model: target.model, query, documents, top_n: topN };
     let res: http.IncomingMessage;
     try {
-      res = await sendRequest({ url, method: 'POST', headers, body: JSON.stringify(payload), signal: controller.signal, policy: target.policy });
+      res = await sendRequest({
+        url,
+        method: 'POST',
+        headers,
+        body: JSON.stringify(payload),
+        signal: controller.signal,
+        policy: target.policy,
+      });
       return { status: res.statusCode ?? 0, body: await readBody(res, MAX_RESPONSE_BYTES) };
     } catch (e) {
       throw explain(e);

@@ -354,7 +354,9 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     }
     if (b.requireKey !== undefined && rec.authorization !== `Bearer ${b.requireKey}`) {
       record(401);
-      return json(res, rec, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return json(res, rec, 401, {
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     }
     if (b.native && !Array.isArray(body?.texts)) {
       record(422);

@@ -116,7 +116,11 @@ describe('resolveRerankSource and knownRerankModel', () => {
   const env = { baseUrl: 'http://env.local', apiKey: 'k', model: 'env-rr' };
 
   it('project setting → default provider → environment → none', () => {
-    expect(resolveRerankSource(providers, 'cohere/rerank-v3.5', env)).toMatchObject({ kind: 'provider', step: 1, key: 'cohere/rerank-v3.5' });
+    expect(resolveRerankSource(providers, 'cohere/rerank-v3.5', env)).toMatchObject({
+      kind: 'provider',
+      step: 1,
+      key: 'cohere/rerank-v3.5',
+    });
     expect(resolveRerankSource(providers, 'BAAI/bge-reranker-base', env)).toMatchObject({
       kind: 'provider',
       step: 1,
