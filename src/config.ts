@@ -89,6 +89,10 @@ export interface Config {
   embeddingSweepSeconds: number;
   /** Memory for cached vector matrices (portable path) per process. */
   embeddingCacheMb: number;
+  /** Environment reranker (used when neither the project nor the default provider names one); null when RERANK_MODEL is unset. */
+  rerank: RerankEnv | null;
+  /** Time-out of one `POST /rerank` call (then the fused order stands for that question). */
+  rerankTimeoutMs: number;
   upstreamTimeoutMs: number;
   shutdownGraceMs: number;
   bootstrap: {
@@ -103,6 +107,13 @@ export interface Config {
 
 /** `EMBEDDING_*` as configured; with only EMBEDDING_MODEL set, the LLM_* URL and key. */
 export interface EmbeddingEnv {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+}
+
+/** `RERANK_*` as configured. */
+export interface RerankEnv {
   baseUrl: string;
   apiKey: string;
   model: string;
@@ -249,6 +260,21 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     embedding = { baseUrl, apiKey, model: embeddingModel };
   }
 
+  const rerankModel = str(env, 'RERANK_MODEL');
+  const rerankBaseUrl = url(env, 'RERANK_BASE_URL');
+  const rerankApiKey = str(env, 'RERANK_API_KEY');
+  let rerank: RerankEnv | null = null;
+  if (rerankModel === undefined) {
+    if (rerankBaseUrl || rerankApiKey) throw new ConfigError('RERANK_MODEL is required when RERANK_BASE_URL or RERANK_API_KEY is set');
+  } else {
+    if (rerankModel.length > 200) throw new ConfigError('RERANK_MODEL must be at most 200 characters');
+    // as EMBEDDING_MODEL: with only RERANK_MODEL set, the language model's URL and key are used
+    const baseUrl = rerankBaseUrl ?? url(env, 'LLM_BASE_URL');
+    if (!baseUrl) throw new ConfigError('RERANK_MODEL needs RERANK_BASE_URL (or LLM_BASE_URL)');
+    const apiKey = rerankBaseUrl ? (rerankApiKey ?? '') : (rerankApiKey ?? str(env, 'LLM_API_KEY') ?? '');
+    rerank = { baseUrl, apiKey, model: rerankModel };
+  }
+
   const port = int(env, 'PORT', 3000, 0, 65535);
   const metricsPort = str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535);
   if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) throw new ConfigError('METRICS_PORT must differ from PORT');
@@ -326,6 +352,8 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     embeddingRetryDelaySeconds: int(env, 'EMBEDDING_RETRY_DELAY_SECONDS', 10, 0, 3600),
     embeddingSweepSeconds: int(env, 'EMBEDDING_SWEEP_SECONDS', 60, 1, 86_400),
     embeddingCacheMb: int(env, 'EMBEDDING_CACHE_MB', 512, 0, 65_536),
+    rerank,
+    rerankTimeoutMs: int(env, 'RERANK_TIMEOUT_MS', 2000, 50, 60_000),
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bootstrap: {

@@ -10,6 +10,8 @@ export interface ProjectSettings {
   topK?: number;
   /** Embedding model for retrieval: `<provider_slug>/<model>` or a bare name (retrieval/embedding-source.ts). */
   embeddingModel?: string;
+  /** Reranker for retrieval: `<provider_slug>/<model>` or a bare name a provider lists (retrieval/rerank-source.ts). */
+  rerankModel?: string;
 }
 
 @Entity({ tableName: 'projects' })

@@ -39,6 +39,10 @@ export class Provider {
   @Property({ type: 'jsonb', defaultRaw: `'[]'::jsonb` })
   embeddingModels: string[] & Opt = [];
 
+  /** Reranking models this provider serves (`POST {baseUrl}/rerank`); may be empty. */
+  @Property({ type: 'jsonb', defaultRaw: `'[]'::jsonb` })
+  rerankModels: string[] & Opt = [];
+
   @Property({ type: 'boolean' })
   isDefault: boolean & Opt = false;
 

@@ -8,6 +8,8 @@ export interface ChatTimings {
   totalMs: number;
   /** Part of retrievalMs spent waiting for the embeddings provider (the question's vector); absent when none was asked. */
   embeddingMs?: number;
+  /** Part of retrievalMs spent waiting for the reranker; absent when none ran. */
+  rerankMs?: number;
 }
 
 /**

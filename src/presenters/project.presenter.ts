@@ -63,6 +63,7 @@ export function presentProjectBase(p: ProjectFields) {
       ...(p.settings.temperature !== undefined ? { temperature: p.settings.temperature } : {}),
       ...(p.settings.topK !== undefined ? { topK: p.settings.topK } : {}),
       ...(p.settings.embeddingModel !== undefined ? { embeddingModel: p.settings.embeddingModel } : {}),
+      ...(p.settings.rerankModel !== undefined ? { rerankModel: p.settings.rerankModel } : {}),
     },
     ownerId: p.ownerId,
     createdBy: p.createdBy,

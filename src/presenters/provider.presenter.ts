@@ -8,6 +8,7 @@ export function presentPublicProvider(p: Provider) {
     slug: p.slug,
     models: p.models,
     embeddingModels: p.embeddingModels ?? [],
+    rerankModels: p.rerankModels ?? [],
     isDefault: p.isDefault,
     isEnabled: p.isEnabled,
   };
@@ -28,6 +29,7 @@ export function presentAdminProvider(p: Provider) {
     hasApiKey: p.apiKeyEnc !== '',
     models: p.models,
     embeddingModels: p.embeddingModels ?? [],
+    rerankModels: p.rerankModels ?? [],
     isDefault: p.isDefault,
     isEnabled: p.isEnabled,
     createdAt: p.createdAt.toISOString(),

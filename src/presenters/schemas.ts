@@ -148,8 +148,14 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     ['members'],
   ),
   ProjectSettings: obj(
-    { model: nullable(str), temperature: nullable({ type: 'number' }), topK: nullable(int), embeddingModel: nullable(str) },
-    ['model', 'temperature', 'topK', 'embeddingModel'],
+    {
+      model: nullable(str),
+      temperature: nullable({ type: 'number' }),
+      topK: nullable(int),
+      embeddingModel: nullable(str),
+      rerankModel: nullable(str),
+    },
+    ['model', 'temperature', 'topK', 'embeddingModel', 'rerankModel'],
   ),
   ProjectMember: obj({ projectId: uuid, userId: uuid, addedAt: dateTime, user: ref('MemberUser') }),
   ProjectListItem: obj({
@@ -204,6 +210,7 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     slug: str,
     models: arrayOf(str),
     embeddingModels: arrayOf(str),
+    rerankModels: arrayOf(str),
     isDefault: bool,
     isEnabled: bool,
   }),
@@ -217,6 +224,7 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     hasApiKey: bool,
     models: arrayOf(str),
     embeddingModels: arrayOf(str),
+    rerankModels: arrayOf(str),
     isDefault: bool,
     isEnabled: bool,
     createdAt: dateTime,
@@ -286,7 +294,16 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   ChatDoneEvent: obj({
     messageId: uuid,
     totalTokens: int,
-    timings: obj({ retrievalMs: int, firstTokenMs: nullable(int), totalMs: int }),
+    timings: obj(
+      {
+        retrievalMs: int,
+        firstTokenMs: nullable(int),
+        totalMs: int,
+        embeddingMs: { ...int, description: 'Part of retrievalMs spent waiting for the embeddings provider; absent when none was asked' },
+        rerankMs: { ...int, description: 'Part of retrievalMs spent waiting for the reranker; absent when none ran' },
+      },
+      ['embeddingMs', 'rerankMs'],
+    ),
   }),
   ChatErrorEvent: obj({
     type: { const: 'error' },

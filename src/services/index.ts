@@ -15,6 +15,7 @@ import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
 import { ProjectsService } from './projects.service';
 import { ProvidersService } from './providers.service';
+import { RerankService } from './rerank.service';
 import { RetrievalService } from './retrieval.service';
 import { UsersService } from './users.service';
 
@@ -50,7 +51,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
   const audit = new AuditService(ctx);
   const providers = new ProvidersService(ctx, secrets);
   const embeddings = new EmbeddingsService(ctx, providers);
-  const retrieval = new RetrievalService(ctx, embeddings);
+  const retrieval = new RetrievalService(ctx, embeddings, new RerankService(ctx, providers));
   const documents = new DocumentsService(ctx, embeddings);
   const s: Services = {
     ctx,

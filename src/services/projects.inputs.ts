@@ -51,6 +51,14 @@ export class ProjectSettingsInput {
   @MinLength(1)
   @MaxLength(200)
   embeddingModel?: string | null;
+
+  /** The reranker retrieval uses: `<provider_slug>/<model>` or a bare name a provider lists; null falls back to the default. */
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  rerankModel?: string | null;
 }
 
 @InputType()

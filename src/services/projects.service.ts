@@ -8,6 +8,7 @@ import { requireOwnerTransfer } from '../access/write-rules';
 import { Project, ProjectMember, ProjectSettings, User } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import type { ProjectCounts } from '../presenters/project.presenter';
+import { knownRerankModel } from '../retrieval/rerank-source';
 import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
@@ -110,6 +111,7 @@ export class ProjectsService extends BaseService {
   async create(actor: Actor, input: CreateProjectInput): Promise<ProjectDetail> {
     gates.requirePlatformAdmin(actor);
     return this.em().transactional(async (tx) => {
+      await this.assertRerankModel(tx, input.settings?.rerankModel);
       const project = tx.create(Project, {
         name: input.name.trim(),
         description: input.description ?? null,
@@ -149,6 +151,7 @@ export class ProjectsService extends BaseService {
       if (input.instructions !== undefined) project.instructions = input.instructions;
       if (input.color !== undefined) project.color = input.color;
       if (input.isPrivate !== undefined) project.isPrivate = input.isPrivate;
+      await this.assertRerankModel(tx, input.settings?.rerankModel);
       if (input.settings !== undefined) project.settings = mergeSettings(project.settings ?? {}, input.settings);
       await tx.flush();
       await this.audit.recordProjectAccessChange(tx, actor, {
@@ -202,6 +205,19 @@ export class ProjectsService extends BaseService {
     return { project, members: members.get(project.id)!, counts: counts.get(project.id)! };
   }
 
+  /** `settings.rerankModel` must name a reranker a provider lists (or RERANK_MODEL): an unknown one is a 400, not a silent fallback. */
+  private async assertRerankModel(em: EntityManager, name: string | null | undefined): Promise<void> {
+    if (typeof name !== 'string') return;
+    const rows: Array<{ slug: string; rerank_models: string[] }> = await em.execute('select slug, rerank_models from providers');
+    const providers = rows.map((r) => ({ slug: r.slug, rerankModels: r.rerank_models }));
+    if (!knownRerankModel(providers, name, this.config.rerank)) {
+      throw ValidationError.field(
+        'settings.rerankModel',
+        `"${name}" is not a reranking model of any provider: use <provider_slug>/<model> or a name listed in a provider's rerankModels`,
+      );
+    }
+  }
+
   /**
    * Each project's visible members with their users. The order is REST's (by addedAt) with the
    * user id breaking ties, the same as the list query's `order by pm.added_at, pm.user_id`.
@@ -235,7 +251,7 @@ export class ProjectsService extends BaseService {
 export function mergeSettings(stored: ProjectSettings, patch: ProjectSettingsInput | undefined): ProjectSettings {
   const out: ProjectSettings = { ...stored };
   if (!patch) return out;
-  for (const key of ['model', 'temperature', 'topK', 'embeddingModel'] as const) {
+  for (const key of ['model', 'temperature', 'topK', 'embeddingModel', 'rerankModel'] as const) {
     const v = patch[key];
     if (v === null) delete out[key];
     else if (v !== undefined) (out as Record<string, unknown>)[key] = v;

@@ -98,6 +98,18 @@ export class CreateProviderInput {
   @MaxLength(200, { each: true })
   embeddingModels?: string[];
 
+  /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
+  @Field(() => [String], { nullable: true })
+  @Optional()
+  @TrimEach()
+  @IsArray()
+  @ArrayMaxSize(MAX_MODELS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(200, { each: true })
+  rerankModels?: string[];
+
   @Field({ nullable: true })
   @Optional()
   @IsBoolean()
@@ -165,6 +177,18 @@ export class UpdateProviderInput {
   @MinLength(1, { each: true })
   @MaxLength(200, { each: true })
   embeddingModels?: string[];
+
+  /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
+  @Field(() => [String], { nullable: true })
+  @Optional()
+  @TrimEach()
+  @IsArray()
+  @ArrayMaxSize(MAX_MODELS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(200, { each: true })
+  rerankModels?: string[];
 
   @Field({ nullable: true })
   @Optional()

@@ -9,6 +9,7 @@ import type { NetworkPolicy } from '../llm/network-guard';
 import { completeOnce, UpstreamTarget } from '../llm/openai-client';
 import { resolveProvider } from '../llm/resolve-provider';
 import { resolveEmbeddingSource } from '../retrieval/embedding-source';
+import { resolveRerankSource } from '../retrieval/rerank-source';
 import { UpstreamError } from '../llm/upstream-http';
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
@@ -33,6 +34,9 @@ export interface EmbeddingTarget {
   key: string;
   target: UpstreamTarget;
 }
+
+/** A reranker to call; `key` (`slug/model`, or the bare RERANK_MODEL) names it in logs and its back-off. */
+export type RerankTarget = EmbeddingTarget;
 
 const ORDER = { createdAt: 'asc', id: 'asc' } as const;
 
@@ -101,6 +105,7 @@ export class ProvidersService extends BaseService {
         apiKeyMask: maskApiKey(apiKey),
         models: input.models,
         embeddingModels: input.embeddingModels ?? [],
+        rerankModels: input.rerankModels ?? [],
         isDefault: makeDefault,
         isEnabled,
       });
@@ -151,6 +156,7 @@ export class ProvidersService extends BaseService {
       if (input.baseUrl !== undefined) p.baseUrl = input.baseUrl;
       if (input.models !== undefined) p.models = input.models;
       if (input.embeddingModels !== undefined) p.embeddingModels = input.embeddingModels;
+      if (input.rerankModels !== undefined) p.rerankModels = input.rerankModels;
       if (input.isEnabled !== undefined) p.isEnabled = input.isEnabled;
       // spec: an empty apiKey keeps the stored key
       if (input.apiKey) {
@@ -283,6 +289,28 @@ export class ProvidersService extends BaseService {
       if (apiKey === null) return null;
       return { key: r.key, target: { baseUrl: r.provider.baseUrl, apiKey, model: r.model, policy: this.networkPolicy() } };
     });
+  }
+
+  /**
+   * The reranker of a project (given its `settings.rerankModel`, or null), resolved as
+   * retrieval/rerank-source.ts describes; null where none is configured or the chosen provider's
+   * stored key cannot be decrypted. The key is decrypted only for the provider chosen, by the same
+   * path chat and embeddings use, and provider URLs get the same SSRF policy.
+   */
+  async resolveForRerank(projectModel: string | null | undefined): Promise<RerankTarget | null> {
+    const providers = await this.freshEm().find(Provider, { isEnabled: true }, { orderBy: ORDER });
+    const r = resolveRerankSource(providers, projectModel, this.config.rerank);
+    if (r.kind === 'none') return null;
+    // operator-configured (environment), so outside the SSRF policy, as chat's LLM_BASE_URL
+    if (r.kind === 'env') return { key: r.key, target: { baseUrl: r.baseUrl, apiKey: r.apiKey, model: r.model } };
+    try {
+      const apiKey = this.cipher.decrypt(r.provider.apiKeyEnc, r.provider.baseUrl);
+      return { key: r.key, target: { baseUrl: r.provider.baseUrl, apiKey, model: r.model, policy: this.networkPolicy() } };
+    } catch (e) {
+      if (!(e instanceof ApiKeyDecryptError)) throw e;
+      this.logger.warn({ provider: r.provider.slug }, `reranking: ${e.message}`);
+      return null;
+    }
   }
 
   /** Provider writes are serialized so the one-default rule never races. */

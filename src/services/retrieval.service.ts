@@ -8,6 +8,7 @@ import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
 import type { EmbeddingsService } from './embeddings.service';
+import { RERANK_CANDIDATES, type RerankService } from './rerank.service';
 
 /** One retrieved chunk, best first. */
 export interface RetrievalHit {
@@ -116,6 +117,7 @@ export class RetrievalService extends BaseService {
   constructor(
     ctx: ServiceContext,
     private readonly embeddings: EmbeddingsService,
+    private readonly reranker: RerankService,
   ) {
     super(ctx);
   }
@@ -131,7 +133,7 @@ export class RetrievalService extends BaseService {
     question: string,
     opts: {
       topK?: number;
-      timings?: { embeddingMs?: number };
+      timings?: { embeddingMs?: number; rerankMs?: number };
       /** Fusion weights for this call (evaluation and tuning; default DEFAULT_FUSION). */
       fusion?: FusionParams;
       /** Receives the rankings before fusion (evaluation and tuning). */
@@ -143,6 +145,8 @@ export class RetrievalService extends BaseService {
     // the semantic side (embed the question, vector neighbours) runs beside the lexical one; it
     // resolves null when there is no embedding source or the embedder fails, and never throws
     const semantic = this.embeddings.neighbours(projectId, question.slice(0, MAX_QUERY_CHARS));
+    // the project's reranker, resolved beside them too (null: none configured; never throws)
+    const reranking = this.reranker.source(projectId);
     // a short read-only transaction of its own, so the planner setting below stays inside it; one
     // snapshot for all its statements, so a document re-indexed meanwhile (new chunk ids) cannot
     // make the chunks ranked by one statement vanish from the next
@@ -168,9 +172,16 @@ export class RetrievalService extends BaseService {
           opts.trace.lexical = lexical;
           opts.trace.vector = vectors?.neighbours ?? [];
         }
-        const ranked = vectors?.neighbours.length
-          ? fuseRankings(lexical, vectors.neighbours, topK, opts.fusion ?? DEFAULT_FUSION)
-          : lexical.slice(0, topK);
+        // with a reranker, fusion keeps RERANK_CANDIDATES for it to re-score and its best topK stand
+        // (on any failure of the reranker, the fused order's topK)
+        const reranker = await reranking;
+        const depth = reranker ? Math.max(topK, RERANK_CANDIDATES) : topK;
+        const fused = vectors?.neighbours.length
+          ? fuseRankings(lexical, vectors.neighbours, depth, opts.fusion ?? DEFAULT_FUSION)
+          : lexical.slice(0, depth);
+        const ranked = reranker
+          ? await this.reranker.rerank(em, reranker, question.slice(0, MAX_QUERY_CHARS), fused, topK, opts.timings)
+          : fused;
         if (!ranked.length) return [];
         // a chunk that crosses page breaks is cited on the page holding the text that matches the
         // question best: its page parts (page_starts) are scored by the idf of the question terms

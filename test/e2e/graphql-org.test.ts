@@ -291,7 +291,8 @@ describe('graphql: providers', () => {
     models: ['gpt-stub', 'gpt-mini'],
     ...over,
   });
-  const ADMIN_FIELDS = 'id name slug type baseUrl apiKey hasApiKey models embeddingModels isDefault isEnabled createdAt updatedAt';
+  const ADMIN_FIELDS =
+    'id name slug type baseUrl apiKey hasApiKey models embeddingModels rerankModels isDefault isEnabled createdAt updatedAt';
 
   it('the public listing and models equal REST; secrets are forbidden to non provider admins, the key is masked for admins', async () => {
     const engineer = await f.makeUser({ platformRole: 'engineer' });
@@ -302,9 +303,9 @@ describe('graphql: providers', () => {
     });
     expect(created.errors).toBeUndefined();
     expect(created.data.createProvider.apiKey).not.toContain(KEY);
-    expect((await q(member, '{ providers { id name slug models embeddingModels isDefault isEnabled } }')).data.providers).toEqual(
-      (await as(member).get('/api/providers')).body.providers,
-    );
+    expect(
+      (await q(member, '{ providers { id name slug models embeddingModels rerankModels isDefault isEnabled } }')).data.providers,
+    ).toEqual((await as(member).get('/api/providers')).body.providers);
     expect((await q(member, '{ providerModels { id model provider providerSlug providerId isDefault } }')).data.providerModels).toEqual(
       (await as(member).get('/api/providers/models')).body.models,
     );

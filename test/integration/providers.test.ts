@@ -150,6 +150,7 @@ describe('create and list', () => {
       hasApiKey: true,
       models: ['gpt-stub', 'gpt-stub-mini'],
       embeddingModels: [],
+      rerankModels: [],
       isDefault: true,
       isEnabled: true,
       createdAt: expect.any(String),
@@ -183,6 +184,7 @@ describe('create and list', () => {
       'isEnabled',
       'models',
       'name',
+      'rerankModels',
       'slug',
     ]);
     expect(res.text).not.toContain('…');
@@ -232,6 +234,8 @@ describe('create and list', () => {
     ['a blank embedding model', { embeddingModels: ['e5', ' '] }, 'embeddingModels'],
     ['duplicate embedding models', { embeddingModels: ['e5', 'e5'] }, 'embeddingModels'],
     ['a non-string embedding model', { embeddingModels: [7] }, 'embeddingModels'],
+    ['rerankModels that is not a list', { rerankModels: 'bge' }, 'rerankModels'],
+    ['duplicate rerank models', { rerankModels: ['bge', 'bge'] }, 'rerankModels'],
   ])('refuses %s with 400', async (_what, over, field) => {
     const res = await client(t.baseUrl, engineer.token).post('/api/providers', body(over));
     expect(res.status).toBe(400);

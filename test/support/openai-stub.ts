@@ -60,6 +60,37 @@ export interface EmbeddingBehaviour {
   requireKey?: string;
 }
 
+/**
+ * How `/rerank` answers (a channel of its own, like `/embeddings`). Scores are deterministic and
+ * meaningful: a document's relevance is the share of the query's distinct words (normalised as for
+ * embeddings: lower-cased, a trailing "s" dropped, stop words skipped) that it contains, so
+ * coverage of the question counts and repetition does not (BM25 weighs both differently).
+ * Answers `{results: [{index, relevance_score}]}` best first, cut to `top_n` (Cohere, Jina, vLLM);
+ * with `native`, it is text-embeddings-inference: `{query, texts}` → `[{index, score}]`, and a
+ * body without `texts` gets 422 "missing field `texts`".
+ */
+export interface RerankBehaviour {
+  status?: number;
+  errorBody?: unknown;
+  /** Delay before answering. */
+  delayMs?: number;
+  /** Destroy the socket instead of answering (a network failure). */
+  drop?: boolean;
+  /** Answer 404 model_not_found for any other model. */
+  models?: string[];
+  requireKey?: string;
+  native?: boolean;
+}
+
+export interface RerankRequest {
+  model: string;
+  query: string;
+  documents: string[];
+  topN: number | null;
+  authorization: string | null;
+  status: number;
+}
+
 export interface EmbeddingRequest {
   model: string;
   input: string[];
@@ -89,6 +120,10 @@ export interface OpenAiStub {
   /** Every `/embeddings` call (kept apart from `requests`). */
   embeddingRequests: EmbeddingRequest[];
   setEmbeddings(b: EmbeddingBehaviour): void;
+  /** Every `/rerank` call (kept apart from `requests`). */
+  rerankRequests: RerankRequest[];
+  setRerank(b: RerankBehaviour): void;
+  onceRerank(b: RerankBehaviour): void;
   onceEmbeddings(b: EmbeddingBehaviour): void;
   /** The stub's vector for a text under the current embedding behaviour. */
   embed(text: string, model?: string): number[];
@@ -162,11 +197,30 @@ export function stubEmbedding(text: string, dims = 64, synonyms: string[][] = []
   return v;
 }
 
+/** The words of a text as the stub's embedder and reranker see them. */
+function stubWords(text: string): string[] {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.filter((w) => !STOP.has(w)).map((w) => (w.length > 3 && w.endsWith('s') ? w.slice(0, -1) : w));
+}
+
+/** The stub reranker's relevance of `document` to `query`: the share of the query's distinct words it contains (0…1). */
+export function stubRerankScore(query: string, document: string): number {
+  const q = new Set(stubWords(query));
+  if (!q.size) return 0;
+  const d = new Set(stubWords(document));
+  let found = 0;
+  for (const w of q) if (d.has(w)) found++;
+  return found / q.size;
+}
+
 export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<OpenAiStub> {
   let behaviour: StubBehaviour = { ...initial };
   let embeddingBehaviour: EmbeddingBehaviour = {};
   const embeddingQueue: EmbeddingBehaviour[] = [];
   const embeddingRequests: EmbeddingRequest[] = [];
+  let rerankBehaviour: RerankBehaviour = {};
+  const rerankQueue: RerankBehaviour[] = [];
+  const rerankRequests: RerankRequest[] = [];
   const queue: StubBehaviour[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
@@ -193,6 +247,10 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
       }
       if (req.method === 'POST' && /\/embeddings$/.test((req.url ?? '').split('?')[0])) {
         void answerEmbeddings(res, rec, embeddingQueue.shift() ?? embeddingBehaviour).catch(() => res.destroy());
+        return;
+      }
+      if (req.method === 'POST' && /\/rerank$/.test((req.url ?? '').split('?')[0])) {
+        void answerRerank(res, rec, rerankQueue.shift() ?? rerankBehaviour).catch(() => res.destroy());
         return;
       }
       requests.push(rec);
@@ -273,6 +331,62 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
       .map((text, index) => ({ object: 'embedding', index, embedding: stubEmbedding(text, b.dims ?? 64, b.synonyms ?? [], model) }))
       .reverse();
     return json(res, rec, 200, { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+  }
+
+  async function answerRerank(res: http.ServerResponse, rec: RecordedRequest, b: RerankBehaviour): Promise<void> {
+    const body = rec.body as { model?: unknown; query?: unknown; documents?: unknown; texts?: unknown; top_n?: unknown } | null;
+    const list = b.native ? body?.texts : body?.documents;
+    const documents = Array.isArray(list) ? list.map(String) : [];
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the stub records whatever values the client sent
+    const model = String(body?.model ?? '');
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- as above
+    const query = String(body?.query ?? '');
+    const topN = typeof body?.top_n === 'number' ? body.top_n : null;
+    const record = (status: number): void => {
+      rerankRequests.push({ model, query, documents, topN, authorization: rec.authorization, status });
+    };
+    await sleep(b.delayMs ?? 0, res);
+    if (gone(res)) return record(0);
+    if (b.drop) {
+      record(0);
+      res.destroy();
+      return;
+    }
+    if (b.requireKey !== undefined && rec.authorization !== `Bearer ${b.requireKey}`) {
+      record(401);
+      return json(res, rec, 401, {
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
+    }
+    if (b.native && !Array.isArray(body?.texts)) {
+      record(422);
+      res.writeHead(422, { 'content-type': 'text/plain' });
+      res.end('Failed to deserialize the JSON body into the target type: missing field `texts` at line 1 column 80');
+      return;
+    }
+    if (!b.native && b.models && !b.models.includes(model)) {
+      record(404);
+      return json(res, rec, 404, {
+        error: { message: `The model \`${model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' },
+      });
+    }
+    const status = b.status ?? 200;
+    if (status < 200 || status >= 300) {
+      record(status);
+      return json(res, rec, status, b.errorBody ?? { error: { message: `stub rerank failure ${status}`, type: 'server_error' } });
+    }
+    if (!query || !documents.length) {
+      record(400);
+      return json(res, rec, 400, { error: { message: 'query and documents are required', type: 'invalid_request_error' } });
+    }
+    record(200);
+    const scored = documents
+      .map((d, index) => ({ index, score: stubRerankScore(query, d) }))
+      .sort((x, y) => y.score - x.score || x.index - y.index);
+    if (b.native) return json(res, rec, 200, scored);
+    const results = scored.slice(0, topN ?? scored.length).map((r) => ({ index: r.index, relevance_score: r.score }));
+    const tokens = documents.reduce((n, d) => n + estimateTokens(d), estimateTokens(query));
+    return json(res, rec, 200, { id: `rerank-${Math.random().toString(36).slice(2)}`, model, results, usage: { total_tokens: tokens } });
   }
 
   async function answer(req: http.IncomingMessage, res: http.ServerResponse, rec: RecordedRequest, b: StubBehaviour): Promise<void> {
@@ -383,6 +497,13 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     onceEmbeddings: (b) => {
       embeddingQueue.push({ ...b });
     },
+    rerankRequests,
+    setRerank: (b) => {
+      rerankBehaviour = { ...b };
+    },
+    onceRerank: (b) => {
+      rerankQueue.push({ ...b });
+    },
     embed: (text, model = '') => stubEmbedding(text, embeddingBehaviour.dims ?? 64, embeddingBehaviour.synonyms ?? [], model),
     set: (b) => {
       behaviour = { ...b };
@@ -397,6 +518,9 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
       embeddingBehaviour = {};
       embeddingQueue.length = 0;
       embeddingRequests.length = 0;
+      rerankBehaviour = {};
+      rerankQueue.length = 0;
+      rerankRequests.length = 0;
     },
     last: () => {
       const r = requests[requests.length - 1];

@@ -81,6 +81,8 @@ export class ChatTimingsType {
   @Field(() => Int) totalMs!: number;
   @Field(() => Int, { nullable: true, description: 'Part of retrievalMs spent waiting for the embeddings provider' }) embeddingMs?:
     number | null;
+  @Field(() => Int, { nullable: true, description: 'Part of retrievalMs spent waiting for the reranker; null when none ran' }) rerankMs?:
+    number | null;
 }
 
 @ObjectType('ChatDone', { description: 'Last event on success' })

@@ -9,6 +9,7 @@ export class ProjectSettingsType {
   @Field(() => Float, { nullable: true }) temperature?: number;
   @Field(() => Int, { nullable: true }) topK?: number;
   @Field(() => String, { nullable: true }) embeddingModel?: string;
+  @Field(() => String, { nullable: true }) rerankModel?: string;
 }
 
 /** REST's `_count` (the list has documents and conversations; the detail adds chunks). */

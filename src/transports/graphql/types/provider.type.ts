@@ -14,6 +14,7 @@ export class ProviderType {
   @Field() slug!: string;
   @Field(() => [String]) models!: string[];
   @Field(() => [String], { description: 'Embedding models served at POST {baseUrl}/embeddings (may be empty)' }) embeddingModels!: string[];
+  @Field(() => [String], { description: 'Reranking models served at POST {baseUrl}/rerank (may be empty)' }) rerankModels!: string[];
   @Field() isDefault!: boolean;
   @Field() isEnabled!: boolean;
   @Field(() => ProviderTypeEnum, { nullable: true }) @FromView() type?: string;

@@ -1,0 +1,76 @@
+import type { RerankEnv } from '../config';
+
+/**
+ * Where a project's reranker comes from (DESIGN §9), first match wins, as for embeddings
+ * (embedding-source.ts):
+ *  1. the project's `settings.rerankModel`: `<slug>/<model>` names an enabled provider and one of
+ *     its `rerankModels`; a bare name is the first enabled provider (by age) listing it in
+ *     `rerankModels`, else the environment's URL with that model when one is configured;
+ *  2. the default provider (while enabled): its first `rerankModels` entry;
+ *  3. the environment: RERANK_BASE_URL / RERANK_API_KEY / RERANK_MODEL;
+ *  4. none: the fused order stands.
+ * `key` names the reranker in logs and in the back-off after a failure.
+ */
+export interface RerankProviderCandidate {
+  id: string;
+  slug: string;
+  rerankModels: string[];
+  isDefault: boolean;
+  isEnabled: boolean;
+  createdAt: Date;
+}
+
+export type RerankResolution<P extends RerankProviderCandidate> =
+  | { kind: 'provider'; step: 1 | 2; provider: P; model: string; key: string }
+  | { kind: 'env'; step: 1 | 3; baseUrl: string; apiKey: string; model: string; key: string }
+  | { kind: 'none' };
+
+const byAge = (a: RerankProviderCandidate, b: RerankProviderCandidate) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
+
+export function resolveRerankSource<P extends RerankProviderCandidate>(
+  providers: readonly P[],
+  projectModel: string | null | undefined,
+  env: RerankEnv | null,
+): RerankResolution<P> {
+  const enabled = providers.filter((p) => p.isEnabled).sort(byAge);
+  const pinned = typeof projectModel === 'string' ? projectModel.trim() : '';
+  if (pinned) {
+    const slash = pinned.indexOf('/');
+    if (slash > 0) {
+      const provider = enabled.find((p) => p.slug === pinned.slice(0, slash));
+      const model = pinned.slice(slash + 1).trim();
+      if (provider && model) return { kind: 'provider', step: 1, provider, model, key: `${provider.slug}/${model}` };
+    }
+    // a name with a slash whose prefix is no provider's slug is a bare model name (`BAAI/bge-reranker-base`)
+    const provider = enabled.find((p) => p.rerankModels.includes(pinned));
+    if (provider) return { kind: 'provider', step: 1, provider, model: pinned, key: `${provider.slug}/${pinned}` };
+    if (env) return { kind: 'env', step: 1, baseUrl: env.baseUrl, apiKey: env.apiKey, model: pinned, key: pinned };
+  }
+  const def = enabled.find((p) => p.isDefault);
+  if (def && def.rerankModels.length)
+    return { kind: 'provider', step: 2, provider: def, model: def.rerankModels[0], key: `${def.slug}/${def.rerankModels[0]}` };
+  if (env) return { kind: 'env', step: 3, baseUrl: env.baseUrl, apiKey: env.apiKey, model: env.model, key: env.model };
+  return { kind: 'none' };
+}
+
+/**
+ * Whether `settings.rerankModel` names a reranker a provider lists (any provider, enabled or not:
+ * one may be disabled for a while) or the environment's RERANK_MODEL: `<slug>/<model>` with the
+ * model in that provider's `rerankModels`, or a bare name some provider lists.
+ */
+export function knownRerankModel(
+  providers: ReadonlyArray<Pick<RerankProviderCandidate, 'slug' | 'rerankModels'>>,
+  name: string,
+  env: RerankEnv | null,
+): boolean {
+  const pinned = name.trim();
+  if (!pinned) return false;
+  if (env && env.model === pinned) return true;
+  const slash = pinned.indexOf('/');
+  if (slash > 0) {
+    const provider = providers.find((p) => p.slug === pinned.slice(0, slash));
+    if (provider?.rerankModels.includes(pinned.slice(slash + 1).trim())) return true;
+  }
+  return providers.some((p) => p.rerankModels.includes(pinned));
+}

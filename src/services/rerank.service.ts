@@ -1,0 +1,109 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { performance } from 'node:perf_hooks';
+import { query } from '../ingest/index-writer';
+import { rerankDocuments } from '../llm/rerank-client';
+import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
+import type { Ranked } from '../retrieval/fusion';
+import { BaseService, ServiceContext } from './context';
+import type { ProvidersService, RerankTarget } from './providers.service';
+
+/**
+ * Fused candidates a reranker re-scores. A cross-encoder reads every (question, passage) pair, so
+ * its cost grows with this; 30 passages of up to ~1,800 characters are one request that hosted and
+ * local rerankers answer in well under a second, and reach far enough below the usual topK (6) for
+ * a passage fusion placed 7th–30th to be brought up.
+ */
+export const RERANK_CANDIDATES = 30;
+/** After a failed rerank, questions skip the reranker this long (fused order) instead of each waiting for it, as embeddings' QUERY_BACKOFF_MS. */
+const RERANK_BACKOFF_MS = 15_000;
+/** Characters of a passage sent (chunks are at most ~1,800; this only bounds odd ones). */
+const MAX_DOCUMENT_CHARS = 4000;
+
+/**
+ * The optional reranking stage after fusion (DESIGN §9): the project's reranker (providers.service
+ * resolves it and decrypts the key) re-scores the best fused candidates through `POST /rerank`.
+ * Any failure or a time-out (RERANK_TIMEOUT_MS) leaves the fused order, never an error; a failing
+ * reranker is skipped for a while.
+ */
+export class RerankService extends BaseService {
+  constructor(
+    ctx: ServiceContext,
+    private readonly providers: ProvidersService,
+  ) {
+    super(ctx);
+  }
+
+  /** Reranker key → time until which reranking is skipped after a failure. */
+  private readonly failingUntil = new Map<string, number>();
+
+  /**
+   * The project's reranker, or null: none configured (one small statement and nothing else),
+   * backing off after a failure, or the provider's key unreadable. Never throws.
+   */
+  async source(projectId: string): Promise<RerankTarget | null> {
+    try {
+      const [row] = await query<{ m: string | null; def: boolean }>(
+        this.freshEm(),
+        `select p.settings->>'rerankModel' as m,
+                exists (select 1 from providers where is_enabled and is_default and jsonb_array_length(rerank_models) > 0) as def
+           from projects p where p.id = ?`,
+        [projectId],
+      );
+      if (!row || (!row.m && !row.def && !this.config.rerank)) return null;
+      const source = await this.providers.resolveForRerank(row.m);
+      if (!source || (this.failingUntil.get(source.key) ?? 0) > Date.now()) return null;
+      return source;
+    } catch (err) {
+      this.logger.warn({ err, projectId }, 'resolving the reranker failed; the fused order stands');
+      return null;
+    }
+  }
+
+  /**
+   * `candidates` (fused, best first) reordered by the reranker's relevance to `question`, cut to
+   * `topK`; the passages' texts are read with `em` (the search's snapshot), in one statement. On
+   * any failure, the fused order cut to `topK`. Sets `timings.rerankMs` when the reranker was called.
+   * Never throws.
+   */
+  async rerank(
+    em: EntityManager,
+    source: RerankTarget,
+    question: string,
+    candidates: Ranked[],
+    topK: number,
+    timings?: { rerankMs?: number },
+  ): Promise<Ranked[]> {
+    const fused = candidates.slice(0, topK);
+    if (candidates.length < 2) return fused;
+    let started = 0;
+    try {
+      const rows = await query<{ id: string; text: string }>(
+        em,
+        `select c.id, c.text from chunks c where c.id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
+        [JSON.stringify(candidates.map((c) => c.id))],
+      );
+      const text = new Map(rows.map((r) => [r.id, r.text]));
+      const docs = candidates.filter((c) => text.has(c.id));
+      if (docs.length < 2) return fused;
+      started = performance.now();
+      const results = await rerankDocuments(
+        source.target,
+        question,
+        docs.map((d) => text.get(d.id)!.slice(0, MAX_DOCUMENT_CHARS)),
+        { timeoutMs: this.config.rerankTimeoutMs, topN: topK, signal: this.ctx.shutdown },
+      );
+      if (timings) timings.rerankMs = Math.round(performance.now() - started);
+      this.failingUntil.delete(source.key);
+      const out: Ranked[] = results.map((r) => ({ id: docs[r.index].id, score: r.score }));
+      // a reranker that answered fewer than topK: the others follow in their fused order
+      const chosen = new Set(out.map((r) => r.id));
+      for (const c of docs) if (out.length < topK && !chosen.has(c.id)) out.push(c);
+      return out;
+    } catch (e) {
+      if (timings && started) timings.rerankMs = Math.round(performance.now() - started);
+      if (e instanceof UpstreamError) this.failingUntil.set(source.key, Date.now() + RERANK_BACKOFF_MS);
+      if (!(e instanceof UpstreamAbortedError)) this.logger.warn({ err: e, model: source.key }, 'reranking failed; the fused order stands');
+      return fused;
+    }
+  }
+}
