@@ -210,9 +210,7 @@ export class VectorStore {
     const step = Math.ceil(count / slices);
     const parts: Array<Promise<ScoreResult>> = [];
     for (let from = 0; from < count; from += step)
-      parts.push(
-        this.scorer.score({ buffer: matrix.buffer, dims, from, to: Math.min(count, from + step), base: 0, query: q, k, dead }),
-      );
+      parts.push(this.scorer.score({ buffer: matrix.buffer, dims, from, to: Math.min(count, from + step), base: 0, query: q, k, dead }));
     return mergeTop(await Promise.all(parts), k).map(({ row, score }) => ({ id: ids[row], score }));
   }
 
@@ -308,7 +306,8 @@ export class VectorStore {
     for (;;) {
       const rows = await sql<{ id: string; vec: Buffer; dims: number; seq: string }>(
         em,
-        'select chunk_id as id, vec, dims, seq::text as seq from chunk_embeddings where project_id = ? and model = ? and seq > ? order by seq limit ?',
+        // order by the column, e.seq: a bare `seq` would name the text output column (lexical order skips rows)
+        'select e.chunk_id as id, e.vec, e.dims, e.seq::text as seq from chunk_embeddings e where e.project_id = ? and e.model = ? and e.seq > ? order by e.seq limit ?',
         [projectId, model, after.toString(), LOAD_PAGE],
       );
       for (const r of rows) {
@@ -365,7 +364,7 @@ export class VectorStore {
       for (;;) {
         const rows = await sql<{ id: string; vec: Buffer; seq: string }>(
           em,
-          'select chunk_id as id, vec, seq::text as seq from chunk_embeddings where project_id = ? and model = ? and dims = ? and seq > ? order by seq limit ?',
+          'select e.chunk_id as id, e.vec, e.seq::text as seq from chunk_embeddings e where e.project_id = ? and e.model = ? and e.dims = ? and e.seq > ? order by e.seq limit ?',
           [projectId, model, dims, after, LOAD_PAGE],
         );
         if (rows.length) {

@@ -159,9 +159,10 @@ describe('portable path (the embedded PostgreSQL)', () => {
     expect(store.stats().workerThreadIds).not.toContain(threadId);
   });
 
-  it('splits a large matrix between the threads and merges to the exact top k; streaming agrees', async () => {
+  it('splits a large matrix between the threads and merges to the exact top k, over several load pages; streaming agrees', async () => {
     const dims = 256;
-    const { projectId, chunkIds } = await seed(orm, 4500); // 4,500 × 256 floats: past the split threshold
+    // 5,200 × 256 floats: past the split threshold, and more rows than one load page (5,000; paged in seq order)
+    const { projectId, chunkIds } = await seed(orm, 5200);
     const vs = vectors(chunkIds.length, 11, dims);
     const cached = open(64 * 1024 * 1024, 2);
     await writeAll(orm, cached, projectId, chunkIds, vs);
@@ -191,9 +192,7 @@ describe('portable path (the embedded PostgreSQL)', () => {
       [b, vb],
       [a, va],
     ] as const) {
-      expect((await store.neighbours(orm.em.fork(), p.projectId, 'm1', q, 10)).map((n) => n.id)).toEqual(
-        exactTop(vs, p.chunkIds, q, 10),
-      );
+      expect((await store.neighbours(orm.em.fork(), p.projectId, 'm1', q, 10)).map((n) => n.id)).toEqual(exactTop(vs, p.chunkIds, q, 10));
       const s = store.stats();
       expect(s.matrices).toBe(1);
       expect(s.cachedBytes).toBeGreaterThanOrEqual(300 * 16 * 4);
