@@ -172,7 +172,7 @@ export async function benchVectors(
       const ready = await waitReady(env.orm, u.document.id);
       if (ready.status !== 'ready') throw new Error(`ingestion failed: ${ready.error}`);
       const readySeconds = (performance.now() - i0) / 1000;
-      let counts = { total: 0, embedded: 0 };
+      let counts: { total: number; embedded: number };
       for (;;) {
         const [c] = await env.orm.em
           .fork()
