@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
 import type { Logger } from '../logger';
+import { VectorScorer } from './vector-scorer';
+import { mergeTop, ScoreResult } from './vector-scoring';
 
 /**
  * Chunk vectors in PostgreSQL (`chunk_embeddings`), one row per (chunk, model). Vectors are stored
@@ -11,14 +13,18 @@ import type { Logger } from '../logger';
  *  - pgvector, when `create extension vector` succeeds at start: an `embedding vector` column and
  *    one HNSW index per (model, dimensions) (a partial expression index, so models of different
  *    sizes share the column). PostgreSQL finds the neighbours.
- *  - portable (the embedded PostgreSQL has no pgvector): exact scoring in this process over a
- *    per-(project, model) Float32Array matrix kept in memory. The matrix is current when its
- *    `max(seq)` equals the table's (one index probe per search); new rows are appended
- *    incrementally. Writers of one project serialise on an advisory lock and take their `seq`
- *    under it, so rows commit in `seq` order and none is skipped. Deleted chunks (cascade) are
- *    noticed when a search meets them and dropped from the matrix; too many such gaps reload it.
- *    Matrices are evicted least-recently-used past EMBEDDING_CACHE_MB; a project whose matrix
- *    alone exceeds it is scored by streaming its rows from the database.
+ *  - portable (the embedded PostgreSQL has no pgvector): exact scoring OFF THE EVENT LOOP, in
+ *    worker threads (VectorScorer), over a per-(project, model) matrix kept in memory in a
+ *    SharedArrayBuffer (the threads read it in place: a query copies nothing but itself). A large
+ *    matrix is split into one row range per thread and the partial top-k are merged. The matrix
+ *    is current when its `max(seq)` equals the table's (one index probe per search); new rows are
+ *    appended incrementally (beyond the rows a running task reads). Writers of one project
+ *    serialise on an advisory lock and take their `seq` under it, so rows commit in `seq` order and
+ *    none is skipped. Deleted chunks (cascade) are noticed when a search meets them and skipped
+ *    from then on; too many such gaps reload the matrix. Matrices, with their ids, are evicted
+ *    least-recently-used past EMBEDDING_CACHE_MB (the threads hold nothing between tasks); a
+ *    project whose matrix alone exceeds it is scored by streaming its rows from the database, each
+ *    page scored in a thread too. Approximate alternatives were measured and rejected (ADR 0004).
  */
 export interface Neighbour {
   id: string;
@@ -30,6 +36,7 @@ interface CacheEntry {
   /** Row of each chunk id (a row is never loaded twice). */
   rows: Map<string, number>;
   dims: number;
+  /** Rows × dims, on a SharedArrayBuffer the scoring threads read in place. */
   matrix: Float32Array;
   count: number;
   maxSeq: bigint;
@@ -39,6 +46,15 @@ interface CacheEntry {
 }
 
 const LOAD_PAGE = 5000;
+/** Cache bytes per row besides the vector: its chunk id (string, array slot) and its Map entry. */
+const ROW_OVERHEAD = 128;
+/** A matrix of fewer floats is scored by one thread (splitting costs more than it saves). */
+const SPLIT_MIN_FLOATS = 1 << 20;
+/** Streamed pages being scored at once (bounds the memory of a streamed search). */
+const STREAM_IN_FLIGHT = 2;
+
+/** A matrix the scoring threads can read without a copy. */
+const sharedMatrix = (floats: number) => new Float32Array(new SharedArrayBuffer(Math.max(1, floats) * 4));
 
 /** L2-normalised copy (a zero vector stays zero). */
 export function normalize(v: Float32Array): Float32Array {
@@ -68,47 +84,6 @@ const LITTLE_ENDIAN = endianness() === 'LE';
 
 const vectorLiteral = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
 
-/** Keeps the k best (id index, score) pairs: a small min-heap on score. */
-class TopK {
-  readonly idx: number[] = [];
-  readonly score: number[] = [];
-  constructor(private readonly k: number) {}
-  push(i: number, s: number): void {
-    const { idx, score } = this;
-    if (idx.length < this.k) {
-      idx.push(i);
-      score.push(s);
-      let c = idx.length - 1;
-      while (c > 0) {
-        const p = (c - 1) >> 1;
-        if (score[p] <= score[c]) break;
-        [idx[p], idx[c]] = [idx[c], idx[p]];
-        [score[p], score[c]] = [score[c], score[p]];
-        c = p;
-      }
-      return;
-    }
-    if (s <= score[0]) return;
-    idx[0] = i;
-    score[0] = s;
-    let c = 0;
-    for (;;) {
-      const l = 2 * c + 1;
-      const r = l + 1;
-      let m = c;
-      if (l < idx.length && score[l] < score[m]) m = l;
-      if (r < idx.length && score[r] < score[m]) m = r;
-      if (m === c) break;
-      [idx[m], idx[c]] = [idx[c], idx[m]];
-      [score[m], score[c]] = [score[c], score[m]];
-      c = m;
-    }
-  }
-  sorted(): Array<{ i: number; s: number }> {
-    return this.idx.map((i, n) => ({ i, s: this.score[n] })).sort((a, b) => b.s - a.s || a.i - b.i);
-  }
-}
-
 async function sql<T = Record<string, unknown>>(em: EntityManager, text: string, params: unknown[] = []): Promise<T[]> {
   return await em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext());
 }
@@ -120,11 +95,32 @@ export class VectorStore {
   private readonly loading = new Map<string, Promise<CacheEntry | null>>();
   private readonly hnswReady = new Set<string>();
   private cachedBytes = 0;
+  private readonly scorer: VectorScorer;
 
+  /** `threads`: scoring worker threads (the portable path; started on the first search). */
   constructor(
     private readonly cacheBytes: number,
     private readonly logger: Logger,
-  ) {}
+    opts: { threads?: number } = {},
+  ) {
+    this.scorer = new VectorScorer(Math.max(1, opts.threads ?? 1));
+  }
+
+  /** Stops the scoring threads (at shutdown). */
+  async close(): Promise<void> {
+    await this.scorer.close();
+  }
+
+  /** The cache's and the scoring threads' state (tests and diagnostics). */
+  stats(): { cachedBytes: number; limitBytes: number; matrices: number; workerTasks: number; workerThreadIds: number[] } {
+    return {
+      cachedBytes: this.cachedBytes,
+      limitBytes: this.cacheBytes,
+      matrices: this.cache.size,
+      workerTasks: this.scorer.tasks,
+      workerThreadIds: [...this.scorer.threadIds],
+    };
+  }
 
   /**
    * Tries `create extension vector` (needs the extension installed and the right to create it) and
@@ -207,26 +203,15 @@ export class VectorStore {
     if (entry === null) return this.neighboursStreamed(em, projectId, model, q, k);
     if (entry.dims !== q.length) return [];
     entry.lastUsed = Date.now();
-    const top = new TopK(k);
-    const { matrix, dims, count, dead } = entry;
-    const tail = dims - (dims % 4);
-    for (let r = 0, off = 0; r < count; r++, off += dims) {
-      if (dead.size && dead.has(r)) continue;
-      // four accumulators: about 1.5× faster than one in V8 (measured at 100k × 384)
-      let a = 0,
-        b = 0,
-        c = 0,
-        e = 0;
-      for (let d = 0; d < tail; d += 4) {
-        a += matrix[off + d] * q[d];
-        b += matrix[off + d + 1] * q[d + 1];
-        c += matrix[off + d + 2] * q[d + 2];
-        e += matrix[off + d + 3] * q[d + 3];
-      }
-      for (let d = tail; d < dims; d++) a += matrix[off + d] * q[d];
-      top.push(r, a + b + c + e);
-    }
-    return top.sorted().map(({ i, s }) => ({ id: entry.ids[i], score: s }));
+    // a snapshot: rows appended meanwhile go beyond `count`, a grown matrix is a new buffer
+    const { matrix, dims, count, ids } = entry;
+    const dead = entry.dead.size ? Int32Array.from(entry.dead) : undefined;
+    const slices = count * dims >= SPLIT_MIN_FLOATS ? this.scorer.threads : 1;
+    const step = Math.ceil(count / slices);
+    const parts: Array<Promise<ScoreResult>> = [];
+    for (let from = 0; from < count; from += step)
+      parts.push(this.scorer.score({ buffer: matrix.buffer, dims, from, to: Math.min(count, from + step), base: 0, query: q, k, dead }));
+    return mergeTop(await Promise.all(parts), k).map(({ row, score }) => ({ id: ids[row], score }));
   }
 
   /** Chunks a search found gone (deleted since the matrix was loaded) leave the cached matrix. */
@@ -298,8 +283,8 @@ export class VectorStore {
       [projectId, model, (base?.maxSeq ?? 0n).toString()],
     );
     const dims = base?.dims ?? stat.dims ?? 0;
-    const needed = ((base?.count ?? 0) + stat.n) * dims * 4;
-    if (needed > this.cacheBytes) {
+    const rowBytes = dims * 4 + ROW_OVERHEAD;
+    if (((base?.count ?? 0) + stat.n) * rowBytes > this.cacheBytes) {
       this.drop(key);
       return null;
     }
@@ -309,32 +294,25 @@ export class VectorStore {
         ids: [],
         rows: new Map(),
         dims,
-        matrix: new Float32Array(Math.max(1, stat.n) * dims),
+        matrix: sharedMatrix(stat.n * dims),
         count: 0,
         maxSeq: 0n,
         dead: new Set(),
         bytes: 0,
         lastUsed: Date.now(),
       };
-    } else if (entry.matrix.length < needed / 4) {
-      const grown = new Float32Array(Math.max(needed / 4, entry.matrix.length * 2));
-      grown.set(entry.matrix.subarray(0, entry.count * dims));
-      entry.matrix = grown;
-    }
+    } else this.grow(entry, entry.count + stat.n);
     let after = entry.maxSeq;
     for (;;) {
       const rows = await sql<{ id: string; vec: Buffer; dims: number; seq: string }>(
         em,
-        'select chunk_id as id, vec, dims, seq::text as seq from chunk_embeddings where project_id = ? and model = ? and seq > ? order by seq limit ?',
+        // order by the column, e.seq: a bare `seq` would name the text output column (lexical order skips rows)
+        'select e.chunk_id as id, e.vec, e.dims, e.seq::text as seq from chunk_embeddings e where e.project_id = ? and e.model = ? and e.seq > ? order by e.seq limit ?',
         [projectId, model, after.toString(), LOAD_PAGE],
       );
       for (const r of rows) {
         if (r.dims !== dims || entry.rows.has(r.id)) continue;
-        if (entry.matrix.length < (entry.count + 1) * dims) {
-          const grown = new Float32Array(Math.max((entry.count + 1) * dims, entry.matrix.length * 2));
-          grown.set(entry.matrix.subarray(0, entry.count * dims));
-          entry.matrix = grown;
-        }
+        this.grow(entry, entry.count + 1);
         readInto(entry.matrix.subarray(entry.count * dims, (entry.count + 1) * dims), r.vec);
         entry.ids.push(r.id);
         entry.rows.set(r.id, entry.count);
@@ -345,37 +323,67 @@ export class VectorStore {
     }
     entry.maxSeq = after;
     entry.lastUsed = Date.now();
+    if (entry.count * rowBytes > this.cacheBytes) {
+      // rows committed since the count above took it past the budget
+      this.drop(key);
+      return null;
+    }
     this.cachedBytes -= entry.bytes;
-    entry.bytes = entry.matrix.byteLength;
+    entry.bytes = entry.matrix.byteLength + entry.count * ROW_OVERHEAD;
     this.cachedBytes += entry.bytes;
     this.cache.set(key, entry);
     this.evict(key);
     return entry;
   }
 
-  /** Exact scoring without the cache, page by page (a matrix larger than EMBEDDING_CACHE_MB). */
+  /**
+   * Room for `rows` rows: a new shared buffer (doubling, but not past the cache's budget), the old
+   * one left to tasks still reading it.
+   */
+  private grow(entry: CacheEntry, rows: number): void {
+    const { dims } = entry;
+    if (entry.matrix.length >= rows * dims) return;
+    const budgetRows = Math.floor(this.cacheBytes / (dims * 4 + ROW_OVERHEAD));
+    const grown = sharedMatrix(Math.max(rows, Math.min((entry.matrix.length / dims) * 2, budgetRows)) * dims);
+    grown.set(entry.matrix.subarray(0, entry.count * entry.dims));
+    entry.matrix = grown;
+  }
+
+  /**
+   * Exact scoring without the cache, page by page (a matrix larger than EMBEDDING_CACHE_MB): each
+   * page is copied into a buffer that is transferred to a scoring thread, while the next page is
+   * read; at most STREAM_IN_FLIGHT pages are held at once.
+   */
   private async neighboursStreamed(em: EntityManager, projectId: string, model: string, q: Float32Array, k: number): Promise<Neighbour[]> {
-    const top = new TopK(k);
+    const dims = q.length;
     const ids: string[] = [];
-    const v = new Float32Array(q.length);
+    const pending: Array<Promise<ScoreResult>> = [];
+    const done: ScoreResult[] = [];
     let after = '0';
-    for (;;) {
-      const rows = await sql<{ id: string; vec: Buffer; seq: string }>(
-        em,
-        'select chunk_id as id, vec, seq::text as seq from chunk_embeddings where project_id = ? and model = ? and dims = ? and seq > ? order by seq limit ?',
-        [projectId, model, q.length, after, LOAD_PAGE],
-      );
-      for (const r of rows) {
-        readInto(v, r.vec);
-        let s = 0;
-        for (let d = 0; d < v.length; d++) s += v[d] * q[d];
-        ids.push(r.id);
-        top.push(ids.length - 1, s);
+    try {
+      for (;;) {
+        const rows = await sql<{ id: string; vec: Buffer; seq: string }>(
+          em,
+          'select e.chunk_id as id, e.vec, e.seq::text as seq from chunk_embeddings e where e.project_id = ? and e.model = ? and e.dims = ? and e.seq > ? order by e.seq limit ?',
+          [projectId, model, dims, after, LOAD_PAGE],
+        );
+        if (rows.length) {
+          const page = new Float32Array(rows.length * dims);
+          rows.forEach((r, i) => readInto(page.subarray(i * dims, (i + 1) * dims), r.vec));
+          const base = ids.length;
+          for (const r of rows) ids.push(r.id);
+          pending.push(this.scorer.score({ buffer: page.buffer, dims, from: 0, to: rows.length, base, query: q, k }, true));
+          while (pending.length >= STREAM_IN_FLIGHT) done.push(await pending.shift()!);
+        }
+        if (rows.length < LOAD_PAGE) break;
+        after = rows[rows.length - 1].seq;
       }
-      if (rows.length < LOAD_PAGE) break;
-      after = rows[rows.length - 1].seq;
+      done.push(...(await Promise.all(pending)));
+    } finally {
+      // a failed read leaves no task unobserved
+      await Promise.allSettled(pending);
     }
-    return top.sorted().map(({ i, s }) => ({ id: ids[i], score: s }));
+    return mergeTop(done, k).map(({ row, score }) => ({ id: ids[row], score }));
   }
 
   private drop(key: string): void {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Document } from '../entities';
 import type { DocumentEmbeddings } from '../entities/document.entity';
@@ -42,7 +43,10 @@ export class EmbeddingsService extends BaseService {
     super(ctx);
   }
 
-  readonly store = new VectorStore(this.config.embeddingCacheMb * 1024 * 1024, this.logger);
+  /** Vector scoring (portable path) uses up to two threads: a search's share of the CPU is bounded, the loop stays free. */
+  readonly store = new VectorStore(this.config.embeddingCacheMb * 1024 * 1024, this.logger, {
+    threads: Math.min(2, availableParallelism()),
+  });
   private queue: EmbedQueue | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<unknown> | null = null;
@@ -77,6 +81,7 @@ export class EmbeddingsService extends BaseService {
     const queue = this.queue;
     this.queue = null;
     await queue?.stop();
+    await this.store.close(); // the vector scoring threads
   }
 
   /** The ingestion job calls this once a document's chunks are committed (best effort: the sweep is the safety net). */

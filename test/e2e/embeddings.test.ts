@@ -1,3 +1,4 @@
+import { threadId } from 'node:worker_threads';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { api, client } from '../support/http';
@@ -201,6 +202,11 @@ describe('with an embedding provider', () => {
     expect(ids.slice(0, 3).every((id) => lexicalDocs.has(id))).toBe(true);
     expect(ids[3]).toBe(answerDoc.id);
     expect(fused).toHaveLength(6); // the project's default topK
+    // the vectors were scored in worker threads (thread 0 is the main thread), not on the event loop
+    const scoring = t.services.embeddings.store.stats();
+    expect(scoring.workerTasks).toBeGreaterThan(0);
+    expect(scoring.workerThreadIds.length).toBeGreaterThan(0);
+    expect(scoring.workerThreadIds).not.toContain(threadId);
     // topK still applies
     expect(await search(project.id, QUESTION, 2)).toHaveLength(2);
     // and chat's sources carry it, through the same retrieval

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
+import { threadId } from 'node:worker_threads';
 import pg from 'pg';
 import { createOrm, migrate } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
@@ -15,13 +16,13 @@ const logger = createLogger('silent');
 const DIMS = 16;
 
 /** Deterministic pseudo-random vectors. */
-function vectors(n: number, seed: number): Float32Array[] {
+function vectors(n: number, seed: number, dims = DIMS): Float32Array[] {
   let s = seed >>> 0;
   const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1;
-  return Array.from({ length: n }, () => Float32Array.from({ length: DIMS }, next));
+  return Array.from({ length: n }, () => Float32Array.from({ length: dims }, next));
 }
 
-async function seed(orm: MikroORM): Promise<{ projectId: string; chunkIds: string[] }> {
+async function seed(orm: MikroORM, chunks = 300): Promise<{ projectId: string; chunkIds: string[] }> {
   const x = (sql: string, p: unknown[] = []) => orm.em.fork().getConnection().execute<any[]>(sql, p);
   const [project] = await x(`insert into projects (name) values ('vectors') returning id`);
   const [doc] = await x(
@@ -30,15 +31,15 @@ async function seed(orm: MikroORM): Promise<{ projectId: string; chunkIds: strin
   );
   const rows = await x(
     `insert into chunks (document_id, project_id, ordinal, page_number, page_end, text, context)
-     select ?, ?, g, 1, 1, 'chunk ' || g, '' from generate_series(0, 299) g returning id`,
-    [doc.id, project.id],
+     select ?, ?, g, 1, 1, 'chunk ' || g, '' from generate_series(1, ?) g returning id`,
+    [doc.id, project.id, chunks],
   );
   return { projectId: project.id, chunkIds: rows.map((r) => r.id) };
 }
 
 /** Exact cosine top-k, computed here independently of VectorStore. */
 function exactTop(all: Float32Array[], ids: string[], q: Float32Array, k: number): string[] {
-  const norm = (v: Float32Array) => Math.hypot(...v);
+  const norm = (v: Float32Array) => Math.sqrt(v.reduce((a, x) => a + x * x, 0));
   return all
     .map((v, i) => ({ id: ids[i], s: v.reduce((a, x, d) => a + x * q[d], 0) / (norm(v) * norm(q)) }))
     .sort((a, b) => b.s - a.s)
@@ -101,30 +102,111 @@ async function exercise(orm: MikroORM, store: VectorStore): Promise<void> {
   expect(after.map((x) => x.id)).toEqual(top.slice(3, 10).map((x) => x.id));
 }
 
+/** Stores `vs` (one per chunk) under model m1. */
+async function writeAll(orm: MikroORM, store: VectorStore, projectId: string, chunkIds: string[], vs: Float32Array[]): Promise<void> {
+  for (let i = 0; i < chunkIds.length; i += 1000)
+    await store.write(
+      orm.em.fork(),
+      projectId,
+      'm1',
+      chunkIds.slice(i, i + 1000).map((id, j) => ({ chunkId: id, vector: vs[i + j] })),
+    );
+}
+
 describe('portable path (the embedded PostgreSQL)', () => {
   let orm: MikroORM;
   let drop: () => Promise<void>;
+  const stores: VectorStore[] = [];
+  /** A store closed after the suite (its scoring threads). */
+  const open = (cacheBytes: number, threads = 2) => {
+    const s = new VectorStore(cacheBytes, logger, { threads });
+    stores.push(s);
+    return s;
+  };
   beforeAll(async () => {
     const db = await createTestDatabase();
     drop = db.drop;
     orm = await createOrm(db.url, { poolMax: 4 });
   });
   afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
     await orm?.close(true);
     await drop?.();
   });
 
   it('has no pgvector, so detect() chooses exact scoring in the process', async () => {
-    const store = new VectorStore(64 * 1024 * 1024, logger);
+    const store = open(64 * 1024 * 1024);
     expect(await store.detect(orm.em.fork())).toBe(false);
   });
 
   it('finds the exact cosine neighbours, per model, and drops deleted chunks', async () => {
-    await exercise(orm, new VectorStore(64 * 1024 * 1024, logger));
+    const store = open(64 * 1024 * 1024);
+    await exercise(orm, store);
+    // scored in worker threads, never on the event loop's thread
+    const { workerTasks, workerThreadIds, matrices } = store.stats();
+    expect(workerTasks).toBeGreaterThan(0);
+    expect(workerThreadIds.length).toBeGreaterThan(0);
+    expect(workerThreadIds).not.toContain(threadId);
+    expect(matrices).toBe(1);
   });
 
   it('scores exactly by streaming from the database when a matrix exceeds the cache', async () => {
-    await exercise(orm, new VectorStore(1024, logger));
+    const store = open(1024);
+    await exercise(orm, store);
+    // nothing was cached, and the streamed pages were scored in the worker threads too
+    expect(store.stats()).toMatchObject({ cachedBytes: 0, matrices: 0 });
+    expect(store.stats().workerTasks).toBeGreaterThan(0);
+    expect(store.stats().workerThreadIds).not.toContain(threadId);
+  });
+
+  it('splits a large matrix between the threads and merges to the exact top k, over several load pages; streaming agrees', async () => {
+    const dims = 256;
+    // 5,200 × 256 floats: past the split threshold, and more rows than one load page (5,000; paged in seq order)
+    const { projectId, chunkIds } = await seed(orm, 5200);
+    const vs = vectors(chunkIds.length, 11, dims);
+    const cached = open(64 * 1024 * 1024, 2);
+    await writeAll(orm, cached, projectId, chunkIds, vs);
+    const streamed = open(64 * 1024, 2);
+    for (const seedNo of [1, 2, 3]) {
+      const q = vectors(1, seedNo, dims)[0];
+      const want = exactTop(vs, chunkIds, q, 50);
+      expect((await cached.neighbours(orm.em.fork(), projectId, 'm1', q, 50)).map((n) => n.id)).toEqual(want);
+      expect((await streamed.neighbours(orm.em.fork(), projectId, 'm1', q, 50)).map((n) => n.id)).toEqual(want);
+    }
+    expect(new Set(cached.stats().workerThreadIds).size).toBe(2);
+    expect(streamed.stats().matrices).toBe(0);
+  });
+
+  it('keeps the cache within its budget: least recently used matrices are evicted, ids included', async () => {
+    const a = await seed(orm);
+    const b = await seed(orm);
+    const va = vectors(300, 21);
+    const vb = vectors(300, 22);
+    // room for one 300 × 16 matrix with its ids (300 × (64 + 128) bytes), not two
+    const store = open(80 * 1024);
+    await writeAll(orm, store, a.projectId, a.chunkIds, va);
+    await writeAll(orm, store, b.projectId, b.chunkIds, vb);
+    const q = vectors(1, 5)[0];
+    for (const [p, vs] of [
+      [a, va],
+      [b, vb],
+      [a, va],
+    ] as const) {
+      expect((await store.neighbours(orm.em.fork(), p.projectId, 'm1', q, 10)).map((n) => n.id)).toEqual(exactTop(vs, p.chunkIds, q, 10));
+      const s = store.stats();
+      expect(s.matrices).toBe(1);
+      expect(s.cachedBytes).toBeGreaterThanOrEqual(300 * 16 * 4);
+      expect(s.cachedBytes).toBeLessThanOrEqual(s.limitBytes);
+    }
+  });
+
+  it('stops its threads on close; a search afterwards fails instead of starting new ones', async () => {
+    const { projectId, chunkIds } = await seed(orm);
+    const store = new VectorStore(64 * 1024 * 1024, logger, { threads: 1 });
+    await writeAll(orm, store, projectId, chunkIds, vectors(300, 3));
+    await store.neighbours(orm.em.fork(), projectId, 'm1', vectors(1, 4)[0], 5);
+    await store.close();
+    await expect(store.neighbours(orm.em.fork(), projectId, 'm1', vectors(1, 4)[0], 5)).rejects.toThrow(/closed/);
   });
 });
 
@@ -162,6 +244,7 @@ if (!PGVECTOR_URL) {
     const store = new VectorStore(64 * 1024 * 1024, logger);
     expect(await store.detect(orm.em.fork())).toBe(true);
     await exercise(orm, store);
+    await store.close();
     const idx = await orm.em
       .fork()
       .getConnection()
