@@ -71,18 +71,36 @@ describe('evaluation corpus labels', () => {
     // questions name their documents by file name; no question is asked twice
     expect(new Set(questions.map((q) => q.question)).size).toBe(questions.length);
   });
+
+  it('has a held-out split: 150+ questions, 100+ of them English paraphrases, over 8+ documents that no dev question asks about', () => {
+    const questions = corpusQuestions();
+    const heldout = questions.filter((q) => q.split === 'heldout');
+    expect(heldout.length).toBeGreaterThanOrEqual(150);
+    expect(heldout.filter((q) => q.lang === 'en' && q.style === 'paraphrase').length).toBeGreaterThanOrEqual(100);
+    expect(heldout.filter((q) => q.style === 'verbatim').length).toBeGreaterThanOrEqual(30);
+    const heldoutDocs = new Set(heldout.map((q) => q.document));
+    expect(heldoutDocs.size).toBeGreaterThanOrEqual(8);
+    // every held-out document is in the corpus, and the dev questions never ask about one
+    const names = new Set(corpusDocuments().map((d) => d.name));
+    for (const name of heldoutDocs) expect({ name, inCorpus: names.has(name) }).toEqual({ name, inCorpus: true });
+    expect(questions.filter((q) => q.split === 'dev' && heldoutDocs.has(q.document)).map((q) => q.id)).toEqual([]);
+    // the held-out documents cover every format
+    const kindOf = new Map(corpusDocuments().map((d) => [d.name, d.kind]));
+    expect(new Set([...heldoutDocs].map((name) => kindOf.get(name)))).toEqual(new Set(['pdf', 'docx', 'html', 'markdown', 'text']));
+  });
 });
 
 /**
- * Retrieval quality floors on the corpus, in the test environment's configuration (no embedding
- * source: lexical retrieval). The floors sit just under what the current ranking measures and
+ * Retrieval quality floors on the corpus's dev split (questions.json; the held-out questions are only
+ * reported as a whole by `node dist/bench/eval.js`), in the test environment's configuration (no
+ * embedding source: lexical retrieval). The floors sit just under what the current ranking measures and
  * well above the ranking before the retrieval issues (recall@5 0.578, recall@1 0.359, Chinese and
  * Japanese recall@5 0.14 / 0.10), which fails them; the issues' own targets (recall@5 ≥ 0.92,
  * recall@1 ≥ 0.75) are not reached yet and are tracked in the README's evaluation table. Every
  * document goes through the real upload and ingestion path; every question through
  * RetrievalService.search, the function chat calls.
  */
-describe('evaluation corpus floors (lexical configuration)', () => {
+describe('evaluation corpus floors (lexical configuration, dev split)', () => {
   it('meets recall@5 ≥ 0.70, recall@1 ≥ 0.45, page accuracy ≥ 0.95, and finds Chinese and Japanese answers', async () => {
     const t = await createTestApp({ workers: true });
     try {
@@ -93,7 +111,8 @@ describe('evaluation corpus floors (lexical configuration)', () => {
       const kindOf = new Map(docs.map((d) => [d.name, d.kind]));
       const runs = await askAll(
         t.dbUrl,
-        corpusQuestions(),
+        // the dev split only: the held-out questions are reported as a whole by the benchmark, never held to floors here
+        corpusQuestions().filter((q) => q.split === 'dev'),
         (name) => kindOf.get(name) ?? '?',
         async (question) => {
           const t0 = performance.now();
