@@ -43,7 +43,8 @@ export async function benchEval(config: string, env: Record<string, string>, log
   const docs = corpusDocuments();
   const parsed = await parseCorpus(docs);
   const langs = flag('only-lang')?.split(',');
-  const questions = corpusQuestions().filter((q) => !langs || langs.includes(q.lang));
+  const split = flag('split');
+  const questions = corpusQuestions().filter((q) => (!langs || langs.includes(q.lang)) && (!split || q.split === split));
   const failures = verifyLabels(parsed, questions);
   if (failures.length) throw new Error(`${failures.length} labels fail verification (node dist/bench/eval-labels.js check)`);
   const stub = await startOpenAiStub({ deltas: ['See the sources [1].'] });

@@ -24,9 +24,14 @@ export interface RetrievalHit {
 /** Chunks returned when neither the caller nor the project's `settings.topK` says otherwise. */
 export const DEFAULT_TOP_K = 6;
 const MAX_TOP_K = 50;
-/** BM25 parameters (the usual defaults). */
-const K1 = 1.2;
-const B = 0.75;
+/**
+ * BM25 parameters, measured on the development split (lexical, 318 questions): the usual k1 1.2,
+ * b 0.75 gave recall@1 0.478, recall@5 0.692; b 0.5 → 0.484, 0.698; b 0.3 → 0.481, 0.701; b 0.9 →
+ * 0.469, 0.689; k1 1.6 → 0.475, 0.689; k1 0.9 with b 0.5 → 0.484, 0.711 (chunks are of similar
+ * length, so length normalisation matters less; term saturation comes sooner in technical text).
+ */
+const K1 = 0.9;
+const B = 0.5;
 /**
  * Candidates scored per question. They are taken in tiers from the GIN index, most promising
  * first, until this many are found (see rank()); a question of common words therefore never makes
