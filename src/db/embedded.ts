@@ -17,7 +17,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { processEnv } from '../config';
+import { databaseServerEnv } from '../config';
 import { freePort } from '../util/net';
 
 export interface EmbeddedDb {
@@ -208,7 +208,7 @@ function rootLayout(dataDir: string, nativeDir: string): Layout {
 }
 
 function run(file: string, args: string[], layout: Layout): ChildProcess {
-  return spawn(file, args, { ...(layout.runAs ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: { ...processEnv(), LC_MESSAGES: 'C' } });
+  return spawn(file, args, { ...(layout.runAs ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: databaseServerEnv() });
 }
 
 async function initdb(layout: Layout, password: string, log: (m: string) => void): Promise<void> {
