@@ -19,6 +19,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { databaseServerEnv } from '../config';
 import { freePort } from '../util/net';
+import { tightenDataDir } from '../util/private-dir';
 
 export interface EmbeddedDb {
   /** Connection URL of the `docqa` database (created when missing). */
@@ -344,12 +345,14 @@ export async function startEmbeddedPostgres(opts: {
   port?: number;
   database?: string;
   log?: (msg: string) => void;
+  /** Warnings the operator should see (DATA_DIR's mode tightened); `log` by default. */
+  warn?: (msg: string) => void;
 }): Promise<EmbeddedDb> {
   const dataDir = path.resolve(opts.dataDir);
   const database = opts.database ?? 'docqa';
   const log = opts.log ?? (() => undefined);
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    tightenDataDir(dataDir, opts.warn ?? log);
   } catch (e) {
     fail(`cannot create DATA_DIR ${dataDir} (${(e as Error).message})`, 'point DATA_DIR at a writable directory, or set DATABASE_URL');
   }
