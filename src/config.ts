@@ -205,6 +205,24 @@ export function processEnv(): NodeJS.ProcessEnv {
   return process.env;
 }
 
+/** Variables a database server child may see: locale, time zone, search path, home and temp dirs, the loader path. */
+const DATABASE_SERVER_ENV = ['PATH', 'HOME', 'TMPDIR', 'TZ', 'LANG', 'LANGUAGE', 'LD_LIBRARY_PATH'];
+
+/**
+ * The environment of the embedded PostgreSQL (initdb and the server): an allow-list, so no secret
+ * of ours (JWT_SECRET, ENCRYPTION_KEY, provider keys, bootstrap passwords, DATABASE_URL, …), nor one
+ * added later, reaches a process any SQL session can read with `pg_read_binary_file('/proc/self/environ')`.
+ */
+export function databaseServerEnv(env: Env = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && (DATABASE_SERVER_ENV.includes(name) || /^LC_[A-Z]+$/.test(name))) out[name] = value;
+  }
+  // messages in English whatever the locale: start-up failures are matched on their text
+  out.LC_MESSAGES = 'C';
+  return out;
+}
+
 /**
  * The configuration, from `env` (the process environment by default: this module is the only reader
  * of process.env). `defaults.logLevel` is the level when LOG_LEVEL is unset (command-line tools

@@ -7,6 +7,7 @@ import { createLogger, Logger } from './logger';
 import { startMetricsServer } from './observability/http-metrics';
 import { createMetrics } from './observability/metrics';
 import { createServices, Services } from './services';
+import { requirePrivateUploadDir } from './util/private-dir';
 
 export interface Runtime {
   config: Config;
@@ -25,6 +26,8 @@ export async function startRuntime(
   config: Config,
   opts: { logger?: Logger; listen?: boolean; console?: { write(s: string): unknown } } = {},
 ): Promise<Runtime> {
+  // before anything starts: a refused upload directory leaves no database server behind
+  requirePrivateUploadDir(config.uploadTmpDir);
   const logger = opts.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   const db = await openDatabase(config, logger);
   const shutdownCtl = new AbortController();

@@ -12,6 +12,7 @@ async function main(): Promise<void> {
     dataDir: values['data-dir'],
     port: values.port ? Number(values.port) : 0,
     database: values.database,
+    warn: (m) => process.stderr.write(`warning: ${m}\n`),
   });
   process.stdout.write(`ready ${db.url}\n`);
   let stopping = false;

@@ -21,6 +21,7 @@ export async function openDatabase(config: Config, logger: Logger, opts: { migra
       dataDir: config.dataDir,
       port: config.embeddedPgPort,
       log: (m) => logger.debug({ pg: m }, 'postgres'),
+      warn: (m) => logger.warn({ dataDir: config.dataDir }, m),
     });
     logger.info({ port: db.port }, 'embedded PostgreSQL on 127.0.0.1');
     url = db.url;

@@ -17,8 +17,9 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { processEnv } from '../config';
+import { databaseServerEnv } from '../config';
 import { freePort } from '../util/net';
+import { tightenDataDir } from '../util/private-dir';
 
 export interface EmbeddedDb {
   /** Connection URL of the `docqa` database (created when missing). */
@@ -208,7 +209,7 @@ function rootLayout(dataDir: string, nativeDir: string): Layout {
 }
 
 function run(file: string, args: string[], layout: Layout): ChildProcess {
-  return spawn(file, args, { ...(layout.runAs ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: { ...processEnv(), LC_MESSAGES: 'C' } });
+  return spawn(file, args, { ...(layout.runAs ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: databaseServerEnv() });
 }
 
 async function initdb(layout: Layout, password: string, log: (m: string) => void): Promise<void> {
@@ -344,12 +345,14 @@ export async function startEmbeddedPostgres(opts: {
   port?: number;
   database?: string;
   log?: (msg: string) => void;
+  /** Warnings the operator should see (DATA_DIR's mode tightened); `log` by default. */
+  warn?: (msg: string) => void;
 }): Promise<EmbeddedDb> {
   const dataDir = path.resolve(opts.dataDir);
   const database = opts.database ?? 'docqa';
   const log = opts.log ?? (() => undefined);
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    tightenDataDir(dataDir, opts.warn ?? log);
   } catch (e) {
     fail(`cannot create DATA_DIR ${dataDir} (${(e as Error).message})`, 'point DATA_DIR at a writable directory, or set DATABASE_URL');
   }

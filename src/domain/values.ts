@@ -18,6 +18,14 @@ export const AUDIT_ACTIONS = [
   'grant_deleted',
   'project_visibility_changed',
   'project_owner_changed',
+  'project_created',
+  'project_deleted',
+  'user_role_changed',
+  'user_status_changed',
+  'group_member_added',
+  'group_member_removed',
+  'department_member_added',
+  'department_member_removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const PROVIDER_TYPES = ['official', 'custom'] as const;

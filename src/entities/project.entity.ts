@@ -115,8 +115,9 @@ export class AuditEntry {
   @Property({ type: 'uuid', nullable: true })
   actorId?: string | null;
 
-  @Property({ type: 'uuid' })
-  projectId!: string;
+  /** Null for entries about a user rather than a project (platform role, status, memberships). */
+  @Property({ type: 'uuid', nullable: true })
+  projectId?: string | null;
 
   @Property({ type: 'text' })
   targetType!: string;

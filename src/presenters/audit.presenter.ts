@@ -7,7 +7,7 @@ export function presentAuditEntry(e: AuditEntry) {
     id: e.id,
     action: e.action,
     actorId: e.actorId ?? null,
-    projectId: e.projectId,
+    projectId: e.projectId ?? null,
     targetType: e.targetType,
     targetId: e.targetId,
     metadata: e.metadata ?? {},

@@ -4,6 +4,8 @@
  * (`additionalProperties: false`) so a presenter that grows a field without its schema fails the
  * e2e suite, which checks every REST response against the document.
  */
+import { AUDIT_ACTIONS } from '../domain/values';
+
 export type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -190,12 +192,18 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   }),
   AuditEntry: obj({
     id: uuid,
-    action: str,
+    action: enumOf(...AUDIT_ACTIONS),
     actorId: nullable(uuid),
-    projectId: uuid,
+    projectId: { ...nullable(uuid), description: 'null for entries about a user (role, status, memberships)' },
     targetType: enumOf('user', 'group', 'department', 'project'),
     targetId: uuid,
-    metadata: { type: 'object', description: '`tier`, `previousTier`, and per action further keys (e.g. `reason`)' },
+    metadata: {
+      type: 'object',
+      description:
+        '`tier`, `previousTier`, and per action further keys: `reason`; `isPrivate`/`previousIsPrivate`; `previousOwnerId`; ' +
+        '`role`/`previousRole` (user_role_changed); `status`/`previousStatus` (user_status_changed); `groupId` (group_member_*); ' +
+        '`departmentId` (department_member_*)',
+    },
     createdAt: dateTime,
   }),
   Document: obj(documentFields),

@@ -1,18 +1,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
-import { AuditAction, AuditEntry, TargetType, Tier } from '../entities';
+import { AuditAction, AuditEntry, PlatformRole, TargetType, Tier, UserStatus } from '../entities';
 import { ValidationError } from '../errors';
 import { AUDIT_DEFAULT_LIMIT, AuditLogQuery } from './audit.inputs';
 import { BaseService } from './context';
 
 export interface AuditRecord {
   action: AuditAction;
-  projectId: string;
+  /** Null for entries about a user rather than a project (role, status, memberships). */
+  projectId: string | null;
   targetType: TargetType;
   targetId: string;
-  metadata: { tier: Tier; previousTier?: Tier } & Record<string, unknown>;
+  metadata: { tier?: Tier; previousTier?: Tier } & Record<string, unknown>;
 }
+
+/** What a user PATCH changed that decides access: the platform role and the status. */
+export interface UserAccessChange {
+  userId: string;
+  role?: { from: PlatformRole; to: PlatformRole };
+  status?: { from: UserStatus; to: UserStatus };
+}
+
+/** Why a membership went without a request naming it (metadata.reason). */
+export type MembershipReason = 'moved' | 'department_changed' | 'group_deleted' | 'user_deleted';
 
 /** What a project PATCH changed that decides who has access (audited like a grant). */
 export interface ProjectAccessChange {
@@ -61,6 +72,119 @@ export class AuditService extends BaseService {
         metadata: { tier: 'full', previousOwnerId: change.owner.from },
       });
     }
+  }
+
+  /**
+   * `user_role_changed` (metadata `role`, `previousRole`) and `user_status_changed` (`status`,
+   * `previousStatus`): target the user, no project. Same transaction as the change.
+   */
+  async recordUserAccessChange(tx: EntityManager, actor: Actor, change: UserAccessChange): Promise<void> {
+    if (change.role && change.role.from !== change.role.to) {
+      await this.record(tx, actor, {
+        action: 'user_role_changed',
+        projectId: null,
+        targetType: 'user',
+        targetId: change.userId,
+        metadata: { role: change.role.to, previousRole: change.role.from },
+      });
+    }
+    if (change.status && change.status.from !== change.status.to) {
+      await this.record(tx, actor, {
+        action: 'user_status_changed',
+        projectId: null,
+        targetType: 'user',
+        targetId: change.userId,
+        metadata: { status: change.status.to, previousStatus: change.status.from },
+      });
+    }
+  }
+
+  /**
+   * A user's department changed from `from` to `to` (either may be null): `department_member_removed`
+   * for the one left and `department_member_added` for the one joined (metadata `departmentId`), target
+   * the user, no project.
+   */
+  async recordDepartmentChange(
+    tx: EntityManager,
+    actor: Actor,
+    userId: string,
+    from: string | null,
+    to: string | null,
+    reason?: MembershipReason,
+  ): Promise<void> {
+    if (from === to) return;
+    if (from) {
+      await this.record(tx, actor, {
+        action: 'department_member_removed',
+        projectId: null,
+        targetType: 'user',
+        targetId: userId,
+        metadata: { departmentId: from, ...(reason ? { reason } : to ? { reason: 'moved' } : {}) },
+      });
+    }
+    if (to) {
+      await this.record(tx, actor, {
+        action: 'department_member_added',
+        projectId: null,
+        targetType: 'user',
+        targetId: userId,
+        metadata: { departmentId: to },
+      });
+    }
+  }
+
+  /**
+   * Adds users to a group and records `group_member_added` (target the user, metadata `groupId`) for
+   * each row actually inserted (one statement; existing memberships are left alone and not recorded).
+   */
+  async addGroupMembers(tx: EntityManager, actor: Actor, groupId: string, userIds: string[]): Promise<void> {
+    if (!userIds.length) return;
+    await tx.execute(
+      `with added as (
+         insert into group_members (group_id, user_id) select ?::uuid, u from unnest(array[?]::uuid[]) u
+         on conflict (group_id, user_id) do nothing returning group_id, user_id)
+       insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
+       select 'group_member_added', ?, null, 'user', a.user_id, jsonb_build_object('groupId', a.group_id), clock_timestamp()
+         from added a`,
+      [groupId, userIds, actor.system ? null : actor.id],
+    );
+  }
+
+  /**
+   * Deletes the group memberships matching `where` (over `group_members gm` joined to `groups g`) and
+   * records `group_member_removed` (target the user, metadata `groupId`, `reason` when given) for each
+   * row actually deleted. Returns how many went.
+   */
+  async deleteGroupMembers(tx: EntityManager, actor: Actor, where: string, params: unknown[], reason?: MembershipReason): Promise<number> {
+    const rows: Array<{ n: number }> = await tx.execute(
+      `with gone as (delete from group_members gm using groups g where gm.group_id = g.id and (${where}) returning gm.group_id, gm.user_id),
+       logged as (
+         insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
+         select 'group_member_removed', ?, null, 'user', x.user_id,
+                jsonb_strip_nulls(jsonb_build_object('groupId', x.group_id, 'reason', ?::text)), clock_timestamp()
+           from gone x
+         returning 1)
+       select count(*)::int as n from logged`,
+      [...params, actor.system ? null : actor.id, reason ?? null],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * The projects a deleted user owned lose their owner (what `ON DELETE SET NULL` would do), each
+   * recorded as `project_owner_changed` from the rows actually updated: target the previous owner,
+   * metadata `previousOwnerId` and `reason: user_deleted`. The caller holds the user row's lock, so no
+   * project can be given to the user in between (the foreign-key check waits on it).
+   */
+  async clearUserOwnerships(tx: EntityManager, actor: Actor, userId: string): Promise<void> {
+    await tx.execute(
+      `with changed as (update projects set owner_id = null where owner_id = ? returning id)
+       insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
+       select 'project_owner_changed', ?, c.id, 'user', ?::uuid,
+              jsonb_build_object('tier', 'full', 'previousOwnerId', ?::text, 'reason', 'user_deleted'), clock_timestamp()
+         from changed c`,
+      [userId, actor.system ? null : actor.id, userId, userId],
+    );
   }
 
   /**

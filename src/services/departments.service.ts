@@ -8,7 +8,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { DepartmentCounts } from '../presenters/department.presenter';
 import { isUuid } from '../validation';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
-import { BaseService } from './context';
+import type { AuditService } from './audit.service';
+import { BaseService, ServiceContext } from './context';
 import { limitOffset, pageFromRows, type PageInput, type Paged } from './page';
 import type { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from './departments.inputs';
 import { dropGroupsOutsideDepartment } from './groups.service';
@@ -42,6 +43,13 @@ const nameTaken = () => new ConflictError('department_name_exists', 'A departmen
  * Remove a member: admin, superadmin, that manager, the CEO.
  */
 export class DepartmentsService extends BaseService {
+  constructor(
+    ctx: ServiceContext,
+    private readonly audit: AuditService,
+  ) {
+    super(ctx);
+  }
+
   /** By name; admin, superadmin and the CEO see all, a manager their own (`departmentListScope`). */
   async list(actor: Actor, page?: PageInput): Promise<Paged<DepartmentView>> {
     const scope = departmentListScope(actor);
@@ -164,10 +172,14 @@ export class DepartmentsService extends BaseService {
         );
       }
       const joining = users.filter((u) => u.department?.id !== id);
+      const previous = new Map(joining.map((u) => [u.id, u.department?.id ?? null]));
       for (const u of joining) u.department = department;
       await em.flush();
+      for (const u of joining) await this.audit.recordDepartmentChange(em, actor, u.id, previous.get(u.id)!, id);
       await dropGroupsOutsideDepartment(
+        this.audit,
         em,
+        actor,
         elsewhere.map((u) => u.id),
         id,
       );
@@ -184,7 +196,8 @@ export class DepartmentsService extends BaseService {
       if (!user) throw new NotFoundError('not_found', 'The user is not a member of this department');
       user.department = null;
       await em.flush();
-      await dropGroupsOutsideDepartment(em, [user.id], null);
+      await this.audit.recordDepartmentChange(em, actor, user.id, id, null);
+      await dropGroupsOutsideDepartment(this.audit, em, actor, [user.id], null);
       return { id: user.id };
     });
   }

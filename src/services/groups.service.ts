@@ -4,10 +4,11 @@ import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { checkDepartmentAccess, checkGroupAccess, departmentListScope, groupReaderVerdict } from '../access/read-rules';
 import { Department, Group, GroupMember, ProjectGrant, User } from '../entities';
+import type { AuditService, MembershipReason } from './audit.service';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
-import { BaseService } from './context';
+import { BaseService, ServiceContext } from './context';
 import type { PageInput, Paged } from './page';
 import type { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from './groups.inputs';
 
@@ -22,16 +23,26 @@ const notFound = () => new NotFoundError('not_found', 'Group not found');
 
 /**
  * Keeps the group rule "members belong to the group's department" true when users change department:
- * drops their memberships in groups of any other department (all groups when departmentId is null).
- * Runs inside the caller's transaction, after the users' department was written.
+ * drops their memberships in groups of any other department (all groups when departmentId is null),
+ * each recorded as group_member_removed (reason `department_changed`). Runs inside the caller's
+ * transaction, after the users' department was written.
  */
-export async function dropGroupsOutsideDepartment(em: EntityManager, userIds: string[], departmentId: string | null): Promise<void> {
+export async function dropGroupsOutsideDepartment(
+  audit: AuditService,
+  em: EntityManager,
+  actor: Actor,
+  userIds: string[],
+  departmentId: string | null,
+  reason: MembershipReason = 'department_changed',
+): Promise<void> {
   if (!userIds.length) return;
   // em.execute (not getConnection().execute) runs inside the caller's transaction
-  await em.execute(
-    `delete from group_members gm using groups g
-      where gm.group_id = g.id and gm.user_id in (?) and g.department_id is distinct from ?`,
+  await audit.deleteGroupMembers(
+    em,
+    actor,
+    'gm.user_id = any(array[?]::uuid[]) and g.department_id is distinct from ?',
     [userIds, departmentId],
+    reason,
   );
 }
 
@@ -41,6 +52,13 @@ export async function dropGroupsOutsideDepartment(em: EntityManager, userIds: st
  * Read: admin, superadmin, the CEO, the manager of the group's department. Write: admin, superadmin, that manager.
  */
 export class GroupsService extends BaseService {
+  constructor(
+    ctx: ServiceContext,
+    private readonly audit: AuditService,
+  ) {
+    super(ctx);
+  }
+
   /** Admin, superadmin and the CEO see every group; a manager sees their own department's. */
   async list(actor: Actor, q: ListGroupsQuery, page?: PageInput): Promise<Paged<GroupView>> {
     // a departmentId filter needs that department's read right; without one, `departmentListScope` decides
@@ -122,7 +140,7 @@ export class GroupsService extends BaseService {
     });
   }
 
-  /** Members go with the group; a group that grants are given to is kept (409) so no grant vanishes unaudited. */
+  /** Members go with the group (each recorded as group_member_removed, reason `group_deleted`); a group that grants are given to is kept (409) so no grant vanishes unaudited. */
   async delete(actor: Actor, id: string): Promise<{ id: string }> {
     gates.requireSomeGroupEditor(actor);
     return this.em().transactional(async (em) => {
@@ -132,12 +150,17 @@ export class GroupsService extends BaseService {
       await em.lock(group, LockMode.PESSIMISTIC_WRITE);
       const grants = await em.count(ProjectGrant, { group: group.id });
       if (grants) throw new ConflictError('group_has_grants', `The group is the target of ${grants} project grant(s); delete them first`);
+      // the row lock also keeps members from being added meanwhile (their insert's FK check waits on it)
+      await this.audit.deleteGroupMembers(em, actor, 'gm.group_id = ?', [group.id], 'group_deleted');
       await em.nativeDelete(Group, { id: group.id });
       return { id: group.id };
     });
   }
 
-  /** Adds users (idempotent for existing members). Every user must belong to the group's department. */
+  /**
+   * Adds users (idempotent for existing members; each new membership recorded as group_member_added).
+   * Every user must belong to the group's department.
+   */
   async addMembers(actor: Actor, id: string, input: GroupMembersInput): Promise<GroupView> {
     gates.requireSomeGroupEditor(actor);
     return this.em().transactional(async (em) => {
@@ -153,12 +176,7 @@ export class GroupsService extends BaseService {
       if (outside.length) {
         throw new ConflictError('user_not_in_department', `Not members of the group's department: ${outside.map((u) => u.id).join(', ')}`);
       }
-      await em
-        .createQueryBuilder(GroupMember)
-        .insert(ids.map((uid) => ({ group: group.id, user: uid })))
-        .onConflict(['group', 'user'])
-        .ignore()
-        .execute();
+      await this.audit.addGroupMembers(em, actor, group.id, ids);
       return this.view(em, group);
     });
   }
@@ -168,7 +186,9 @@ export class GroupsService extends BaseService {
     return this.em().transactional(async (em) => {
       const group = await this.load(em, id);
       gates.requireGroupEditor(actor, group.department.id);
-      const removed = isUuid(userId) ? await em.nativeDelete(GroupMember, { group: group.id, user: userId }) : 0;
+      const removed = isUuid(userId)
+        ? await this.audit.deleteGroupMembers(em, actor, 'gm.group_id = ? and gm.user_id = ?', [group.id, userId])
+        : 0;
       if (!removed) throw new NotFoundError('not_found', 'The user is not a member of this group');
       return { id: userId };
     });

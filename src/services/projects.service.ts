@@ -123,6 +123,13 @@ export class ProjectsService extends BaseService {
         settings: mergeSettings({}, input.settings),
       });
       await tx.flush();
+      await this.audit.record(tx, actor, {
+        action: 'project_created',
+        projectId: project.id,
+        targetType: 'user',
+        targetId: actor.id,
+        metadata: { tier: 'full', isPrivate: project.isPrivate },
+      });
       return { project, members: [], counts: { documents: 0, conversations: 0, chunks: 0 } };
     });
   }
@@ -166,7 +173,8 @@ export class ProjectsService extends BaseService {
   /**
    * `full` tier. One transaction: the project row goes (foreign keys cascade to chunks, documents,
    * conversations and their messages, grants and members), then the retrieval statistics that have
-   * no foreign key. The grants removed are recorded in the audit log as grant_deleted.
+   * no foreign key. The grants removed are recorded in the audit log as grant_deleted, the deletion as
+   * project_deleted (target: the acting user, metadata.previousOwnerId).
    */
   async delete(actor: Actor, projectId: string): Promise<{ id: string }> {
     await this.em().transactional(async (tx) => {
@@ -177,8 +185,17 @@ export class ProjectsService extends BaseService {
       await this.audit.deleteProjectGrants(tx, actor, projectId);
       // deleting the row locks it, so an ingestion commit touching the project waits and then fails
       // on its foreign key; the statistics go after that, so a concurrent ingest leaves no rows behind
-      const deleted: unknown[] = await tx.execute(`delete from projects where id = ? returning id`, [projectId]);
+      const deleted: Array<{ owner_id: string | null }> = await tx.execute(`delete from projects where id = ? returning owner_id`, [
+        projectId,
+      ]);
       if (!deleted.length) throw new NotFoundError('not_found', 'Project not found');
+      await this.audit.record(tx, actor, {
+        action: 'project_deleted',
+        projectId,
+        targetType: 'user',
+        targetId: actor.id,
+        metadata: { tier: 'full', previousOwnerId: deleted[0].owner_id },
+      });
       await tx.execute(`delete from term_stats where project_id = ?`, [projectId]);
       await tx.execute(`delete from project_index_stats where project_id = ?`, [projectId]);
     });

@@ -4,7 +4,7 @@ import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { Provider } from '../entities';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
-import { ApiKeyCipher, ApiKeyDecryptError, maskApiKey, sameOrigin } from '../llm/api-key-crypto';
+import { ApiKeyCipher, ApiKeyDecryptError, maskApiKey } from '../llm/api-key-crypto';
 import type { NetworkPolicy } from '../llm/network-guard';
 import { completeOnce, UpstreamTarget } from '../llm/openai-client';
 import { resolveProvider } from '../llm/resolve-provider';
@@ -142,12 +142,13 @@ export class ProvidersService extends BaseService {
         // disabling the only enabled provider keeps it the default (resolution skips a disabled default)
       }
 
-      // the stored key is only ever sent to the origin it was entered for: moving the provider
-      // elsewhere (scheme, host or port) needs the key for the new place
-      if (input.baseUrl !== undefined && p.apiKeyEnc && !input.apiKey && !sameOrigin(input.baseUrl, p.baseUrl)) {
+      // the stored key is only ever sent to the endpoint it was entered for: moving the provider in
+      // any way — another origin (scheme, host, port) or another path on the same origin, which some
+      // gateways use to separate tenants — needs the key for the new place (a trailing slash aside)
+      if (input.baseUrl !== undefined && p.apiKeyEnc && !input.apiKey && !sameEndpoint(input.baseUrl, p.baseUrl)) {
         throw ValidationError.field(
           'apiKey',
-          'Changing the baseUrl origin (scheme, host or port) needs a new apiKey: the stored key stays with its origin',
+          'Changing the baseUrl (origin or path) needs a new apiKey: the stored key stays with the baseUrl it was entered for',
         );
       }
       if (input.name !== undefined) p.name = input.name;

@@ -123,6 +123,8 @@ export class UsersService extends BaseService {
       const user = await this.load(em, id);
       requireAccountEditor(actor, user);
 
+      const previousRole = user.platformRole;
+      const previousStatus = user.status;
       if (input.platformRole !== undefined && input.platformRole !== user.platformRole) {
         requirePlatformRoleChange(actor, user, input.platformRole);
         user.platformRole = input.platformRole;
@@ -164,7 +166,15 @@ export class UsersService extends BaseService {
 
       await em.flush();
       const departmentId = user.department?.id ?? null;
-      if (departmentId !== previousDepartmentId) await dropGroupsOutsideDepartment(em, [user.id], departmentId);
+      await this.audit.recordUserAccessChange(em, actor, {
+        userId: user.id,
+        role: { from: previousRole, to: user.platformRole },
+        status: { from: previousStatus, to: user.status },
+      });
+      if (departmentId !== previousDepartmentId) {
+        await this.audit.recordDepartmentChange(em, actor, user.id, previousDepartmentId, departmentId);
+        await dropGroupsOutsideDepartment(this.audit, em, actor, [user.id], departmentId);
+      }
       // security: a new password or a deactivation ends the user's sessions. Their refresh tokens are
       // revoked with the change (same transaction), so a session started with the old password, or
       // one from before a deactivation, cannot be refreshed, not even after a reactivation.
@@ -177,8 +187,10 @@ export class UsersService extends BaseService {
 
   /**
    * DELETE /users/:id (spec rule 5). Grants, group and project memberships and refresh tokens go with
-   * the user (ON DELETE CASCADE), each removed grant recorded as grant_deleted in the audit log;
-   * conversations, messages and projects keep a null reference.
+   * the user (ON DELETE CASCADE), each removed grant recorded as grant_deleted, each group membership
+   * as group_member_removed and the department as department_member_removed (reason `user_deleted`);
+   * conversations and messages keep a null reference, and projects the user owned lose their owner,
+   * each recorded as project_owner_changed (from the rows actually updated).
    */
   async delete(actor: Actor, id: string): Promise<{ id: string }> {
     gates.requirePlatformAdmin(actor);
@@ -189,6 +201,9 @@ export class UsersService extends BaseService {
       // with an audit entry per row deleted, before the user
       await em.execute(`select 1 from users where id = ? for update`, [user.id]);
       await this.audit.deleteUserGrants(em, actor, user.id);
+      await this.audit.deleteGroupMembers(em, actor, 'gm.user_id = ?', [user.id], 'user_deleted');
+      await this.audit.recordDepartmentChange(em, actor, user.id, user.department?.id ?? null, null, 'user_deleted');
+      await this.audit.clearUserOwnerships(em, actor, user.id);
       await em.nativeDelete(User, { id: user.id });
       return { id: user.id };
     });

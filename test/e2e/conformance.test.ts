@@ -715,7 +715,7 @@ describe('grants', () => {
     const res = await admin.get(`/api/audit-log?projectId=${projectId}`);
     expect(res.status).toBe(200);
     expect(keys(res.body)).toEqual(['entries', 'total']);
-    expect(res.body.total).toBe(5);
+    expect(res.body.total).toBe(6);
     for (const e of res.body.entries) {
       expect(keys(e)).toEqual(AUDIT_ENTRY);
       expectUuid(e.id);
@@ -724,13 +724,14 @@ describe('grants', () => {
       expect(e.projectId).toBe(projectId);
       expectUuid(e.targetId);
     }
-    // newest first: deleted, then the department, group, updated and created user grants
+    // newest first: deleted, then the department, group, updated and created user grants, then the project's creation
     expect(res.body.entries.map((e: any) => [e.action, e.targetType])).toEqual([
       ['grant_deleted', 'user'],
       ['grant_created', 'department'],
       ['grant_created', 'group'],
       ['grant_updated', 'user'],
       ['grant_created', 'user'],
+      ['project_created', 'user'],
     ]);
     const [deleted, , , updated, created] = res.body.entries;
     expect(created.metadata).toEqual({ tier: 'use' });

@@ -253,15 +253,15 @@ describe('graphql: projects', () => {
     const grantIds = await q(admin, `query($u: ID!) { grantsByUser(userId: $u) { direct { grantId } } }`, { u: plain.id });
     expect(grantIds.data.grantsByUser.direct).toEqual([{ grantId: g1.data.upsertGrant.grant.id }]);
 
-    const AUDIT = `query($f: AuditLogQuery) { auditLog(filter: $f) { total items { id action actorId projectId targetType targetId metadata { tier previousTier } createdAt } } }`;
+    const AUDIT = `query($f: AuditLogQuery) { auditLog(filter: $f) { total items { id action actorId projectId targetType targetId metadata { tier previousTier isPrivate } createdAt } } }`;
     expect(codes(await q(plain, AUDIT, { f: { projectId: p.id } }))).toEqual(['forbidden']);
     const audit = await q(admin, AUDIT, { f: { projectId: p.id } });
     const restAudit = (await as(admin).get(`/api/audit-log?projectId=${p.id}`)).body;
     expect(audit.data.auditLog.total).toBe(restAudit.total);
     expect(audit.data.auditLog.items).toEqual(
-      restAudit.entries.map((e: any) => ({ ...e, metadata: { previousTier: null, ...e.metadata } })),
+      restAudit.entries.map((e: any) => ({ ...e, metadata: { previousTier: null, isPrivate: null, ...e.metadata } })),
     );
-    expect(audit.data.auditLog.items.map((e: any) => e.action)).toEqual(['grant_updated', 'grant_created']);
+    expect(audit.data.auditLog.items.map((e: any) => e.action)).toEqual(['grant_updated', 'grant_created', 'project_created']);
 
     const REMOVE = 'mutation($p: ID!, $u: ID!) { removeProjectMember(projectId: $p, userId: $u) { success projectId userId } }';
     const notMember = await q(plain, REMOVE, { p: p.id, u: admin.id });

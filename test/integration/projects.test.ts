@@ -406,12 +406,14 @@ describe('DELETE /api/projects/:id', () => {
     }
     expect(await fx.countRows('messages', 'conversation_id', convId)).toBe(0);
     // the grants removed with the project are in the audit log
-    const audit = await fx.exec(`select action, target_type, metadata from audit_entries where project_id = ? order by target_type`, [
-      p.id,
-    ]);
+    const audit = await fx.exec(
+      `select action, target_type, metadata from audit_entries where project_id = ? order by target_type, action`,
+      [p.id],
+    );
     expect(audit).toEqual([
       { action: 'grant_deleted', target_type: 'group', metadata: { tier: 'edit', reason: 'project_deleted' } },
       { action: 'grant_deleted', target_type: 'user', metadata: { tier: 'use', reason: 'project_deleted' } },
+      { action: 'project_deleted', target_type: 'user', metadata: { tier: 'full', previousOwnerId: owner.id } },
     ]);
     expect((await as(owner).get(`/api/projects/${p.id}`)).status).toBe(404);
   });

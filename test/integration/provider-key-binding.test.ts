@@ -92,7 +92,7 @@ describe('PATCH baseUrl to another origin needs a new apiKey', () => {
     expect(ok.data.updateProvider.baseUrl).toBe(attacker.url);
   });
 
-  it('a new path on the same origin keeps the key; a new origin with its own key stores that key for it', async () => {
+  it('a trailing slash (the same baseUrl) keeps the key; a new origin with its own key stores that key for it', async () => {
     const p = await create();
     const samePlace = stub.url.replace(/\/v1$/, '/v1/');
     expect((await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, { baseUrl: samePlace })).status).toBe(200);
@@ -104,6 +104,47 @@ describe('PATCH baseUrl to another origin needs a new apiKey', () => {
     await client(t.baseUrl, engineer.token).post(`/api/providers/${p.id}/test`, { model: 'gpt-stub' });
     expect(attacker.last().authorization).toBe('Bearer sk-new-origin-key-000000');
     expect(stub.requests).toHaveLength(0);
+  });
+});
+
+describe('issue 25 item 6: PATCH baseUrl to another path on the same origin needs a new apiKey too', () => {
+  // some gateways separate tenants by path: the key of /tenant-a must not follow the provider to /tenant-b
+  const otherPaths = () => {
+    const u = new URL(stub.url);
+    return [`${u.origin}/tenant-b/v1`, `${u.origin}/v2`, `${u.origin}/v1/deeper`, `${u.origin}/v1?tenant=b`];
+  };
+
+  it('REST: 400 validation_failed on apiKey; the provider keeps its baseUrl and key', async () => {
+    const p = await create();
+    for (const baseUrl of otherPaths()) {
+      for (const body of [{ baseUrl }, { baseUrl, apiKey: '' }]) {
+        const res = await client(t.baseUrl, engineer.token).patch(`/api/providers/${p.id}`, body);
+        expect([baseUrl, res.status, res.body.error]).toEqual([baseUrl, 400, 'validation_failed']);
+        expect(res.body.details).toEqual([expect.objectContaining({ field: 'apiKey', message: expect.stringMatching(/origin or path/) })]);
+      }
+    }
+    const test = await client(t.baseUrl, engineer.token).post(`/api/providers/${p.id}/test`, { model: 'gpt-stub' });
+    expect(test.body.ok).toBe(true);
+    expect(stub.last().authorization).toBe(`Bearer ${KEY}`);
+    expect(stub.last().path).toBe('/v1/chat/completions');
+  });
+
+  it('GraphQL updateProvider: the same rule; with its own apiKey the new path is accepted and gets that key', async () => {
+    const p = await create();
+    const [baseUrl] = otherPaths();
+    const M = `mutation($id: String!, $input: UpdateProviderInput!) { updateProvider(id: $id, input: $input) { id baseUrl } }`;
+    const refused = await gql(t.baseUrl, M, { token: engineer.token, variables: { id: p.id, input: { baseUrl } } });
+    expect(refused.errors?.[0].extensions?.code).toBe('validation_failed');
+    expect(JSON.stringify(refused.errors?.[0].extensions)).toContain('apiKey');
+    const ok = await gql(t.baseUrl, M, {
+      token: engineer.token,
+      variables: { id: p.id, input: { baseUrl, apiKey: 'sk-tenant-b-key-000000' } },
+    });
+    expect(ok.errors).toBeUndefined();
+    expect(ok.data.updateProvider.baseUrl).toBe(baseUrl);
+    await client(t.baseUrl, engineer.token).post(`/api/providers/${p.id}/test`, { model: 'gpt-stub' });
+    expect(stub.last().authorization).toBe('Bearer sk-tenant-b-key-000000');
+    expect(stub.last().path).toBe('/tenant-b/v1/chat/completions');
   });
 });
 

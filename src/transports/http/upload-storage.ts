@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import type multer from 'multer';
 import type { StoredUpload } from '../../services/documents.inputs';
+import { requirePrivateUploadDir } from '../../util/private-dir';
 
 /** Bytes of a file's start kept beside it, for format detection. */
 const HEAD_BYTES = 1024;
@@ -97,12 +98,13 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Creates the upload temp directory (0700) and removes files left there by processes that are no
+ * Creates the upload temp directory (0700; an existing one must be ours and 0700, see
+ * requirePrivateUploadDir) and removes files left there by processes that are no
  * longer running (a crash or SIGKILL mid-upload). Files of live processes sharing the directory
  * are left alone. Returns how many files were removed.
  */
 export async function cleanUploadDir(dir: string): Promise<number> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  requirePrivateUploadDir(dir);
   let removed = 0;
   for (const name of await readdir(dir)) {
     const m = /^(\d+)-[0-9a-f-]+\.upload$/.exec(name);

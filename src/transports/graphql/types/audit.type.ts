@@ -1,16 +1,24 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { Page } from './common.type';
-import { AuditActionEnum, TargetTypeEnum, TierEnum } from './enums';
+import { AuditActionEnum, PlatformRoleEnum, TargetTypeEnum, TierEnum, UserStatusEnum } from './enums';
 
 @ObjectType('AuditMetadata')
 export class AuditMetadataType {
   @Field(() => TierEnum, { nullable: true }) tier?: string;
   @Field(() => TierEnum, { nullable: true }) previousTier?: string;
   @Field(() => String, { nullable: true, description: 'e.g. project_deleted' }) reason?: string;
-  @Field(() => Boolean, { nullable: true, description: 'project_visibility_changed: the new isPrivate' }) isPrivate?: boolean;
+  @Field(() => Boolean, { nullable: true, description: 'project_visibility_changed: the new isPrivate; project_created: isPrivate' })
+  isPrivate?: boolean;
   @Field(() => Boolean, { nullable: true, description: 'project_visibility_changed: the previous isPrivate' }) previousIsPrivate?: boolean;
-  @Field(() => ID, { nullable: true, description: 'project_owner_changed: the previous owner (null: none)' }) previousOwnerId?:
-    string | null;
+  @Field(() => ID, { nullable: true, description: 'project_owner_changed, project_deleted: the previous owner (null: none)' })
+  previousOwnerId?: string | null;
+  @Field(() => PlatformRoleEnum, { nullable: true, description: 'user_role_changed: the new platform role' }) role?: string;
+  @Field(() => PlatformRoleEnum, { nullable: true, description: 'user_role_changed: the previous platform role' }) previousRole?: string;
+  @Field(() => UserStatusEnum, { nullable: true, description: 'user_status_changed: the new status' }) status?: string;
+  @Field(() => UserStatusEnum, { nullable: true, description: 'user_status_changed: the previous status' }) previousStatus?: string;
+  @Field(() => ID, { nullable: true, description: 'group_member_added, group_member_removed: the group' }) groupId?: string;
+  @Field(() => ID, { nullable: true, description: 'department_member_added, department_member_removed: the department' })
+  departmentId?: string;
 }
 
 /** One audit-log entry (admin and superadmin only). */
@@ -19,7 +27,7 @@ export class AuditEntryType {
   @Field(() => ID) id!: string;
   @Field(() => AuditActionEnum) action!: string;
   @Field(() => ID, { nullable: true }) actorId!: string | null;
-  @Field(() => ID) projectId!: string;
+  @Field(() => ID, { nullable: true, description: 'null for entries about a user (role, status, memberships)' }) projectId!: string | null;
   @Field(() => TargetTypeEnum) targetType!: string;
   @Field(() => ID) targetId!: string;
   @Field(() => AuditMetadataType) metadata!: AuditMetadataType;
