@@ -117,7 +117,12 @@ describe('evaluation corpus floors (lexical configuration, dev split)', () => {
         async (question) => {
           const t0 = performance.now();
           const hits = await t.services.retrieval.search(actor, projectId, question);
-          return { ids: hits.map((h) => h.chunkId), pages: hits.map((h) => h.pageNumber), sourcesMs: performance.now() - t0, retrievalMs: null };
+          return {
+            ids: hits.map((h) => h.chunkId),
+            pages: hits.map((h) => h.pageNumber),
+            sourcesMs: performance.now() - t0,
+            retrievalMs: null,
+          };
         },
       );
       const r = report(runs, parsed, 'retrieval call');

@@ -220,11 +220,7 @@ export async function ingestCorpus(
 }
 
 /** One chat question; the ordered source chunk ids, the time to the `sources` event and the server's retrieval time. */
-async function ask(
-  server: EvalServer,
-  projectId: string,
-  message: string,
-): ReturnType<AskFn> {
+async function ask(server: EvalServer, projectId: string, message: string): ReturnType<AskFn> {
   const started = performance.now();
   const res = await fetch(`${server.baseUrl}/api/chat/projects/${projectId}`, {
     method: 'POST',
@@ -293,7 +289,9 @@ export async function askAll(
       const byId = new Map(rows.map((r) => [r.id, r]));
       const hits = a.ids.flatMap((id, k) => {
         const r = byId.get(id);
-        return r ? [{ documentName: r.name, pageNumber: a.pages?.[k] ?? r.page_number, pageEnd: r.page_end ?? r.page_number, text: r.text }] : [];
+        return r
+          ? [{ documentName: r.name, pageNumber: a.pages?.[k] ?? r.page_number, pageEnd: r.page_end ?? r.page_number, text: r.text }]
+          : [];
       });
       runs.push({ q, format: formatOf(q.document), hits, sourcesMs: r1(a.sourcesMs), retrievalMs: a.retrievalMs });
       if ((i + 1) % 50 === 0) log(`asked ${i + 1}/${questions.length}`);
