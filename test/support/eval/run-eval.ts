@@ -46,9 +46,14 @@ export interface Score {
 export interface EvalReport {
   overall: Score;
   byStyle: Record<string, Score>;
+  /** Per split (`dev`, `heldout`). */
+  bySplit: Record<string, Score>;
+  /** Per split and style (`dev/paraphrase`, `heldout/verbatim`, …). */
+  bySplitStyle: Record<string, Score>;
   byFormat: Record<string, Score>;
   byLang: Record<string, Score>;
   timing: { sourcesMs: Quantiles; retrievalMs: Quantiles | null; method: string };
+  /** Development questions without the answer in the top 5 (held-out questions are never listed one by one). */
   misses: Array<{ id: string; question: string; document: string; answer: string; top: string[] }>;
   /** Questions whose answer phrase is in no chunk of its document (split by chunking): no configuration can hit them. */
   unreachable: string[];
@@ -135,6 +140,8 @@ export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timi
   return {
     overall: score(runs, answerPages),
     byStyle: scoreGroups((r) => r.q.style),
+    bySplit: scoreGroups((r) => r.q.split),
+    bySplitStyle: scoreGroups((r) => `${r.q.split}/${r.q.style}`),
     byFormat: scoreGroups((r) => r.format),
     byLang: scoreGroups((r) => r.q.lang),
     timing: {
@@ -143,7 +150,7 @@ export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timi
       method: timingMethod,
     },
     misses: runs
-      .filter(({ q, hits }) => !hits.slice(0, 5).some((h) => isRelevantHit(h, q)))
+      .filter(({ q, hits }) => q.split === 'dev' && !hits.slice(0, 5).some((h) => isRelevantHit(h, q)))
       .map(({ q, hits }) => ({
         id: q.id,
         question: q.question,
