@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { corpusQuestions, EVAL_CORPUS_DIR, pagesWith, parseCorpus, verifyLabels } from '../test/support/eval/corpus';
+import { corpusQuestions, EVAL_CORPUS_DIR, pagesWith, parseCorpus, QUESTION_FILES, verifyLabels } from '../test/support/eval/corpus';
 
 /**
  * Helps whoever writes labels for the evaluation corpus, with our own parsers (no database):
@@ -9,7 +9,7 @@ import { corpusQuestions, EVAL_CORPUS_DIR, pagesWith, parseCorpus, verifyLabels 
  *   node dist/bench/eval-labels.js pages <document>        # the document's pages as we parse them
  *   node dist/bench/eval-labels.js find <phrase>            # documents and pages holding a phrase
  *   node dist/bench/eval-labels.js check                   # every label (what the test checks)
- *   node dist/bench/eval-labels.js fill-pages              # adds the page to labels that lack one when the phrase is on exactly one page
+ *   node dist/bench/eval-labels.js fill-pages              # adds the page to labels that lack one when the phrase is on exactly one page (each split to its own file)
  */
 async function main(): Promise<void> {
   const [cmd, ...rest] = process.argv.slice(2);
@@ -37,17 +37,23 @@ async function main(): Promise<void> {
       if (pages.length === 1) q.page = pages[0];
       else process.stdout.write(`${q.id}: "${q.answer}" on pages [${pages.join(', ')}] of ${q.document}\n`);
     }
-    const ordered = questions.map(({ id, question, document, page, answer, style, lang, origin }) => ({
-      id,
-      question,
-      document,
-      ...(page !== undefined ? { page } : {}),
-      answer,
-      style,
-      lang,
-      ...(origin ? { origin } : {}),
-    }));
-    writeFileSync(path.join(EVAL_CORPUS_DIR, 'questions.json'), `[\n${ordered.map((q) => `  ${JSON.stringify(q)}`).join(',\n')}\n]\n`);
+    // each split goes back to its own file (QUESTION_FILES), in the order it was read
+    for (const { file, split } of QUESTION_FILES) {
+      const ordered = questions
+        .filter((q) => q.split === split)
+        .map(({ id, question, document, page, answer, style, lang, origin }) => ({
+          id,
+          question,
+          document,
+          ...(page !== undefined ? { page } : {}),
+          answer,
+          style,
+          lang,
+          ...(origin ? { origin } : {}),
+        }));
+      if (!ordered.length && !existsSync(path.join(EVAL_CORPUS_DIR, file))) continue;
+      writeFileSync(path.join(EVAL_CORPUS_DIR, file), `[\n${ordered.map((q) => `  ${JSON.stringify(q)}`).join(',\n')}\n]\n`);
+    }
   } else {
     process.stderr.write('usage: eval-labels pages <document> | find <phrase> | check | fill-pages\n');
     process.exitCode = 2;
