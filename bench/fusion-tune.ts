@@ -53,7 +53,7 @@ export const GRID = {
   lexicalWeight: [1],
   vectorWeight: [0, 0.1, 0.2, 0.3, 0.5, 0.7, 1],
   lexicalLeadRatio: [0, 1.2, 1.5, 2],
-  minmaxVectorWeight: [0.05, 0.1, 0.2, 0.3, 0.5],
+  minmaxVectorWeight: [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1],
 };
 
 export function gridParams(): FusionParams[] {

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -35,14 +36,57 @@ function workerFile(): string {
 }
 
 const MAX_BODY = 64 * 1024 * 1024;
+const CACHE_DIR = path.resolve(
+  __dirname,
+  existsSync(path.join(__dirname, 'embedder-worker.js')) ? '../../..' : '../..',
+  'node_modules/.cache/docqa-embedders',
+);
+/** Bump when an embedder's output changes (pooling, weighting): cached vectors of older versions are not read. */
+const MODEL_VERSION: Record<EmbedderName, number> = { 'glove-sif': 1, 'use-lite': 2 };
+
+/**
+ * Vectors already computed, on disk (one JSON line per text: sha256 of the text, base64 Float32):
+ * the models are deterministic, and the benchmarks embed the same corpus again and again (the
+ * Universal Sentence Encoder takes minutes for it on two shared cores).
+ */
+function vectorCache(name: EmbedderName) {
+  const file = path.join(CACHE_DIR, `${name}-v${MODEL_VERSION[name]}.vectors.jsonl`);
+  const map = new Map<string, Float32Array>();
+  if (existsSync(file))
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line) continue;
+      try {
+        const { h, v } = JSON.parse(line) as { h: string; v: string };
+        const b = Buffer.from(v, 'base64');
+        map.set(h, new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4));
+      } catch {
+        // a torn last line: ignore it
+      }
+    }
+  const key = (text: string) => createHash('sha256').update(text).digest('hex');
+  return {
+    get: (text: string) => map.get(key(text)),
+    put(texts: string[], vectors: Float32Array[]) {
+      mkdirSync(CACHE_DIR, { recursive: true });
+      const lines = texts.map((t, i) => {
+        const h = key(t);
+        map.set(h, vectors[i]);
+        return JSON.stringify({ h, v: Buffer.from(vectors[i].buffer, vectors[i].byteOffset, vectors[i].byteLength).toString('base64') });
+      });
+      appendFileSync(file, lines.map((l) => `${l}\n`).join(''));
+    },
+  };
+}
 
 /**
  * A local embedder speaking OpenAI's wire protocol: `POST /embeddings` (or `/v1/embeddings`) with
  * `{model, input: string | string[]}` answers `{object: 'list', data: [{object: 'embedding', index,
  * embedding}], model, usage}`. The model runs in a worker thread (loaded before this resolves);
- * requests are answered in arrival order.
+ * requests are answered in arrival order. Vectors are cached on disk under
+ * node_modules/.cache/docqa-embedders (`cache: false` computes every text).
  */
-export async function startEmbedder(name: EmbedderName): Promise<EmbedderServer> {
+export async function startEmbedder(name: EmbedderName, opts: { cache?: boolean } = {}): Promise<EmbedderServer> {
+  const cache = opts.cache === false ? null : vectorCache(name);
   const worker = new Worker(workerFile(), { workerData: { name } });
   const pending = new Map<number, { resolve(v: Float32Array[]): void; reject(e: Error): void }>();
   let nextId = 1;
@@ -65,13 +109,25 @@ export async function startEmbedder(name: EmbedderName): Promise<EmbedderServer>
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`${name} embedder worker exited (${code})`)));
   });
-  const embed = (texts: string[]) =>
+  const compute = (texts: string[]) =>
     new Promise<Float32Array[]>((resolve, reject) => {
       if (failed) return reject(failed);
       const id = nextId++;
       pending.set(id, { resolve, reject });
       worker.postMessage({ id, texts });
     });
+  /** Cached vectors where there are, the model for the rest. */
+  const embed = async (texts: string[]): Promise<Float32Array[]> => {
+    const out = texts.map((t) => cache?.get(t));
+    const missing = [...new Set(texts.filter((_, i) => !out[i]))];
+    if (missing.length) {
+      const computed = await compute(missing);
+      cache?.put(missing, computed);
+      const byText = new Map(missing.map((t, i) => [t, computed[i]]));
+      texts.forEach((t, i) => (out[i] ??= byText.get(t)));
+    }
+    return out as Float32Array[];
+  };
   const model = EMBEDDER_MODELS[name];
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });

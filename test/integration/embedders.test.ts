@@ -22,7 +22,7 @@ const cosine = (a: number[], b: number[]): number => {
 describe.each(EMBEDDERS.map((name) => [name]))('%s embedder server', (name) => {
   let e: EmbedderServer;
   beforeAll(async () => {
-    e = await startEmbedder(name);
+    e = await startEmbedder(name, { cache: false });
   }, 120_000);
   afterAll(async () => {
     await e?.close();
