@@ -206,8 +206,17 @@ async function trace(config: TuneConfig, docs: ReturnType<typeof corpusDocuments
   }
 }
 
-/** Picks the parameters on the dev split (see the file comment). */
-function choose(t: Traces): { chosen: FusionParams; devTop: TuneResult['devTop'] } {
+interface DevPoint {
+  params: FusionParams;
+  ok: boolean;
+  counts: Record<string, number>;
+  r1: number;
+  r5: number;
+  mrr: number;
+}
+
+/** Every grid point scored on the dev split; `ok`: no style loses more than one question of recall@5 against lexical. */
+function evaluateDev(t: Traces): DevPoint[] {
   const dev: Traces = { questions: t.questions.filter((x) => x.q.split === 'dev'), chunks: t.chunks };
   const scoreOf = (runs: QuestionRun[]) => {
     let r1 = 0;
@@ -223,12 +232,16 @@ function choose(t: Traces): { chosen: FusionParams; devTop: TuneResult['devTop']
     return { r1: r1 / n, r5: r5 / n, mrr: rr / n };
   };
   const base = r5Counts(replay(dev, 'lexical'));
-  const evaluated = gridParams().map((params) => {
+  return gridParams().map((params) => {
     const runs = replay(dev, params);
     const counts = r5Counts(runs);
     const ok = Object.keys(base).every((style) => (counts[style] ?? 0) >= base[style] - 1);
     return { params, ok, counts, ...scoreOf(runs) };
   });
+}
+
+/** Picks the parameters on the dev split (see the file comment). */
+function choose(evaluated: DevPoint[]): { chosen: FusionParams; devTop: TuneResult['devTop'] } {
   const eligible = evaluated
     .filter((e) => e.ok)
     .sort(
@@ -277,7 +290,35 @@ export function tuneTable(r: TuneResult): string {
   return lines.join('\n');
 }
 
-export async function fusionTune(configs: TuneConfig[], log: (m: string) => void): Promise<TuneResult[]> {
+export interface CommonResult {
+  params: FusionParams;
+  selection: string;
+  rows: Record<string, SplitRows>;
+}
+
+/** The common parameters under every embedder, against lexical (aggregates only). */
+export function commonTable(c: CommonResult, results: TuneResult[]): string {
+  const lines = [
+    `### one parameter set for every embedder: ${fmtParams(c.params)}`,
+    '',
+    '| embedder | split | slice | lexical recall@1 → common | recall@5 | MRR | top-hit page | questions |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results)
+    for (const split of ['dev', 'heldout'] as const)
+      for (const [slice, s] of Object.entries(c.rows[r.config][split])) {
+        const l = r.rows.lexical[split][slice];
+        lines.push(
+          `| ${r.config} | ${split} | ${slice} | ${l.recallAt1} → ${s.recallAt1} | ${l.recallAt5} → ${s.recallAt5} | ${l.mrr} → ${s.mrr} | ${l.topPageAccuracy} → ${s.topPageAccuracy} | ${s.questions} |`,
+        );
+      }
+  return lines.join('\n');
+}
+
+export async function fusionTune(
+  configs: TuneConfig[],
+  log: (m: string) => void,
+): Promise<{ results: TuneResult[]; common: CommonResult }> {
   const docs = corpusDocuments();
   const parsed = await parseCorpus(docs);
   const questions = corpusQuestions();
@@ -295,11 +336,16 @@ export async function fusionTune(configs: TuneConfig[], log: (m: string) => void
     // createTestApp clones its database from this template
     process.env.TEST_DATABASE_ADMIN_URL = db.adminUrl;
     const out: TuneResult[] = [];
+    const devPoints: DevPoint[][] = [];
+    const traces: Traces[] = [];
     for (const config of configs) {
       const t0 = performance.now();
       const clog = (m: string) => log(`${config}: ${m}`);
       const tr = await trace(config, docs, questions, clog);
-      const { chosen, devTop } = choose(tr.traces);
+      const dev = evaluateDev(tr.traces);
+      devPoints.push(dev);
+      traces.push(tr.traces);
+      const { chosen, devTop } = choose(dev);
       const count = (split: string) => questions.filter((q) => q.split === split).length;
       const result: TuneResult = {
         config,
@@ -333,7 +379,24 @@ export async function fusionTune(configs: TuneConfig[], log: (m: string) => void
       clog(`done in ${Math.round((performance.now() - t0) / 1000)} s`);
       process.stdout.write(`\n${tuneTable(result)}\n`);
     }
-    return out;
+    // one parameter set for every embedder (a default has to serve whichever the deployment has):
+    // on the dev split, eligible for each embedder, best mean recall@1 over the embedders
+    const joint = gridParams()
+      .map((params, i) => ({
+        params,
+        ok: devPoints.every((d) => d[i].ok),
+        r1: devPoints.reduce((a, d) => a + d[i].r1, 0) / devPoints.length,
+        mrr: devPoints.reduce((a, d) => a + d[i].mrr, 0) / devPoints.length,
+      }))
+      .filter((e) => e.ok)
+      .sort((a, b) => b.r1 - a.r1 || b.mrr - a.mrr || a.params.vectorWeight - b.params.vectorWeight)[0];
+    const common: CommonResult = {
+      params: joint.params,
+      selection: 'dev split only: eligible for every embedder (no style losing more than one question of recall@5), best mean dev recall@1',
+      rows: Object.fromEntries(out.map((r, i) => [r.config, rows(traces[i], joint.params, parsed)])),
+    };
+    process.stdout.write(`\n${commonTable(common, out)}\n`);
+    return { results: out, common };
   } finally {
     if (saved === undefined) delete process.env.TEST_DATABASE_ADMIN_URL;
     else process.env.TEST_DATABASE_ADMIN_URL = saved;
@@ -347,7 +410,7 @@ async function main(): Promise<void> {
   for (const c of configs) if (!ALL.includes(c)) throw new Error(`unknown embedder ${c} (${ALL.join(', ')})`);
   const file = path.resolve(ROOT, flag('json') ?? 'bench/results/fusion-tune.json');
   const log = (m: string) => process.stderr.write(`fusion-tune: ${m}\n`);
-  const results = await fusionTune(configs, log);
+  const { results, common } = await fusionTune(configs, log);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(
     file,
@@ -360,6 +423,7 @@ async function main(): Promise<void> {
         grid: GRID,
         models: EMBEDDER_MODELS,
         embedders: Object.fromEntries(results.map((r) => [r.config, r])),
+        common,
       },
       null,
       2,
