@@ -150,7 +150,7 @@ export function evalTable(r: EvalConfigResult): string {
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `answer phrase split across chunks (unreachable): ${r.unreachable.length}; time to sources: median ${t.sourcesMs.median} ms, p95 ${t.sourcesMs.p95} ms` +
+    `answer phrase split across chunks (unreachable): ${r.unreachable.length} dev, ${r.unreachableHeldout ?? 0} held-out; time to sources: median ${t.sourcesMs.median} ms, p95 ${t.sourcesMs.p95} ms` +
       (t.retrievalMs ? ` (server retrieval median ${t.retrievalMs.median} ms, p95 ${t.retrievalMs.p95} ms)` : ''),
   ].join('\n');
 }

@@ -139,7 +139,7 @@ export interface TuneResult {
   selection: string;
   /** Dev scores of the best grid points (dev only). */
   devTop: Array<{ params: FusionParams; recallAt1: number; recallAt5: number; mrr: number; r5ByStyle: Record<string, number> }>;
-  rows: { lexical: SplitRows; vector: SplitRows; equalRrf: SplitRows; chosen: SplitRows };
+  rows: { lexical: SplitRows; vector: SplitRows; equalRrf: SplitRows; current: SplitRows; chosen: SplitRows };
 }
 
 /** Ingests the corpus under one embedder and traces every question's rankings once. */
@@ -259,7 +259,7 @@ function choose(evaluated: DevPoint[]): { chosen: FusionParams; devTop: TuneResu
 export const fmtParams = (p: FusionParams): string =>
   `${p.method === 'minmax' ? 'min-max' : `RRF k=${p.k}`} lexical ${p.lexicalWeight} vector ${p.vectorWeight} lead ${p.lexicalLeadRatio || 'off'}`;
 
-/** The table of one embedder: lexical / equal RRF / chosen × split × style (aggregates only). */
+/** The table of one embedder: lexical / vector alone / equal RRF / DEFAULT_FUSION / chosen × split × style (aggregates only). */
 export function tuneTable(r: TuneResult): string {
   const lines = [
     `### ${r.config} (${r.model}, ${r.dims}-d): chosen ${fmtParams(r.chosen)}`,
@@ -271,6 +271,7 @@ export function tuneTable(r: TuneResult): string {
     ['lexical', 'lexical'],
     ['vector', 'vector alone'],
     ['equalRrf', 'equal RRF (k=60)'],
+    ['current', 'DEFAULT_FUSION now'],
     ['chosen', 'chosen'],
   ];
   for (const [key, label] of names)
@@ -294,6 +295,26 @@ export interface CommonResult {
   params: FusionParams;
   selection: string;
   rows: Record<string, SplitRows>;
+  /** Each embedder's chosen parameters (and the common ones, and DEFAULT_FUSION) under every embedder: all questions of each split. */
+  cross: Array<{ chosenFor: string; params: FusionParams; under: Record<string, { dev: Score; heldout: Score | null }> }>;
+}
+
+/** The cross table: parameters (rows) × embedders, recall@1 / recall@5 per split, lexical first. */
+export function crossTable(c: CommonResult, results: TuneResult[]): string {
+  const cell = (s: Score | null | undefined) => (s ? `${s.recallAt1} / ${s.recallAt5}` : '—');
+  const head = results.flatMap((r) => [`${r.config} dev`, `${r.config} heldout`]);
+  const lines = [
+    '### parameters × embedders (recall@1 / recall@5, all questions of the split)',
+    '',
+    `| parameters | ${head.join(' | ')} |`,
+    `|---|${head.map(() => '---').join('|')}|`,
+    `| lexical | ${results.map((r) => `${cell(r.rows.lexical.dev.all)} | ${cell(r.rows.lexical.heldout.all)}`).join(' | ')} |`,
+  ];
+  for (const x of c.cross)
+    lines.push(
+      `| ${x.chosenFor}: ${fmtParams(x.params)} | ${results.map((r) => `${cell(x.under[r.config].dev)} | ${cell(x.under[r.config].heldout)}`).join(' | ')} |`,
+    );
+  return lines.join('\n');
 }
 
 /** The common parameters under every embedder, against lexical (aggregates only). */
@@ -362,6 +383,7 @@ export async function fusionTune(
           lexical: rows(tr.traces, 'lexical', parsed),
           vector: rows(tr.traces, 'vector', parsed),
           equalRrf: rows(tr.traces, EQUAL_RRF, parsed),
+          current: rows(tr.traces, DEFAULT_FUSION, parsed),
           chosen: rows(tr.traces, chosen, parsed),
         },
       };
@@ -394,8 +416,22 @@ export async function fusionTune(
       params: joint.params,
       selection: 'dev split only: eligible for every embedder (no style losing more than one question of recall@5), best mean dev recall@1',
       rows: Object.fromEntries(out.map((r, i) => [r.config, rows(traces[i], joint.params, parsed)])),
+      cross: [
+        ...out.map((r) => ({ chosenFor: `chosen for ${r.config}`, params: r.chosen })),
+        { chosenFor: 'common', params: joint.params },
+        { chosenFor: 'DEFAULT_FUSION now', params: DEFAULT_FUSION },
+        { chosenFor: 'equal RRF', params: EQUAL_RRF },
+      ].map((x) => ({
+        ...x,
+        under: Object.fromEntries(
+          out.map((r, i) => {
+            const rr = rows(traces[i], x.params, parsed);
+            return [r.config, { dev: rr.dev.all, heldout: rr.heldout.all ?? null }];
+          }),
+        ),
+      })),
     };
-    process.stdout.write(`\n${commonTable(common, out)}\n`);
+    process.stdout.write(`\n${commonTable(common, out)}\n\n${crossTable(common, out)}\n`);
     return { results: out, common };
   } finally {
     if (saved === undefined) delete process.env.TEST_DATABASE_ADMIN_URL;

@@ -55,8 +55,12 @@ export interface EvalReport {
   timing: { sourcesMs: Quantiles; retrievalMs: Quantiles | null; method: string };
   /** Development questions without the answer in the top 5 (held-out questions are never listed one by one). */
   misses: Array<{ id: string; question: string; document: string; answer: string; top: string[] }>;
-  /** Questions whose answer phrase is in no chunk of its document (split by chunking): no configuration can hit them. */
+  /**
+   * Development questions whose answer phrase is in no chunk of its document (split by chunking):
+   * no configuration can hit them. Held-out ones are only counted.
+   */
   unreachable: string[];
+  unreachableHeldout: number;
 }
 
 export interface Quantiles {
@@ -158,7 +162,8 @@ export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timi
         answer: q.answer,
         top: hits.slice(0, 5).map((h) => `${h.documentName} p${h.pageNumber}: ${h.text.replace(/\s+/g, ' ').slice(0, 80)}`),
       })),
-    unreachable,
+    unreachable: unreachable.filter((id) => runs.some((r) => r.q.id === id && r.q.split === 'dev')),
+    unreachableHeldout: unreachable.filter((id) => runs.some((r) => r.q.id === id && r.q.split !== 'dev')).length,
   };
 }
 
