@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startOpenAiStub } from '../test/support/openai-stub';
 import { corpusDocuments, corpusQuestions, parseCorpus, verifyLabels } from '../test/support/eval/corpus';
 import { askAll, chatAsker, EvalReport, ingestCorpus, report, Score, unreachableQuestions } from '../test/support/eval/run-eval';
+import { EMBEDDERS, EmbedderName, startEmbedder } from './embedders/server';
 import { ROOT, startBenchEnv } from './lib/env';
 
 /**
@@ -21,8 +22,14 @@ import { ROOT, startBenchEnv } from './lib/env';
  * stay), so the three configurations can be run one after the other:
  *
  *   node dist/bench/eval.js [--config lexical] [--env KEY=VALUE]... [--json bench/results/eval.json] [--only-lang zh,ja]
+ *   node dist/bench/eval.js --configs lexical,glove-sif,use-lite,stub
  *
  * The default label is `embedding:<EMBEDDING_MODEL>` when EMBEDDING_MODEL is set, else `default`.
+ * `--configs` runs several configurations one after the other, each on a fresh server: `lexical`
+ * (no embedding source), `glove-sif` and `use-lite` (a local embedder server from
+ * bench/embedders/server.ts, started for the run, EMBEDDING_* pointing at it) and `stub` (the test
+ * stub's hashed bag of words). Results are reported per split (dev, heldout) and style too; the
+ * misses list holds development questions only (held-out questions are reported as aggregates).
  */
 const argv = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -30,6 +37,26 @@ const flag = (name: string): string | undefined => {
   return i >= 0 ? argv[i + 1] : undefined;
 };
 const flags = (name: string): string[] => argv.flatMap((a, i) => (a === `--${name}` && argv[i + 1] ? [argv[i + 1]] : []));
+
+/** The configurations `--configs` knows: lexical, the local embedders, and the stub's hashed vectors. */
+export const EVAL_CONFIGS = ['lexical', ...EMBEDDERS, 'stub'] as const;
+export type EvalConfigName = (typeof EVAL_CONFIGS)[number];
+
+/**
+ * The embedding environment of a named configuration (null: not one of EVAL_CONFIGS, use the
+ * environment as given). `stubUrl` is the chat stub, whose /embeddings the `stub` configuration uses.
+ */
+async function configEnv(config: string, stubUrl: string): Promise<{ env: Record<string, string>; close(): Promise<void> } | null> {
+  // a question's vector may queue behind other work on 2 shared cores: time-outs would measure lexical instead
+  const common = { EMBEDDING_API_KEY: 'sk-local', EMBEDDING_QUERY_TIMEOUT_MS: '10000' };
+  if (config === 'lexical') return { env: {}, close: async () => {} };
+  if (config === 'stub') return { env: { ...common, EMBEDDING_BASE_URL: stubUrl, EMBEDDING_MODEL: 'stub-hash-64' }, close: async () => {} };
+  if ((EMBEDDERS as readonly string[]).includes(config)) {
+    const e = await startEmbedder(config as EmbedderName);
+    return { env: { ...common, EMBEDDING_BASE_URL: e.url, EMBEDDING_MODEL: e.model }, close: () => e.close() };
+  }
+  return null;
+}
 
 export interface EvalConfigResult extends EvalReport {
   config: string;
@@ -48,7 +75,13 @@ export async function benchEval(config: string, env: Record<string, string>, log
   const failures = verifyLabels(parsed, questions);
   if (failures.length) throw new Error(`${failures.length} labels fail verification (node dist/bench/eval-labels.js check)`);
   const stub = await startOpenAiStub({ deltas: ['See the sources [1].'] });
-  const server = await startBenchEnv(env);
+  const named = await configEnv(config, stub.url);
+  if (named) env = { ...named.env, ...env };
+  const server = await startBenchEnv(env).catch(async (e) => {
+    await named?.close();
+    await stub.close();
+    throw e;
+  });
   try {
     const login = await fetch(`${server.baseUrl}/api/auth/login`, {
       method: 'POST',
@@ -88,17 +121,27 @@ export async function benchEval(config: string, env: Record<string, string>, log
     };
   } finally {
     await server.close();
+    await named?.close();
     await stub.close();
   }
 }
 
 const pct = (s: Score) => `${s.recallAt1} | ${s.recallAt5} | ${s.mrr} | ${s.pageAccuracy} | ${s.topPageAccuracy} | ${s.questions}`;
 
+/** Per split, then per split and style: `dev`, `dev/paraphrase`, `dev/verbatim`, `heldout`, … (aggregates only). */
+export function splitRows(r: Pick<EvalReport, 'bySplit' | 'bySplitStyle'>): Array<[string, Score]> {
+  return Object.entries(r.bySplit ?? {}).flatMap(([split, s]) => [
+    [split, s] as [string, Score],
+    ...Object.entries(r.bySplitStyle ?? {}).filter(([k]) => k.startsWith(`${split}/`)),
+  ]);
+}
+
 /** The markdown table of one configuration: overall, then per style, format and language. */
 export function evalTable(r: EvalConfigResult): string {
   const rows = [
     `| ${r.config}: all | ${pct(r.overall)} |`,
     ...Object.entries(r.byStyle).map(([k, s]) => `| style ${k} | ${pct(s)} |`),
+    ...splitRows(r).map(([k, s]) => `| split ${k} | ${pct(s)} |`),
     ...Object.entries(r.byFormat).map(([k, s]) => `| format ${k} | ${pct(s)} |`),
     ...Object.entries(r.byLang).map(([k, s]) => `| language ${k} | ${pct(s)} |`),
   ];
@@ -108,26 +151,31 @@ export function evalTable(r: EvalConfigResult): string {
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `answer phrase split across chunks (unreachable): ${r.unreachable.length}; time to sources: median ${t.sourcesMs.median} ms, p95 ${t.sourcesMs.p95} ms` +
+    `answer phrase split across chunks (unreachable): ${r.unreachable.length} dev, ${r.unreachableHeldout ?? 0} held-out; time to sources: median ${t.sourcesMs.median} ms, p95 ${t.sourcesMs.p95} ms` +
       (t.retrievalMs ? ` (server retrieval median ${t.retrievalMs.median} ms, p95 ${t.retrievalMs.p95} ms)` : ''),
   ].join('\n');
 }
 
 async function main(): Promise<void> {
   const extra = Object.fromEntries(flags('env').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-  const config = flag('config') ?? (process.env.EMBEDDING_MODEL ? `embedding:${process.env.EMBEDDING_MODEL}` : 'default');
+  const listed = flag('configs')?.split(',');
+  for (const c of listed ?? [])
+    if (!(EVAL_CONFIGS as readonly string[]).includes(c)) throw new Error(`unknown config ${c} (${EVAL_CONFIGS.join(', ')})`);
+  const configs = listed ?? [flag('config') ?? (process.env.EMBEDDING_MODEL ? `embedding:${process.env.EMBEDDING_MODEL}` : 'default')];
   const file = path.resolve(ROOT, flag('json') ?? 'bench/results/eval.json');
-  const log = (m: string) => process.stderr.write(`eval[${config}]: ${m}\n`);
-  const result = await benchEval(config, extra, log);
-  const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { configs?: Record<string, EvalConfigResult> }) : {};
-  const out = {
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
-    command: 'node dist/bench/eval.js --config <label> [--env KEY=VALUE]',
-    configs: { ...(previous.configs ?? {}), [config]: result },
-  };
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
-  process.stdout.write(`\n${evalTable(result)}\n\nmisses (top 5 without the answer): ${result.misses.length}\n${file}\n`);
+  for (const config of configs) {
+    const log = (m: string) => process.stderr.write(`eval[${config}]: ${m}\n`);
+    const result = await benchEval(config, extra, log);
+    const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { configs?: Record<string, EvalConfigResult> }) : {};
+    const out = {
+      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+      command: 'node dist/bench/eval.js --config <label> [--env KEY=VALUE] | --configs lexical,glove-sif,use-lite,stub',
+      configs: { ...(previous.configs ?? {}), [config]: result },
+    };
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+    process.stdout.write(`\n${evalTable(result)}\n\nmisses (dev questions, top 5 without the answer): ${result.misses.length}\n${file}\n`);
+  }
 }
 
 if (require.main === module) {

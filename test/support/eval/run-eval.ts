@@ -46,12 +46,21 @@ export interface Score {
 export interface EvalReport {
   overall: Score;
   byStyle: Record<string, Score>;
+  /** Per split (`dev`, `heldout`). */
+  bySplit: Record<string, Score>;
+  /** Per split and style (`dev/paraphrase`, `heldout/verbatim`, …). */
+  bySplitStyle: Record<string, Score>;
   byFormat: Record<string, Score>;
   byLang: Record<string, Score>;
   timing: { sourcesMs: Quantiles; retrievalMs: Quantiles | null; method: string };
+  /** Development questions without the answer in the top 5 (held-out questions are never listed one by one). */
   misses: Array<{ id: string; question: string; document: string; answer: string; top: string[] }>;
-  /** Questions whose answer phrase is in no chunk of its document (split by chunking): no configuration can hit them. */
+  /**
+   * Development questions whose answer phrase is in no chunk of its document (split by chunking):
+   * no configuration can hit them. Held-out ones are only counted.
+   */
   unreachable: string[];
+  unreachableHeldout: number;
 }
 
 export interface Quantiles {
@@ -135,6 +144,8 @@ export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timi
   return {
     overall: score(runs, answerPages),
     byStyle: scoreGroups((r) => r.q.style),
+    bySplit: scoreGroups((r) => r.q.split),
+    bySplitStyle: scoreGroups((r) => `${r.q.split}/${r.q.style}`),
     byFormat: scoreGroups((r) => r.format),
     byLang: scoreGroups((r) => r.q.lang),
     timing: {
@@ -143,7 +154,7 @@ export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timi
       method: timingMethod,
     },
     misses: runs
-      .filter(({ q, hits }) => !hits.slice(0, 5).some((h) => isRelevantHit(h, q)))
+      .filter(({ q, hits }) => q.split === 'dev' && !hits.slice(0, 5).some((h) => isRelevantHit(h, q)))
       .map(({ q, hits }) => ({
         id: q.id,
         question: q.question,
@@ -151,7 +162,8 @@ export function report(runs: QuestionRun[], parsed: ParsedCorpusDocument[], timi
         answer: q.answer,
         top: hits.slice(0, 5).map((h) => `${h.documentName} p${h.pageNumber}: ${h.text.replace(/\s+/g, ' ').slice(0, 80)}`),
       })),
-    unreachable,
+    unreachable: unreachable.filter((id) => runs.some((r) => r.q.id === id && r.q.split === 'dev')),
+    unreachableHeldout: unreachable.filter((id) => runs.some((r) => r.q.id === id && r.q.split !== 'dev')).length,
   };
 }
 
