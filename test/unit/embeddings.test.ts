@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { embedTexts, parseEmbeddings } from '../../src/llm/embeddings-client';
 import { UpstreamError } from '../../src/llm/upstream-http';
 import { resolveEmbeddingSource } from '../../src/retrieval/embedding-source';
-import { reciprocalRankFusion } from '../../src/retrieval/fusion';
+import { EQUAL_RRF, fuseRankings, reciprocalRankFusion } from '../../src/retrieval/fusion';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
 
 const base = { NODE_ENV: 'test', JWT_SECRET: 'unit-secret-unit-secret', DATA_DIR: '/tmp/docqa-unit' };
@@ -192,5 +192,25 @@ describe('embeddings client against the stub', () => {
         2,
       ),
     ).toThrow(/different lengths/);
+  });
+});
+
+describe('measured fusion (DEFAULT_FUSION) against equal-weight RRF', () => {
+  const lex = (...xs: Array<[string, number]>) => xs.map(([id, score]) => ({ id, score }));
+  it('a clear lexical leader (an exact, rare match) is not outvoted by a weak semantic neighbour', () => {
+    const lexical = lex(['exact', 12], ['near', 5], ['other', 4]);
+    const vector = lex(['near', 0.9], ['other', 0.8], ['neighbour', 0.7], ['exact', 0.3]);
+    expect(fuseRankings(lexical, vector, 3, EQUAL_RRF)[0].id).toBe('near'); // what equal RRF did
+    expect(fuseRankings(lexical, vector, 3).map((r) => r.id)).toEqual(['exact', 'near', 'other']);
+  });
+  it('when the lexical ranking is unsure, the vectors decide', () => {
+    const lexical = lex(['a', 5], ['b', 4.8], ['c', 4]);
+    const vector = lex(['b', 0.9], ['c', 0.5], ['a', 0.4]);
+    expect(fuseRankings(lexical, vector, 3)[0].id).toBe('b');
+  });
+  it('a vector-only neighbour (a passage sharing no word with the question) enters the list, under the lexical leader', () => {
+    const lexical = lex(['a', 8], ['b', 3], ['c', 2]);
+    const vector = lex(['v', 0.9], ['b', 0.6], ['a', 0.5]);
+    expect(fuseRankings(lexical, vector, 3).map((r) => r.id)).toEqual(['a', 'v', 'b']);
   });
 });
