@@ -38,8 +38,12 @@ const flag = (name: string): string | undefined => {
 };
 const flags = (name: string): string[] => argv.flatMap((a, i) => (a === `--${name}` && argv[i + 1] ? [argv[i + 1]] : []));
 
-/** The configurations `--configs` knows: lexical, the local embedders, and the stub's hashed vectors. */
-export const EVAL_CONFIGS = ['lexical', ...EMBEDDERS, 'stub'] as const;
+/**
+ * The configurations `--configs` knows: lexical, the local embedders, the stub's hashed vectors,
+ * and lexical retrieval re-scored by the stub's `/rerank` (the share of the question's words a
+ * passage holds: it measures the stage's plumbing and cost, not a real reranker's quality).
+ */
+export const EVAL_CONFIGS = ['lexical', ...EMBEDDERS, 'stub', 'rerank-stub'] as const;
 export type EvalConfigName = (typeof EVAL_CONFIGS)[number];
 
 /**
@@ -51,6 +55,8 @@ async function configEnv(config: string, stubUrl: string): Promise<{ env: Record
   const common = { EMBEDDING_API_KEY: 'sk-local', EMBEDDING_QUERY_TIMEOUT_MS: '10000' };
   if (config === 'lexical') return { env: {}, close: async () => {} };
   if (config === 'stub') return { env: { ...common, EMBEDDING_BASE_URL: stubUrl, EMBEDDING_MODEL: 'stub-hash-64' }, close: async () => {} };
+  if (config === 'rerank-stub')
+    return { env: { RERANK_BASE_URL: stubUrl, RERANK_MODEL: 'stub-rerank', RERANK_API_KEY: 'sk-local', RERANK_TIMEOUT_MS: '10000' }, close: async () => {} };
   if ((EMBEDDERS as readonly string[]).includes(config)) {
     const e = await startEmbedder(config as EmbedderName);
     return { env: { ...common, EMBEDDING_BASE_URL: e.url, EMBEDDING_MODEL: e.model }, close: () => e.close() };

@@ -206,7 +206,7 @@ async function main(): Promise<void> {
     // the independent evaluation corpus under each retrieval configuration: lexical alone, fused
     // with the two offline embedders (bench/embedders) and with the test stub's hashed vectors,
     // each on a fresh server; rows per configuration, then per split (dev, heldout) and style
-    const configs = ['lexical', 'glove-sif', 'use-lite', 'stub'];
+    const configs = ['lexical', 'glove-sif', 'use-lite', 'stub', 'rerank-stub'];
     const e = await sub('eval.js', ['--configs', configs.join(',')], 'eval.json');
     results.eval = {};
     for (const label of configs) {
@@ -259,7 +259,7 @@ async function main(): Promise<void> {
   });
 
   await section('vectors', async () => {
-    const r = await sub('retrieval-vectors.js', ['--chunks', '100000', '--dims', '384', '--queries', '300'], 'retrieval-vectors.json');
+    const r = await sub('retrieval-vectors.js', ['--chunks', '100000', '--dims', '512', '--queries', '300'], 'retrieval-vectors.json');
     results.vectors = r;
     const x = r.excludingProviderMs;
     rows.push({

@@ -204,13 +204,29 @@ describe('measured fusion (DEFAULT_FUSION) against equal-weight RRF', () => {
     expect(fuseRankings(lexical, vector, 3).map((r) => r.id)).toEqual(['exact', 'near', 'other']);
   });
   it('when the lexical ranking is unsure, the vectors decide', () => {
-    const lexical = lex(['a', 5], ['b', 4.8], ['c', 4]);
+    const lexical = lex(['a', 5], ['b', 4.95], ['c', 4]);
     const vector = lex(['b', 0.9], ['c', 0.5], ['a', 0.4]);
     expect(fuseRankings(lexical, vector, 3)[0].id).toBe('b');
   });
-  it('a vector-only neighbour (a passage sharing no word with the question) enters the list, under the lexical leader', () => {
+  it('a vector-only neighbour (a passage sharing no word with the question) enters the list, under the lexical ones', () => {
     const lexical = lex(['a', 8], ['b', 3], ['c', 2]);
     const vector = lex(['v', 0.9], ['b', 0.6], ['a', 0.5]);
-    expect(fuseRankings(lexical, vector, 3).map((r) => r.id)).toEqual(['a', 'v', 'b']);
+    expect(fuseRankings(lexical, vector, 3).map((r) => r.id)).toEqual(['a', 'b', 'v']);
+  });
+});
+
+describe('the lexical lead rule (FusionParams.lexicalLeadRatio)', () => {
+  it('keeps a BM25 leader that clearly beats the runner-up first, whatever the vectors say', () => {
+    const lexical = [
+      { id: 'exact', score: 12 },
+      { id: 'near', score: 5 },
+    ];
+    const vector = [
+      { id: 'near', score: 0.9 },
+      { id: 'exact', score: 0.1 },
+    ];
+    const params = { method: 'minmax' as const, k: 60, lexicalWeight: 1, vectorWeight: 2, lexicalLeadRatio: 1.2 };
+    expect(fuseRankings(lexical, vector, 2, { ...params, lexicalLeadRatio: 0 })[0].id).toBe('near');
+    expect(fuseRankings(lexical, vector, 2, params)[0].id).toBe('exact');
   });
 });
