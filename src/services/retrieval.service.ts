@@ -30,8 +30,8 @@ const MAX_TOP_K = 50;
  * 0.469, 0.689; k1 1.6 → 0.475, 0.689; k1 0.9 with b 0.5 → 0.484, 0.711 (chunks are of similar
  * length, so length normalisation matters less; term saturation comes sooner in technical text).
  */
-const K1 = 0.9;
-const B = 0.5;
+export const K1 = 0.9;
+export const B = 0.5;
 /**
  * Candidates scored per question. They are taken in tiers from the GIN index, most promising
  * first, until this many are found (see rank()); a question of common words therefore never makes
@@ -60,7 +60,7 @@ const RARE_TERMS_BUDGET = 3000;
  * Measured on the development split (lexical): weight 1 → recall@1 0.512, recall@5 0.746;
  * 2 → 0.515, 0.754; 3 → 0.512, 0.754.
  */
-const HEADER_WEIGHT = 2;
+export const HEADER_WEIGHT = 2;
 /** How many BM25 leaders get the phrase/proximity bonus before the final cut. */
 const RERANK_POOL = 50;
 /** Weight of the proximity bonus relative to a term's idf. */

@@ -46,6 +46,11 @@ beforeAll(async () => {
     text('logind.txt', 'HandleLidSwitch=\nControls what logind does when the notebook is shut. Defaults to suspend.'),
     text('power.txt', 'The power switch is on the left side of the case. Hold the switch for four seconds to turn the machine off.'),
     text('lid.txt', 'Keep the lid of the jar closed. A closed lid keeps the coffee beans fresh for weeks, and the lid seals well.'),
+    text('man.txt', 'The man command formats and displays the manual pages installed on the system.'),
+    text(
+      'rechner.txt',
+      'Man kann den Rechner jederzeit mit dem Schalter ausschalten, wenn man will. Der Rechner war gestern lange eingeschaltet, und man hat ihn nicht neu gestartet.',
+    ),
     text('python.txt', 'Call os.path.join to build a file name from its parts on every platform.'),
     text('paths.txt', 'A path of a file names its directory. Join the crowd at the town square; the path starts at the gate.'),
     {
@@ -79,6 +84,13 @@ describe('technical vocabulary', () => {
   it('finds os.path.join from "path join", and still by its whole name', async () => {
     expect((await sources('how do I path join file names?'))[0].documentName).toBe('python.txt');
     expect((await sources('os.path.join'))[0].documentName).toBe('python.txt');
+  });
+});
+
+describe('stop words of another language', () => {
+  it('do not vanish from the question: German "man" stays in an English question', async () => {
+    const [top] = await sources('What does man do?');
+    expect(top.documentName).toBe('man.txt');
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Project } from '../../src/entities';
-import { proximityBonus, QueryTerm } from '../../src/services/retrieval.service';
+import { HEADER_POSITION } from '../../src/ingest/index-writer';
+import { B, HEADER_WEIGHT, K1, proximityBonus, QueryTerm } from '../../src/services/retrieval.service';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { evalDocuments, evalQuestions } from '../support/retrieval-eval';
@@ -7,7 +8,7 @@ import { createTestApp, TestApp } from '../support/test-app';
 
 /**
  * Issue 10 (lexical ranking): on a real corpus, search() returns exactly what scoring every chunk
- * of the project with BM25 (k1 1.2, b 0.75) and the phrase bonus gives — no chunk is lost to
+ * of the project with BM25F (K1, B, HEADER_WEIGHT of retrieval.service) and the phrase bonus gives — no chunk is lost to
  * candidate selection. The reference here reads every chunk; the service reads the GIN index.
  */
 let t: TestApp;
@@ -40,9 +41,10 @@ async function reference(question: string, topK: number): Promise<Array<{ id: st
   const byChunk = new Map<string, { bm25: number; positions: Record<string, number[]> }>();
   for (const r of chunks) {
     const term = terms.find((x) => x.term === r.lexeme)!;
-    const tf = r.positions?.length ?? 1;
+    // BM25F: an occurrence in the contextual header (positions from HEADER_POSITION) counts HEADER_WEIGHT times
+    const tf = (r.positions ?? [1]).reduce((n: number, p: number) => n + (p >= HEADER_POSITION ? HEADER_WEIGHT : 1), 0);
     const e = byChunk.get(r.id) ?? { bm25: 0, positions: {} };
-    e.bm25 += (term.idf * (tf * 2.2)) / (tf + 1.2 * (1 - 0.75 + (0.75 * r.term_count) / Math.max(avgdl, 1)));
+    e.bm25 += (term.idf * (tf * (K1 + 1))) / (tf + K1 * (1 - B + (B * r.term_count) / Math.max(avgdl, 1)));
     e.positions[r.lexeme] = r.positions ?? [];
     byChunk.set(r.id, e);
   }
