@@ -56,7 +56,10 @@ async function configEnv(config: string, stubUrl: string): Promise<{ env: Record
   if (config === 'lexical') return { env: {}, close: async () => {} };
   if (config === 'stub') return { env: { ...common, EMBEDDING_BASE_URL: stubUrl, EMBEDDING_MODEL: 'stub-hash-64' }, close: async () => {} };
   if (config === 'rerank-stub')
-    return { env: { RERANK_BASE_URL: stubUrl, RERANK_MODEL: 'stub-rerank', RERANK_API_KEY: 'sk-local', RERANK_TIMEOUT_MS: '10000' }, close: async () => {} };
+    return {
+      env: { RERANK_BASE_URL: stubUrl, RERANK_MODEL: 'stub-rerank', RERANK_API_KEY: 'sk-local', RERANK_TIMEOUT_MS: '10000' },
+      close: async () => {},
+    };
   if ((EMBEDDERS as readonly string[]).includes(config)) {
     const e = await startEmbedder(config as EmbedderName);
     return { env: { ...common, EMBEDDING_BASE_URL: e.url, EMBEDDING_MODEL: e.model }, close: () => e.close() };

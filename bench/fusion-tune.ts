@@ -417,7 +417,8 @@ export async function fusionTune(
       .sort((a, b) => b.r1 - a.r1 || b.mrr - a.mrr || a.params.vectorWeight - b.params.vectorWeight)[0];
     const common: CommonResult = {
       params: joint.params,
-      selection: 'dev split only: eligible for every embedder (no style losing more than one question of recall@5 or recall@1), best mean dev recall@1',
+      selection:
+        'dev split only: eligible for every embedder (no style losing more than one question of recall@5 or recall@1), best mean dev recall@1',
       rows: Object.fromEntries(out.map((r, i) => [r.config, rows(traces[i], joint.params, parsed)])),
       cross: [
         ...out.map((r) => ({ chosenFor: `chosen for ${r.config}`, params: r.chosen })),
