@@ -153,26 +153,14 @@ export function scoreRowsJs(task: ScoreTask, threadId: number): ScoreResult {
   return top.result(threadId);
 }
 
-/** Kernels instantiated by this thread, per memory (a shared memory arrives as a new object per task but keeps its buffer). */
-const kernels = new WeakMap<SharedArrayBuffer | ArrayBuffer, Dots>();
-
-function kernelFor(memory: WasmMemory): Dots | null {
-  let dots = kernels.get(memory.buffer);
-  if (dots === undefined) {
-    const k = kernelOver(memory);
-    if (k === null) return null;
-    kernels.set(memory.buffer, (dots = k));
-  }
-  return dots;
-}
-
 /**
  * SIMD over a cached matrix in place: the query is copied into a scratch slot claimed for the task,
  * the kernel writes BLOCK_ROWS scores at a time into the slot, JavaScript keeps the top k. Null
  * when no slot is free (cannot happen with one slot per thread) or the kernel cannot be made.
  */
 function scoreInPlace(task: ScoreTask, wasm: WasmMatrix, threadId: number): ScoreResult | null {
-  const dots = kernelFor(wasm.memory);
+  // a new instance per task (about 2 µs): the memory arrives as a new object with each task
+  const dots = kernelOver(wasm.memory);
   if (dots === null) return null;
   const locks = new Int32Array(wasm.memory.buffer, wasm.scratch, wasm.slots);
   let slot = -1;
