@@ -27,6 +27,8 @@ export class VectorScorer {
   /** Tasks scored, and by which threads (tests and diagnostics). */
   tasks = 0;
   readonly threadIds = new Set<number>();
+  /** Tasks scored per kernel (SIMD, or the JavaScript fallback). */
+  readonly kernels = { simd: 0, js: 0 };
 
   constructor(readonly threads: number) {}
 
@@ -41,6 +43,7 @@ export class VectorScorer {
     const res = (await this.pool.run(task, transfer ? { transferList: [task.buffer as ArrayBuffer] } : {})) as ScoreResult;
     this.tasks++;
     this.threadIds.add(res.threadId);
+    this.kernels[res.kernel]++;
     return res;
   }
 

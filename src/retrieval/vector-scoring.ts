@@ -1,8 +1,22 @@
 /**
  * Exact cosine scoring over row-major matrices of L2-normalised float32 vectors (cosine is then a
  * dot product), shared by the scoring worker (src/retrieval/vector-worker.ts) and VectorStore
- * (which merges the workers' partial results). No imports: it runs in worker threads.
+ * (which merges the workers' partial results). The dot products are computed by a WebAssembly
+ * SIMD128 kernel (src/retrieval/simd-kernel.ts) where it is available, else in JavaScript; the
+ * top-k is JavaScript either way. Imports nothing but the kernel: it runs in worker threads.
  */
+import {
+  BLOCK_ROWS,
+  Dots,
+  kernelModule,
+  kernelOver,
+  sharedMemory,
+  slotBytes,
+  slotOffset,
+  WASM_PAGE,
+  WasmMatrix,
+  WasmMemory,
+} from './simd-kernel';
 
 /** One scoring task: rows [from, to) of a matrix. */
 export interface ScoreTask {
@@ -20,6 +34,13 @@ export interface ScoreTask {
   k: number;
   /** Rows to skip (chunks found deleted); row numbers of the buffer, before `base`. */
   dead?: Int32Array;
+  /**
+   * A cached matrix allocated in a shared WebAssembly.Memory (`buffer` is its buffer): the SIMD
+   * kernel reads it in place, with a scratch slot claimed for the task.
+   */
+  wasm?: WasmMatrix;
+  /** 'js' forces the JavaScript kernel (tests and benchmarks); the default is SIMD where possible. */
+  kernel?: 'js' | 'simd';
 }
 
 /** The task's k best rows, best first (equal scores: lower row first). */
@@ -28,6 +49,8 @@ export interface ScoreResult {
   scores: Float64Array;
   /** The thread that scored (0 is the main thread; worker threads are > 0). */
   threadId: number;
+  /** The kernel that computed the dot products. */
+  kernel: 'simd' | 'js';
 }
 
 /** Keeps the k best (row, score) pairs: a min-heap on score; of equal scores the earlier row stays. */
@@ -75,7 +98,7 @@ export class TopK {
     scores[c] = s;
   }
   /** Best first. */
-  result(threadId: number): ScoreResult {
+  result(threadId: number, kernel: 'simd' | 'js' = 'js'): ScoreResult {
     const order = Array.from({ length: this.size }, (_, i) => i).sort(
       (a, b) => this.scores[b] - this.scores[a] || this.rows[a] - this.rows[b],
     );
@@ -83,6 +106,7 @@ export class TopK {
       rows: Int32Array.from(order, (i) => this.rows[i]),
       scores: Float64Array.from(order, (i) => this.scores[i]),
       threadId,
+      kernel,
     };
   }
 }
@@ -92,6 +116,19 @@ const worse = (sa: number, ra: number, sb: number, rb: number) => sa < sb || (sa
 
 /** Exact top-k of rows [from, to) of the task's matrix. */
 export function scoreRows(task: ScoreTask, threadId: number): ScoreResult {
+  if (task.kernel !== 'js' && task.to > task.from && kernelModule() !== null) {
+    const res = task.wasm
+      ? scoreInPlace(task, task.wasm, threadId)
+      : Object.prototype.toString.call(task.buffer) === '[object ArrayBuffer]' // transferred (instanceof fails across realms)
+        ? scoreCopied(task, threadId)
+        : null;
+    if (res !== null) return res;
+  }
+  return scoreRowsJs(task, threadId);
+}
+
+/** The JavaScript kernel (the fallback without WebAssembly SIMD, and the reference the SIMD kernel is tested against). */
+export function scoreRowsJs(task: ScoreTask, threadId: number): ScoreResult {
   const { dims, from, to, base, query: q, k } = task;
   const matrix = new Float32Array(task.buffer, 0, to * dims);
   const top = new TopK(k);
@@ -114,6 +151,77 @@ export function scoreRows(task: ScoreTask, threadId: number): ScoreResult {
     top.push(base + r, a + b + c + e);
   }
   return top.result(threadId);
+}
+
+/**
+ * SIMD over a cached matrix in place: the query is copied into a scratch slot claimed for the task,
+ * the kernel writes BLOCK_ROWS scores at a time into the slot, JavaScript keeps the top k. Null
+ * when no slot is free (cannot happen with one slot per thread) or the kernel cannot be made.
+ */
+function scoreInPlace(task: ScoreTask, wasm: WasmMatrix, threadId: number): ScoreResult | null {
+  // a new instance per task (about 2 µs): the memory arrives as a new object with each task
+  const dots = kernelOver(wasm.memory);
+  if (dots === null) return null;
+  const locks = new Int32Array(wasm.memory.buffer, wasm.scratch, wasm.slots);
+  let slot = -1;
+  for (let i = 0; i < wasm.slots && slot < 0; i++) if (Atomics.compareExchange(locks, i, 0, 1) === 0) slot = i;
+  if (slot < 0) return null;
+  try {
+    const at = slotOffset(wasm, task.dims, slot);
+    return scoreBlocks(task, dots, wasm.memory.buffer, at, 0, threadId);
+  } finally {
+    Atomics.store(locks, slot, 0);
+  }
+}
+
+/** This thread's private memory for transferred pages (scored once: copied in, then scored). */
+let scratch: { memory: WasmMemory; bytes: number; dots: Dots } | null = null;
+
+/** SIMD over a transferred page: its rows [from, to) are copied into this thread's private memory. */
+function scoreCopied(task: ScoreTask, threadId: number): ScoreResult | null {
+  const { dims, from, to } = task;
+  const rowsBytes = (to - from) * dims * 4;
+  const matrixAt = slotBytes(dims);
+  const need = matrixAt + rowsBytes;
+  if (need > 65536 * WASM_PAGE) return null;
+  if (scratch === null || scratch.bytes < need) {
+    const pages = Math.ceil(need / WASM_PAGE);
+    const memory = sharedMemory(pages);
+    const dots = kernelOver(memory);
+    if (dots === null) return null;
+    scratch = { memory, bytes: pages * WASM_PAGE, dots };
+  }
+  new Uint8Array(scratch.memory.buffer, matrixAt, rowsBytes).set(new Uint8Array(task.buffer, from * dims * 4, rowsBytes));
+  return scoreBlocks(task, scratch.dots, scratch.memory.buffer, 0, matrixAt - from * dims * 4, threadId);
+}
+
+/**
+ * The kernel over rows [from, to), BLOCK_ROWS at a time, the query and scores at `slot` (query
+ * first); row r lives at byte `matrixAt + r * dims * 4` of `buffer`.
+ */
+function scoreBlocks(task: ScoreTask, dots: Dots, buffer: ArrayBufferLike, slot: number, matrixAt: number, threadId: number): ScoreResult {
+  const { dims, from, to, base, query, k } = task;
+  new Float32Array(buffer, slot, dims).set(query);
+  const outAt = slot + slotBytes(dims) - BLOCK_ROWS * 4;
+  const out = new Float32Array(buffer, outAt, BLOCK_ROWS);
+  const top = new TopK(k);
+  const dead = task.dead?.length ? new Set(task.dead) : null;
+  const rowBytes = dims * 4;
+  for (let r0 = from; r0 < to; r0 += BLOCK_ROWS) {
+    const n = Math.min(BLOCK_ROWS, to - r0);
+    dots(slot, matrixAt + r0 * rowBytes, dims, n, outAt);
+    let floor = top.floor;
+    for (let i = 0; i < n; i++) {
+      const s = out[i];
+      // below the floor never enters; an equal score might (a lower row wins), TopK decides
+      if (s < floor) continue;
+      const r = r0 + i;
+      if (dead !== null && dead.has(r)) continue;
+      top.push(base + r, s);
+      floor = top.floor;
+    }
+  }
+  return top.result(threadId, 'simd');
 }
 
 /** The k best of several tasks' results (rows are global), best first; equal scores: lower row first. */

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
 import type { Logger } from '../logger';
+import { allocateWasmMatrix, WasmMatrix } from './simd-kernel';
 import { VectorScorer } from './vector-scorer';
 import { mergeTop, ScoreResult } from './vector-scoring';
 
@@ -15,7 +16,10 @@ import { mergeTop, ScoreResult } from './vector-scoring';
  *    sizes share the column). PostgreSQL finds the neighbours.
  *  - portable (the embedded PostgreSQL has no pgvector): exact scoring OFF THE EVENT LOOP, in
  *    worker threads (VectorScorer), over a per-(project, model) matrix kept in memory in a
- *    SharedArrayBuffer (the threads read it in place: a query copies nothing but itself). A large
+ *    SharedArrayBuffer (the threads read it in place: a query copies nothing but itself). The dot
+ *    products are a WebAssembly SIMD128 kernel's where Node has one (src/retrieval/simd-kernel.ts:
+ *    the matrix is then a shared WebAssembly.Memory with one scratch slot per thread for the query
+ *    and scores; a streamed page is copied into the thread's own memory), else JavaScript's. A large
  *    matrix is split into one row range per thread and the partial top-k are merged. The matrix
  *    is current when its `max(seq)` equals the table's (one index probe per search); new rows are
  *    appended incrementally (beyond the rows a running task reads). Writers of one project
@@ -38,6 +42,8 @@ interface CacheEntry {
   dims: number;
   /** Rows × dims, on a SharedArrayBuffer the scoring threads read in place. */
   matrix: Float32Array;
+  /** The shared WebAssembly.Memory `matrix` lies in (the SIMD kernel's); absent without WebAssembly SIMD. */
+  wasm?: WasmMatrix;
   count: number;
   maxSeq: bigint;
   dead: Set<number>;
@@ -53,8 +59,14 @@ const SPLIT_MIN_FLOATS = 1 << 20;
 /** Streamed pages being scored at once (bounds the memory of a streamed search). */
 const STREAM_IN_FLIGHT = 2;
 
-/** A matrix the scoring threads can read without a copy. */
-const sharedMatrix = (floats: number) => new Float32Array(new SharedArrayBuffer(Math.max(1, floats) * 4));
+/**
+ * A matrix the scoring threads can read without a copy: in a shared WebAssembly.Memory with one
+ * scratch slot per scoring thread (the SIMD kernel's, src/retrieval/simd-kernel.ts), else on a
+ * plain SharedArrayBuffer (the JavaScript kernel).
+ */
+function sharedMatrix(floats: number, dims: number, threads: number): { matrix: Float32Array; wasm?: WasmMatrix } {
+  return allocateWasmMatrix(floats, dims, threads) ?? { matrix: new Float32Array(new SharedArrayBuffer(Math.max(1, floats) * 4)) };
+}
 
 /** L2-normalised copy (a zero vector stays zero). */
 export function normalize(v: Float32Array): Float32Array {
@@ -112,13 +124,21 @@ export class VectorStore {
   }
 
   /** The cache's and the scoring threads' state (tests and diagnostics). */
-  stats(): { cachedBytes: number; limitBytes: number; matrices: number; workerTasks: number; workerThreadIds: number[] } {
+  stats(): {
+    cachedBytes: number;
+    limitBytes: number;
+    matrices: number;
+    workerTasks: number;
+    workerThreadIds: number[];
+    workerKernels: { simd: number; js: number };
+  } {
     return {
       cachedBytes: this.cachedBytes,
       limitBytes: this.cacheBytes,
       matrices: this.cache.size,
       workerTasks: this.scorer.tasks,
       workerThreadIds: [...this.scorer.threadIds],
+      workerKernels: { ...this.scorer.kernels },
     };
   }
 
@@ -204,13 +224,15 @@ export class VectorStore {
     if (entry.dims !== q.length) return [];
     entry.lastUsed = Date.now();
     // a snapshot: rows appended meanwhile go beyond `count`, a grown matrix is a new buffer
-    const { matrix, dims, count, ids } = entry;
+    const { matrix, wasm, dims, count, ids } = entry;
     const dead = entry.dead.size ? Int32Array.from(entry.dead) : undefined;
     const slices = count * dims >= SPLIT_MIN_FLOATS ? this.scorer.threads : 1;
     const step = Math.ceil(count / slices);
     const parts: Array<Promise<ScoreResult>> = [];
     for (let from = 0; from < count; from += step)
-      parts.push(this.scorer.score({ buffer: matrix.buffer, dims, from, to: Math.min(count, from + step), base: 0, query: q, k, dead }));
+      parts.push(
+        this.scorer.score({ buffer: matrix.buffer, wasm, dims, from, to: Math.min(count, from + step), base: 0, query: q, k, dead }),
+      );
     return mergeTop(await Promise.all(parts), k).map(({ row, score }) => ({ id: ids[row], score }));
   }
 
@@ -294,7 +316,7 @@ export class VectorStore {
         ids: [],
         rows: new Map(),
         dims,
-        matrix: sharedMatrix(stat.n * dims),
+        ...sharedMatrix(stat.n * dims, dims, this.scorer.threads),
         count: 0,
         maxSeq: 0n,
         dead: new Set(),
@@ -344,9 +366,10 @@ export class VectorStore {
     const { dims } = entry;
     if (entry.matrix.length >= rows * dims) return;
     const budgetRows = Math.floor(this.cacheBytes / (dims * 4 + ROW_OVERHEAD));
-    const grown = sharedMatrix(Math.max(rows, Math.min((entry.matrix.length / dims) * 2, budgetRows)) * dims);
-    grown.set(entry.matrix.subarray(0, entry.count * entry.dims));
-    entry.matrix = grown;
+    const grown = sharedMatrix(Math.max(rows, Math.min((entry.matrix.length / dims) * 2, budgetRows)) * dims, dims, this.scorer.threads);
+    grown.matrix.set(entry.matrix.subarray(0, entry.count * entry.dims));
+    entry.matrix = grown.matrix;
+    entry.wasm = grown.wasm;
   }
 
   /**

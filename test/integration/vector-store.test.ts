@@ -148,6 +148,8 @@ describe('portable path (the embedded PostgreSQL)', () => {
     expect(workerThreadIds.length).toBeGreaterThan(0);
     expect(workerThreadIds).not.toContain(threadId);
     expect(matrices).toBe(1);
+    // by the WebAssembly SIMD kernel, in place in the shared matrix (Node 20 has SIMD128)
+    expect(store.stats().workerKernels).toEqual({ simd: workerTasks, js: 0 });
   });
 
   it('scores exactly by streaming from the database when a matrix exceeds the cache', async () => {
@@ -157,6 +159,8 @@ describe('portable path (the embedded PostgreSQL)', () => {
     expect(store.stats()).toMatchObject({ cachedBytes: 0, matrices: 0 });
     expect(store.stats().workerTasks).toBeGreaterThan(0);
     expect(store.stats().workerThreadIds).not.toContain(threadId);
+    // each page copied into the thread's own memory and scored by the SIMD kernel
+    expect(store.stats().workerKernels.js).toBe(0);
   });
 
   it('splits a large matrix between the threads and merges to the exact top k, over several load pages; streaming agrees', async () => {
@@ -175,6 +179,7 @@ describe('portable path (the embedded PostgreSQL)', () => {
     }
     expect(new Set(cached.stats().workerThreadIds).size).toBe(2);
     expect(streamed.stats().matrices).toBe(0);
+    expect(cached.stats().workerKernels.js + streamed.stats().workerKernels.js).toBe(0);
   });
 
   it('keeps the cache within its budget: least recently used matrices are evicted, ids included', async () => {
