@@ -10,6 +10,7 @@ export interface ParseLimits {
   htmlMaxNodes: number;
   /** Nesting depth of HTML elements. */
   htmlMaxDepth: number;
+  /** Pages of a document: a PDF's, and those of any other format once paginated (PDF_MAX_PAGES). */
   pdfMaxPages: number;
   /** Characters of text on one PDF page. */
   pdfMaxPageChars: number;

@@ -185,6 +185,13 @@ export async function hostileCases(limits: {
       error: new RegExp(`more than the limit of ${limits.pdfMaxPages}`),
     },
     {
+      label: `text of form feeds over the page limit (${limits.pdfMaxPages + 1} one-letter pages)`,
+      name: 'form-feeds.txt',
+      content: Buffer.from('x\f'.repeat(limits.pdfMaxPages + 1)),
+      status: 'failed',
+      error: new RegExp(`the document has ${limits.pdfMaxPages + 1} pages, more than the limit of ${limits.pdfMaxPages}`),
+    },
+    {
       label: 'PDF with 360,000 characters of text on one page',
       name: 'huge-text.pdf',
       content: makePdf([{ paragraphs: [], raw: overprintedText(4_000) }]),

@@ -1,5 +1,5 @@
 import type { ParseLimits } from '../limits';
-import { TextBudget } from '../limits';
+import { LimitError, TextBudget } from '../limits';
 import { DocumentKind, IngestError, ParsedPage } from '../types';
 import { parseDocx } from './docx';
 import { parseHtml } from './html';
@@ -43,6 +43,9 @@ export async function parseInThread(
       pages = parseText(buf);
       break;
   }
+  // the page limit holds for every format: a text of form feeds is as many pages as a PDF
+  if (pages.length > limits.pdfMaxPages)
+    throw new LimitError(`the document has ${pages.length} pages, more than the limit of ${limits.pdfMaxPages}`);
   onTotal(pages.length);
   for (const page of pages) emit(page);
   return pages.length;

@@ -226,3 +226,13 @@ describe('format detection', () => {
     expect(mimeTypeFor(null, 'bogus type')).toBe('application/octet-stream');
   });
 });
+
+describe('the page limit holds for every format', () => {
+  it('a text of form feeds with more pages than PDF_MAX_PAGES fails with the limit named', async () => {
+    const limit = config.parseLimits.pdfMaxPages;
+    await expect(parseDocument('text', Buffer.from('x\f'.repeat(limit + 1)))).rejects.toThrow(
+      `the document has ${limit + 1} pages, more than the limit of ${limit}`,
+    );
+    expect(await parseDocument('text', Buffer.from('x\f'.repeat(limit)))).toHaveLength(limit);
+  });
+});
