@@ -1,7 +1,8 @@
+import { ModelResolution, resolveModelSource } from './model-source';
 import type { EmbeddingEnv } from '../config';
 
 /**
- * Where a project's embedding model comes from (DESIGN §8), first match wins:
+ * Where a project's embedding model comes from (DESIGN §8; resolveModelSource), first match wins:
  *  1. the project's `settings.embeddingModel`: `<slug>/<model>` names an enabled provider and a
  *     model; a bare name is the first enabled provider (by age) listing it in `embeddingModels`,
  *     else the environment's URL with that model when one is configured;
@@ -21,36 +22,12 @@ export interface EmbeddingProviderCandidate {
   createdAt: Date;
 }
 
-export type EmbeddingResolution<P extends EmbeddingProviderCandidate> =
-  | { kind: 'provider'; step: 1 | 2; provider: P; model: string; key: string }
-  | { kind: 'env'; step: 1 | 3; baseUrl: string; apiKey: string; model: string; key: string }
-  | { kind: 'none' };
-
-const byAge = (a: EmbeddingProviderCandidate, b: EmbeddingProviderCandidate) =>
-  a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
+export type EmbeddingResolution<P extends EmbeddingProviderCandidate> = ModelResolution<P>;
 
 export function resolveEmbeddingSource<P extends EmbeddingProviderCandidate>(
   providers: readonly P[],
   projectModel: string | null | undefined,
   env: EmbeddingEnv | null,
 ): EmbeddingResolution<P> {
-  const enabled = providers.filter((p) => p.isEnabled).sort(byAge);
-  const pinned = typeof projectModel === 'string' ? projectModel.trim() : '';
-  if (pinned) {
-    const slash = pinned.indexOf('/');
-    if (slash > 0) {
-      const provider = enabled.find((p) => p.slug === pinned.slice(0, slash));
-      const model = pinned.slice(slash + 1).trim();
-      if (provider && model) return { kind: 'provider', step: 1, provider, model, key: `${provider.slug}/${model}` };
-    }
-    // a name with a slash whose prefix is no provider's slug is a bare model name (`BAAI/bge-small-en`)
-    const provider = enabled.find((p) => p.embeddingModels.includes(pinned));
-    if (provider) return { kind: 'provider', step: 1, provider, model: pinned, key: `${provider.slug}/${pinned}` };
-    if (env) return { kind: 'env', step: 1, baseUrl: env.baseUrl, apiKey: env.apiKey, model: pinned, key: pinned };
-  }
-  const def = enabled.find((p) => p.isDefault);
-  if (def && def.embeddingModels.length)
-    return { kind: 'provider', step: 2, provider: def, model: def.embeddingModels[0], key: `${def.slug}/${def.embeddingModels[0]}` };
-  if (env) return { kind: 'env', step: 3, baseUrl: env.baseUrl, apiKey: env.apiKey, model: env.model, key: env.model };
-  return { kind: 'none' };
+  return resolveModelSource(providers, (p) => p.embeddingModels, projectModel, env);
 }

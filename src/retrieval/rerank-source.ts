@@ -1,3 +1,4 @@
+import { ModelResolution, resolveModelSource } from './model-source';
 import type { RerankEnv } from '../config';
 
 /**
@@ -20,38 +21,14 @@ export interface RerankProviderCandidate {
   createdAt: Date;
 }
 
-export type RerankResolution<P extends RerankProviderCandidate> =
-  | { kind: 'provider'; step: 1 | 2; provider: P; model: string; key: string }
-  | { kind: 'env'; step: 1 | 3; baseUrl: string; apiKey: string; model: string; key: string }
-  | { kind: 'none' };
-
-const byAge = (a: RerankProviderCandidate, b: RerankProviderCandidate) =>
-  a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
+export type RerankResolution<P extends RerankProviderCandidate> = ModelResolution<P>;
 
 export function resolveRerankSource<P extends RerankProviderCandidate>(
   providers: readonly P[],
   projectModel: string | null | undefined,
   env: RerankEnv | null,
 ): RerankResolution<P> {
-  const enabled = providers.filter((p) => p.isEnabled).sort(byAge);
-  const pinned = typeof projectModel === 'string' ? projectModel.trim() : '';
-  if (pinned) {
-    const slash = pinned.indexOf('/');
-    if (slash > 0) {
-      const provider = enabled.find((p) => p.slug === pinned.slice(0, slash));
-      const model = pinned.slice(slash + 1).trim();
-      if (provider && model) return { kind: 'provider', step: 1, provider, model, key: `${provider.slug}/${model}` };
-    }
-    // a name with a slash whose prefix is no provider's slug is a bare model name (`BAAI/bge-reranker-base`)
-    const provider = enabled.find((p) => p.rerankModels.includes(pinned));
-    if (provider) return { kind: 'provider', step: 1, provider, model: pinned, key: `${provider.slug}/${pinned}` };
-    if (env) return { kind: 'env', step: 1, baseUrl: env.baseUrl, apiKey: env.apiKey, model: pinned, key: pinned };
-  }
-  const def = enabled.find((p) => p.isDefault);
-  if (def && def.rerankModels.length)
-    return { kind: 'provider', step: 2, provider: def, model: def.rerankModels[0], key: `${def.slug}/${def.rerankModels[0]}` };
-  if (env) return { kind: 'env', step: 3, baseUrl: env.baseUrl, apiKey: env.apiKey, model: env.model, key: env.model };
-  return { kind: 'none' };
+  return resolveModelSource(providers, (p) => p.rerankModels, projectModel, env);
 }
 
 /**

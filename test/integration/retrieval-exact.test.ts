@@ -1,6 +1,6 @@
 import type { Project } from '../../src/entities';
 import { HEADER_POSITION } from '../../src/ingest/index-writer';
-import { B, HEADER_WEIGHT, K1, proximityBonus, QueryTerm } from '../../src/services/retrieval.service';
+import { B, HEADER_WEIGHT, K1, proximityBonus, QueryTerm } from '../../src/retrieval/bm25';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { evalDocuments, evalQuestions } from '../support/retrieval-eval';
