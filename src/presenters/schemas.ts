@@ -4,34 +4,14 @@
  * (`additionalProperties: false`) so a presenter that grows a field without its schema fails the
  * e2e suite, which checks every REST response against the document.
  */
-import { AUDIT_ACTIONS } from '../domain/values';
+import { AUDIT_ACTIONS, DOCUMENT_STATUSES, ORG_POSITIONS, PLATFORM_ROLES, PROVIDER_TYPES, TIERS, USER_STATUSES } from '../domain/values';
+import { CHAT_SCHEMAS } from './chat-schemas';
+import { arrayOf, bool, dateTime, enumOf, int, nullable, obj, ref, Schema, str, uuid } from './schema-builders';
 
-export type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const str: Schema = { type: 'string' };
-const int: Schema = { type: 'integer' };
-const bool: Schema = { type: 'boolean' };
-const uuid: Schema = { type: 'string', format: 'uuid' };
-const dateTime: Schema = { type: 'string', format: 'date-time' };
-const nullable = (s: Schema): Schema => (typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { oneOf: [s, { type: 'null' }] });
-const arrayOf = (items: Schema): Schema => ({ type: 'array', items });
-const enumOf = (...values: string[]): Schema => ({ type: 'string', enum: values });
-
-/** A closed object: every property required except those named in `optional`. */
-function obj(properties: Record<string, Schema>, optional: string[] = []): Schema {
-  return {
-    type: 'object',
-    properties,
-    required: Object.keys(properties).filter((k) => !optional.includes(k)),
-    additionalProperties: false,
-  };
-}
-
-const platformRole = enumOf('none', 'admin', 'engineer', 'superadmin');
-const orgPosition = enumOf('member', 'manager', 'ceo');
-const tier = enumOf('use', 'edit', 'full');
-const userStatus = enumOf('active', 'inactive');
+const platformRole = enumOf(...PLATFORM_ROLES);
+const orgPosition = enumOf(...ORG_POSITIONS);
+const tier = enumOf(...TIERS);
+const userStatus = enumOf(...USER_STATUSES);
 
 const userRecord = {
   id: uuid,
@@ -72,7 +52,7 @@ const documentFields = {
   mimeType: str,
   size: int,
   sha256: str,
-  status: enumOf('queued', 'processing', 'ready', 'failed'),
+  status: enumOf(...DOCUMENT_STATUSES),
   progress: obj({ pagesDone: int, pagesTotal: int }),
   pageCount: int,
   chunkCount: int,
@@ -226,7 +206,7 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     id: uuid,
     name: str,
     slug: str,
-    type: enumOf('official', 'custom'),
+    type: enumOf(...PROVIDER_TYPES),
     baseUrl: str,
     apiKey: { type: 'string', description: 'The stored key masked (prefix…suffix), "" when none is set' },
     hasApiKey: bool,
@@ -252,72 +232,5 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
       obj({ ok: { const: false }, latencyMs: int, status: { type: 'integer', description: '0 when no response came' }, error: str }),
     ],
   },
-  ChatModes: obj({ docs: bool, web: bool, deep: bool }),
-  ConversationSummary: obj({
-    id: uuid,
-    title: str,
-    createdAt: dateTime,
-    updatedAt: dateTime,
-    messageCount: int,
-    _count: obj({ messages: int }),
-  }),
-  RecentConversation: obj({
-    id: uuid,
-    title: str,
-    projectId: uuid,
-    project: obj({ id: uuid, name: str, color: str }),
-    updatedAt: dateTime,
-  }),
-  Citation: obj({ index: int, chunkId: str, documentName: str, pageNumber: int, url: str }, ['url']),
-  Message: obj({
-    id: uuid,
-    role: enumOf('user', 'assistant'),
-    content: str,
-    createdAt: dateTime,
-    citations: arrayOf(ref('Citation')),
-    incomplete: bool,
-  }),
-  ConversationDetail: obj({
-    id: uuid,
-    title: str,
-    projectId: uuid,
-    createdAt: dateTime,
-    updatedAt: dateTime,
-    messages: arrayOf(ref('Message')),
-  }),
-  Source: obj(
-    {
-      id: { type: 'string', description: 'a chunk id, or `web-N` for web results' },
-      documentId: { type: 'string', description: 'a document id, or the URL of a web result' },
-      documentName: str,
-      pageNumber: int,
-      snippet: str,
-      url: str,
-    },
-    ['url'],
-  ),
-  ChatMetaEvent: obj({ conversationId: uuid, messageId: uuid, model: str }),
-  ChatSourcesEvent: obj({ chunks: arrayOf(ref('Source')) }),
-  ChatTextEvent: obj({ delta: str }),
-  ChatDoneEvent: obj({
-    messageId: uuid,
-    totalTokens: int,
-    timings: obj(
-      {
-        retrievalMs: int,
-        firstTokenMs: nullable(int),
-        totalMs: int,
-        embeddingMs: { ...int, description: 'Part of retrievalMs spent waiting for the embeddings provider; absent when none was asked' },
-        rerankMs: { ...int, description: 'Part of retrievalMs spent waiting for the reranker; absent when none ran' },
-      },
-      ['embeddingMs', 'rerankMs'],
-    ),
-  }),
-  ChatErrorEvent: obj({
-    type: { const: 'error' },
-    message: enumOf('LLM_API_ERROR', 'SEARCH_API_ERROR', 'SERVER_SHUTTING_DOWN', 'INTERNAL_ERROR'),
-    detail: str,
-  }),
+  ...CHAT_SCHEMAS,
 };
-
-export { ref as schemaRef, obj as closedObject, arrayOf };

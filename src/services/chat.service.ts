@@ -1,14 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import type { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
-import { Citation, Conversation, Message, newId, Project, User } from '../entities';
+import { Citation, Conversation, newId } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import { streamChatCompletion } from '../llm/openai-client';
-import { buildPrompt, citedIndexes, ContextItem, estimateTokens, PriorTurn } from '../llm/prompt';
+import { buildPrompt, ContextItem, estimateTokens } from '../llm/prompt';
 import { webSearch } from '../llm/search-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import { presentSource } from '../presenters/conversation.presenter';
 import { AskInput, ChatMode } from './chat.inputs';
+import { citationsFor, storeAssistant, storeQuestion } from './chat-store';
 import { BaseService, ServiceContext } from './context';
 import type { ProvidersService } from './providers.service';
 import type { RetrievalService } from './retrieval.service';
@@ -19,19 +20,6 @@ import type { ChatErrorMessage, ChatEvent, ChatTimings } from '../presenters/cha
 
 /** Web results given to the model per search depth. */
 const WEB_RESULTS = { basic: 5, advanced: 8 } as const;
-/** How many earlier messages are considered for the prompt's history (then trimmed to the token budget). */
-const HISTORY_MESSAGES = 20;
-const TITLE_CHARS = 60;
-
-/** A conversation title from its first message: whitespace collapsed, about 60 characters, cut at a word. */
-export function titleFrom(message: string): string {
-  const t = message.replace(/\s+/g, ' ').trim();
-  if (t.length <= TITLE_CHARS) return t;
-  const cut = t.slice(0, TITLE_CHARS);
-  const space = cut.lastIndexOf(' ');
-  return `${(space >= TITLE_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
-}
-
 interface RunInput {
   actor: Actor;
   project: { id: string; instructions: string; model: string | null; temperature: number | null };
@@ -153,7 +141,14 @@ export class ChatService extends BaseService {
     const storeAnswer = async (incomplete: boolean) => {
       if (stored || !conversationId) return;
       stored = true;
-      await this.storeAssistant(conversationId, assistantId, { content: answer, citations, incomplete, model, totalTokens, mode });
+      await storeAssistant(this.freshEm(), conversationId, assistantId, {
+        content: answer,
+        citations,
+        incomplete,
+        model,
+        totalTokens,
+        mode,
+      });
     };
 
     // retrieval depends on nothing stored, so it starts at once and runs beside the writes below
@@ -170,7 +165,7 @@ export class ChatService extends BaseService {
       // 1. provider, conversation, user message (stored before anything streams)
       const [target, question] = await Promise.all([
         this.deps.providers.resolveForChat({ modelId: input.modelId, projectModel: project.model }),
-        this.storeQuestion(actor, project.id, input.conversationId, message, mode),
+        storeQuestion(this.freshEm(), actor, project.id, input.conversationId, message, mode),
       ]);
       const { id, history } = question;
       model = target.label;
@@ -264,68 +259,6 @@ export class ChatService extends BaseService {
     }
   }
 
-  /** Creates the conversation when needed and stores the question; returns the earlier turns for the prompt. */
-  private async storeQuestion(
-    actor: Actor,
-    projectId: string,
-    conversationId: string | null,
-    message: string,
-    mode: ChatMode,
-  ): Promise<{ id: string; history: PriorTurn[] }> {
-    const em = this.freshEm();
-    return em.transactional(async (tx) => {
-      let conversation: Conversation;
-      let history: PriorTurn[] = [];
-      const now = new Date();
-      if (conversationId) {
-        conversation = await tx.findOneOrFail(Conversation, conversationId);
-        const earlier = await tx.find(
-          Message,
-          { conversation: conversationId },
-          { orderBy: { createdAt: 'desc', id: 'desc' }, limit: HISTORY_MESSAGES },
-        );
-        history = earlier.reverse().map((m) => ({ role: m.role, content: m.content }));
-        conversation.updatedAt = now;
-      } else {
-        conversation = tx.create(Conversation, {
-          project: tx.getReference(Project, projectId),
-          user: tx.getReference(User, actor.id),
-          title: titleFrom(message),
-          createdAt: now,
-          updatedAt: now,
-        });
-      }
-      tx.create(Message, { conversation, user: tx.getReference(User, actor.id), role: 'user', content: message, mode, createdAt: now });
-      await tx.flush();
-      return { id: conversation.id, history };
-    });
-  }
-
-  private async storeAssistant(
-    conversationId: string,
-    id: string,
-    a: { content: string; citations: Citation[]; incomplete: boolean; model: string; totalTokens: number; mode: ChatMode },
-  ): Promise<void> {
-    const em = this.freshEm();
-    await em.transactional(async (tx) => {
-      const now = new Date();
-      tx.create(Message, {
-        id,
-        conversation: tx.getReference(Conversation, conversationId),
-        role: 'assistant',
-        content: a.content,
-        citations: a.citations,
-        incomplete: a.incomplete,
-        model: a.model || null,
-        totalTokens: a.incomplete ? null : a.totalTokens,
-        mode: a.mode,
-        createdAt: now,
-      });
-      await tx.nativeUpdate(Conversation, { id: conversationId }, { updatedAt: now });
-      await tx.flush();
-    });
-  }
-
   private async retrieveDocs(projectId: string, question: string, timings: ChatTimings): Promise<ContextItem[]> {
     // access was checked in ask(): retrieval runs on the caller's behalf without checking again;
     // the number of chunks is the project's settings.topK (retrieval applies it and its default)
@@ -362,19 +295,4 @@ export class ChatService extends BaseService {
     const web = !!this.config.searchApiKey;
     return { docs: true, web, deep: web };
   }
-}
-
-/** The citations an answer really used: `[n]` markers mapped to the n-th source. */
-function citationsFor(answer: string, context: ContextItem[]): Citation[] {
-  return citedIndexes(answer, context.length).map((n) => {
-    const c = context[n - 1];
-    return {
-      index: n,
-      chunkId: c.id,
-      documentId: c.documentId,
-      documentName: c.documentName,
-      pageNumber: c.pageNumber,
-      ...(c.url ? { url: c.url } : {}),
-    };
-  });
 }

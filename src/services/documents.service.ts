@@ -25,6 +25,7 @@ import { PageStager } from '../ingest/stager';
 import { IngestError, ParsedPage } from '../ingest/types';
 import { isUuid } from '../validation';
 import { ingestFailureReason } from '../observability/ingest-metrics';
+import { attachEmbeddingProgress } from './embedding-progress';
 import { BaseService, ServiceContext } from './context';
 import type { EmbeddingsService } from './embeddings.service';
 import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
@@ -182,7 +183,7 @@ export class DocumentsService extends BaseService {
   async get(actor: Actor, id: string): Promise<Document> {
     const em = this.em();
     const doc = await this.load(em, actor, id, 'use');
-    await this.embeddings.attachProgress(em, [doc]);
+    await attachEmbeddingProgress(this.embeddings, em, [doc]);
     return doc;
   }
 
@@ -195,7 +196,7 @@ export class DocumentsService extends BaseService {
       { project: projectId, ...(input.status ? { status: input.status } : {}) },
       { orderBy: { createdAt: 'desc', id: 'asc' } },
     );
-    await this.embeddings.attachProgress(em, docs);
+    await attachEmbeddingProgress(this.embeddings, em, docs);
     return docs;
   }
 

@@ -1,15 +1,14 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { Document } from '../entities';
-import type { DocumentEmbeddings } from '../entities/document.entity';
 import { EmbedQueue } from '../ingest/embed-job';
 import { query } from '../ingest/index-writer';
 import { embedTexts } from '../llm/embeddings-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import { Neighbour, VectorStore } from '../retrieval/vector-store';
+import { Backoff } from '../util/backoff';
 import { BaseService, ServiceContext } from './context';
-import type { EmbeddingTarget, ProvidersService } from './providers.service';
+import type { EmbeddingTarget } from './provider-targets';
+import type { ProvidersService } from './providers.service';
 
 /** Vector neighbours a question takes into fusion. */
 export const VECTOR_NEIGHBOURS = 50;
@@ -50,8 +49,7 @@ export class EmbeddingsService extends BaseService {
   private queue: EmbedQueue | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<unknown> | null = null;
-  /** Source key → time until which query-time embedding is skipped after a failure. */
-  private readonly failingUntil = new Map<string, number>();
+  private readonly failing = new Backoff(QUERY_BACKOFF_MS);
 
   async start(opts: { workers: boolean }): Promise<void> {
     await this.store.detect(this.freshEm());
@@ -232,7 +230,7 @@ export class EmbeddingsService extends BaseService {
       if (!(await this.mayHaveSource(projectId))) return null;
       const source = (await this.sourcesForProjects([projectId])).get(projectId);
       if (!source) return null;
-      if ((this.failingUntil.get(source.key) ?? 0) > Date.now()) return null;
+      if (this.failing.active(source.key)) return null;
       const started = performance.now();
       let vector: Float32Array;
       try {
@@ -244,13 +242,13 @@ export class EmbeddingsService extends BaseService {
           signal: this.ctx.shutdown,
         }));
       } catch (e) {
-        if (e instanceof UpstreamError) this.failingUntil.set(source.key, Date.now() + QUERY_BACKOFF_MS);
+        if (e instanceof UpstreamError) this.failing.failed(source.key);
         if (!(e instanceof UpstreamAbortedError))
           this.logger.warn({ err: e, model: source.key }, 'embedding the question failed; retrieval is lexical');
         return null;
       }
       const embeddingMs = performance.now() - started;
-      this.failingUntil.delete(source.key);
+      this.failing.succeeded(source.key);
       const neighbours = await this.store.neighbours(this.freshEm(), projectId, source.key, vector, VECTOR_NEIGHBOURS);
       return { model: source.key, neighbours, embeddingMs };
     } catch (err) {
@@ -279,37 +277,5 @@ export class EmbeddingsService extends BaseService {
   /** Retrieval found some neighbours' chunks gone: they leave the cached matrix. */
   forget(projectId: string, model: string, chunkIds: string[]): void {
     this.store.forget(projectId, model, chunkIds);
-  }
-
-  // ---------------------------------------------------------------- progress
-
-  /**
-   * Sets each document's `embeddings` ({model, chunksEmbedded, chunksTotal}, or null when its
-   * project has no embedding source), in one query per project.
-   */
-  async attachProgress(em: EntityManager, documents: Document[]): Promise<void> {
-    if (!documents.length) return;
-    const sources = await this.sourcesForProjects([...new Set(documents.map((d) => d.project.id))]);
-    const byModel = new Map<string, Document[]>();
-    for (const d of documents) {
-      const source = sources.get(d.project.id);
-      d.embeddings = null;
-      if (source) byModel.set(source.key, [...(byModel.get(source.key) ?? []), d]);
-    }
-    for (const [model, docs] of byModel) {
-      const rows = await query<{ document_id: string; total: number; embedded: number }>(
-        em,
-        `select c.document_id, count(*)::int as total, count(e.chunk_id)::int as embedded
-           from chunks c left join chunk_embeddings e on e.chunk_id = c.id and e.model = ?
-          where c.document_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)
-          group by c.document_id`,
-        [model, JSON.stringify(docs.map((d) => d.id))],
-      );
-      const counts = new Map(rows.map((r) => [r.document_id, r]));
-      for (const d of docs) {
-        const c = counts.get(d.id);
-        d.embeddings = { model, chunksEmbedded: c?.embedded ?? 0, chunksTotal: c?.total ?? 0 } satisfies DocumentEmbeddings;
-      }
-    }
   }
 }

@@ -6,14 +6,16 @@ import { Provider } from '../entities';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { ApiKeyCipher, ApiKeyDecryptError, maskApiKey } from '../llm/api-key-crypto';
 import type { NetworkPolicy } from '../llm/network-guard';
-import { completeOnce, UpstreamTarget } from '../llm/openai-client';
+import { completeOnce } from '../llm/openai-client';
 import { resolveProvider } from '../llm/resolve-provider';
 import { resolveEmbeddingSource } from '../retrieval/embedding-source';
 import { resolveRerankSource } from '../retrieval/rerank-source';
 import { UpstreamError } from '../llm/upstream-http';
+import { sameEndpoint } from '../util/net';
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
 import type { DeploymentSecrets } from './deployment-secrets';
+import { ChatTarget, EmbeddingTarget, modelTargets, RerankTarget, TargetDeps } from './provider-targets';
 import type { CreateProviderInput, TestProviderInput, UpdateProviderInput } from './providers.inputs';
 
 /** spec: the provider test times out after 30 seconds. */
@@ -24,34 +26,7 @@ export const SAMPLE_LENGTH = 120;
 export type ProviderTestResult =
   { ok: true; latencyMs: number; status: number; sample: string } | { ok: false; latencyMs: number; status: number; error: string };
 
-/** Where a chat's completion goes, or why nothing could be resolved (→ LLM_API_ERROR). */
-export type ChatTarget =
-  | { ok: true; step: 1 | 2 | 3 | 4 | 5; target: UpstreamTarget; providerId: string | null; label: string }
-  | { ok: false; step: number; reason: string; label: string };
-
-/** An embedding model to call, and the key its vectors are stored under. */
-export interface EmbeddingTarget {
-  key: string;
-  target: UpstreamTarget;
-}
-
-/** A reranker to call; `key` (`slug/model`, or the bare RERANK_MODEL) names it in logs and its back-off. */
-export type RerankTarget = EmbeddingTarget;
-
 const ORDER = { createdAt: 'asc', id: 'asc' } as const;
-
-/** Two base URLs name the same endpoint (scheme, host, port, path, query). */
-function sameEndpoint(a: string, b: string): boolean {
-  const norm = (s: string) => {
-    const u = new URL(s);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
-  };
-  try {
-    return norm(a) === norm(b);
-  } catch {
-    return false;
-  }
-}
 
 export class ProvidersService extends BaseService {
   /** The provider test's time-out; tests shorten it rather than wait 30 s. */
@@ -270,48 +245,24 @@ export class ProvidersService extends BaseService {
    */
   async resolveForEmbeddings(projectModels: Array<string | null | undefined>): Promise<Array<EmbeddingTarget | null>> {
     const providers = await this.freshEm().find(Provider, { isEnabled: true }, { orderBy: ORDER });
-    const keys = new Map<string, string | null>();
-    return projectModels.map((projectModel) => {
-      const r = resolveEmbeddingSource(providers, projectModel, this.config.embedding);
-      if (r.kind === 'none') return null;
-      // operator-configured (environment), so outside the SSRF policy, as chat's LLM_BASE_URL
-      if (r.kind === 'env') return { key: r.key, target: { baseUrl: r.baseUrl, apiKey: r.apiKey, model: r.model } };
-      let apiKey = keys.get(r.provider.id);
-      if (apiKey === undefined) {
-        try {
-          apiKey = this.cipher.decrypt(r.provider.apiKeyEnc, r.provider.baseUrl);
-        } catch (e) {
-          if (!(e instanceof ApiKeyDecryptError)) throw e;
-          this.logger.warn({ provider: r.provider.slug }, `embeddings: ${e.message}`);
-          apiKey = null;
-        }
-        keys.set(r.provider.id, apiKey);
-      }
-      if (apiKey === null) return null;
-      return { key: r.key, target: { baseUrl: r.provider.baseUrl, apiKey, model: r.model, policy: this.networkPolicy() } };
-    });
+    return modelTargets(
+      this.targetDeps('embeddings'),
+      projectModels.map((projectModel) => resolveEmbeddingSource(providers, projectModel, this.config.embedding)),
+    );
   }
 
   /**
    * The reranker of a project (given its `settings.rerankModel`, or null), resolved as
    * retrieval/rerank-source.ts describes; null where none is configured or the chosen provider's
-   * stored key cannot be decrypted. The key is decrypted only for the provider chosen, by the same
-   * path chat and embeddings use, and provider URLs get the same SSRF policy.
+   * stored key cannot be decrypted.
    */
   async resolveForRerank(projectModel: string | null | undefined): Promise<RerankTarget | null> {
     const providers = await this.freshEm().find(Provider, { isEnabled: true }, { orderBy: ORDER });
-    const r = resolveRerankSource(providers, projectModel, this.config.rerank);
-    if (r.kind === 'none') return null;
-    // operator-configured (environment), so outside the SSRF policy, as chat's LLM_BASE_URL
-    if (r.kind === 'env') return { key: r.key, target: { baseUrl: r.baseUrl, apiKey: r.apiKey, model: r.model } };
-    try {
-      const apiKey = this.cipher.decrypt(r.provider.apiKeyEnc, r.provider.baseUrl);
-      return { key: r.key, target: { baseUrl: r.provider.baseUrl, apiKey, model: r.model, policy: this.networkPolicy() } };
-    } catch (e) {
-      if (!(e instanceof ApiKeyDecryptError)) throw e;
-      this.logger.warn({ provider: r.provider.slug }, `reranking: ${e.message}`);
-      return null;
-    }
+    return modelTargets(this.targetDeps('reranking'), [resolveRerankSource(providers, projectModel, this.config.rerank)])[0];
+  }
+
+  private targetDeps(purpose: string): TargetDeps {
+    return { purpose, cipher: this.cipher, logger: this.logger, policy: this.networkPolicy() };
   }
 
   /** Provider writes are serialized so the one-default rule never races. */

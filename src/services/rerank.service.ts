@@ -4,8 +4,10 @@ import { query } from '../ingest/index-writer';
 import { rerankDocuments } from '../llm/rerank-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import type { Ranked } from '../retrieval/fusion';
+import { Backoff } from '../util/backoff';
 import { BaseService, ServiceContext } from './context';
-import type { ProvidersService, RerankTarget } from './providers.service';
+import type { RerankTarget } from './provider-targets';
+import type { ProvidersService } from './providers.service';
 
 /**
  * Fused candidates a reranker re-scores. A cross-encoder reads every (question, passage) pair, so
@@ -33,8 +35,7 @@ export class RerankService extends BaseService {
     super(ctx);
   }
 
-  /** Reranker key → time until which reranking is skipped after a failure. */
-  private readonly failingUntil = new Map<string, number>();
+  private readonly failing = new Backoff(RERANK_BACKOFF_MS);
 
   /**
    * The project's reranker, or null: none configured (one small statement and nothing else),
@@ -51,7 +52,7 @@ export class RerankService extends BaseService {
       );
       if (!row || (!row.m && !row.def && !this.config.rerank)) return null;
       const source = await this.providers.resolveForRerank(row.m);
-      if (!source || (this.failingUntil.get(source.key) ?? 0) > Date.now()) return null;
+      if (!source || this.failing.active(source.key)) return null;
       return source;
     } catch (err) {
       this.logger.warn({ err, projectId }, 'resolving the reranker failed; the fused order stands');
@@ -93,7 +94,7 @@ export class RerankService extends BaseService {
         { timeoutMs: this.config.rerankTimeoutMs, topN: topK, signal: this.ctx.shutdown },
       );
       if (timings) timings.rerankMs = Math.round(performance.now() - started);
-      this.failingUntil.delete(source.key);
+      this.failing.succeeded(source.key);
       const out: Ranked[] = results.map((r) => ({ id: docs[r.index].id, score: r.score }));
       // a reranker that answered fewer than topK: the others follow in their fused order
       const chosen = new Set(out.map((r) => r.id));
@@ -101,7 +102,7 @@ export class RerankService extends BaseService {
       return out;
     } catch (e) {
       if (timings && started) timings.rerankMs = Math.round(performance.now() - started);
-      if (e instanceof UpstreamError) this.failingUntil.set(source.key, Date.now() + RERANK_BACKOFF_MS);
+      if (e instanceof UpstreamError) this.failing.failed(source.key);
       if (!(e instanceof UpstreamAbortedError)) this.logger.warn({ err: e, model: source.key }, 'reranking failed; the fused order stands');
       return fused;
     }

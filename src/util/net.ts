@@ -11,3 +11,16 @@ export function freePort(): Promise<number> {
     s.on('error', reject);
   });
 }
+
+/** Two base URLs name the same endpoint (scheme, host, port, path, query). */
+export function sameEndpoint(a: string, b: string): boolean {
+  const norm = (s: string) => {
+    const u = new URL(s);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  };
+  try {
+    return norm(a) === norm(b);
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,5 @@
 import { buildPrompt, citedIndexes, estimateTokens, historyWithinBudget } from '../../src/llm/prompt';
-import { titleFrom } from '../../src/services/chat.service';
+import { titleFrom } from '../../src/services/chat-store';
 
 describe('citations: the [n] markers an answer really used', () => {
   it('finds single, repeated and grouped markers, in order, within range', () => {

@@ -1,5 +1,6 @@
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { RESPONSE_SCHEMAS, Schema } from '../../presenters/schemas';
+import type { Schema } from '../../presenters/schema-builders';
+import { RESPONSE_SCHEMAS } from '../../presenters/schemas';
 import { AuditLogQuery } from '../../services/audit.inputs';
 import { LoginInput, LogoutInput, RefreshInput } from '../../services/auth.inputs';
 import { AskInput, ConversationListQuery } from '../../services/chat.inputs';

@@ -1,0 +1,72 @@
+/** JSON Schemas of the chat wire shapes: conversations, messages and the chat stream's events (see schemas.ts). */
+import { MESSAGE_ROLES } from '../domain/values';
+import { arrayOf, bool, dateTime, enumOf, int, nullable, obj, ref, Schema, str, uuid } from './schema-builders';
+
+export const CHAT_SCHEMAS: Record<string, Schema> = {
+  ChatModes: obj({ docs: bool, web: bool, deep: bool }),
+  ConversationSummary: obj({
+    id: uuid,
+    title: str,
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    messageCount: int,
+    _count: obj({ messages: int }),
+  }),
+  RecentConversation: obj({
+    id: uuid,
+    title: str,
+    projectId: uuid,
+    project: obj({ id: uuid, name: str, color: str }),
+    updatedAt: dateTime,
+  }),
+  Citation: obj({ index: int, chunkId: str, documentName: str, pageNumber: int, url: str }, ['url']),
+  Message: obj({
+    id: uuid,
+    role: enumOf(...MESSAGE_ROLES),
+    content: str,
+    createdAt: dateTime,
+    citations: arrayOf(ref('Citation')),
+    incomplete: bool,
+  }),
+  ConversationDetail: obj({
+    id: uuid,
+    title: str,
+    projectId: uuid,
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    messages: arrayOf(ref('Message')),
+  }),
+  Source: obj(
+    {
+      id: { type: 'string', description: 'a chunk id, or `web-N` for web results' },
+      documentId: { type: 'string', description: 'a document id, or the URL of a web result' },
+      documentName: str,
+      pageNumber: int,
+      snippet: str,
+      url: str,
+    },
+    ['url'],
+  ),
+  ChatMetaEvent: obj({ conversationId: uuid, messageId: uuid, model: str }),
+  ChatSourcesEvent: obj({ chunks: arrayOf(ref('Source')) }),
+  ChatTextEvent: obj({ delta: str }),
+  ChatDoneEvent: obj({
+    messageId: uuid,
+    totalTokens: int,
+    timings: obj(
+      {
+        retrievalMs: int,
+        firstTokenMs: nullable(int),
+        totalMs: int,
+        embeddingMs: { ...int, description: 'Part of retrievalMs spent waiting for the embeddings provider; absent when none was asked' },
+        rerankMs: { ...int, description: 'Part of retrievalMs spent waiting for the reranker; absent when none ran' },
+      },
+      ['embeddingMs', 'rerankMs'],
+    ),
+  }),
+  ChatErrorEvent: obj({
+    type: { const: 'error' },
+    message: enumOf('LLM_API_ERROR', 'SEARCH_API_ERROR', 'SERVER_SHUTTING_DOWN', 'INTERNAL_ERROR'),
+    detail: str,
+  }),
+};
