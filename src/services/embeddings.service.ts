@@ -49,7 +49,7 @@ export class EmbeddingsService extends BaseService {
   private queue: EmbedQueue | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<unknown> | null = null;
-  private readonly failing = new Backoff(QUERY_BACKOFF_MS);
+  private readonly failingUntil = new Backoff(QUERY_BACKOFF_MS);
 
   async start(opts: { workers: boolean }): Promise<void> {
     await this.store.detect(this.freshEm());
@@ -230,7 +230,7 @@ export class EmbeddingsService extends BaseService {
       if (!(await this.mayHaveSource(projectId))) return null;
       const source = (await this.sourcesForProjects([projectId])).get(projectId);
       if (!source) return null;
-      if (this.failing.active(source.key)) return null;
+      if (this.failingUntil.active(source.key)) return null;
       const started = performance.now();
       let vector: Float32Array;
       try {
@@ -242,13 +242,13 @@ export class EmbeddingsService extends BaseService {
           signal: this.ctx.shutdown,
         }));
       } catch (e) {
-        if (e instanceof UpstreamError) this.failing.failed(source.key);
+        if (e instanceof UpstreamError) this.failingUntil.failed(source.key);
         if (!(e instanceof UpstreamAbortedError))
           this.logger.warn({ err: e, model: source.key }, 'embedding the question failed; retrieval is lexical');
         return null;
       }
       const embeddingMs = performance.now() - started;
-      this.failing.succeeded(source.key);
+      this.failingUntil.succeeded(source.key);
       const neighbours = await this.store.neighbours(this.freshEm(), projectId, source.key, vector, VECTOR_NEIGHBOURS);
       return { model: source.key, neighbours, embeddingMs };
     } catch (err) {

@@ -35,7 +35,7 @@ export class RerankService extends BaseService {
     super(ctx);
   }
 
-  private readonly failing = new Backoff(RERANK_BACKOFF_MS);
+  private readonly failingUntil = new Backoff(RERANK_BACKOFF_MS);
 
   /**
    * The project's reranker, or null: none configured (one small statement and nothing else),
@@ -52,7 +52,7 @@ export class RerankService extends BaseService {
       );
       if (!row || (!row.m && !row.def && !this.config.rerank)) return null;
       const source = await this.providers.resolveForRerank(row.m);
-      if (!source || this.failing.active(source.key)) return null;
+      if (!source || this.failingUntil.active(source.key)) return null;
       return source;
     } catch (err) {
       this.logger.warn({ err, projectId }, 'resolving the reranker failed; the fused order stands');
@@ -94,7 +94,7 @@ export class RerankService extends BaseService {
         { timeoutMs: this.config.rerankTimeoutMs, topN: topK, signal: this.ctx.shutdown },
       );
       if (timings) timings.rerankMs = Math.round(performance.now() - started);
-      this.failing.succeeded(source.key);
+      this.failingUntil.succeeded(source.key);
       const out: Ranked[] = results.map((r) => ({ id: docs[r.index].id, score: r.score }));
       // a reranker that answered fewer than topK: the others follow in their fused order
       const chosen = new Set(out.map((r) => r.id));
@@ -102,7 +102,7 @@ export class RerankService extends BaseService {
       return out;
     } catch (e) {
       if (timings && started) timings.rerankMs = Math.round(performance.now() - started);
-      if (e instanceof UpstreamError) this.failing.failed(source.key);
+      if (e instanceof UpstreamError) this.failingUntil.failed(source.key);
       if (!(e instanceof UpstreamAbortedError)) this.logger.warn({ err: e, model: source.key }, 'reranking failed; the fused order stands');
       return fused;
     }

@@ -18,4 +18,9 @@ export class Backoff {
   succeeded(key: string): void {
     this.until.delete(key);
   }
+
+  /** Forgets every failure. */
+  clear(): void {
+    this.until.clear();
+  }
 }
