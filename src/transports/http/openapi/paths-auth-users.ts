@@ -1,0 +1,80 @@
+// REST operations: Sign-in, tokens and users.
+import { LoginInput, LogoutInput, RefreshInput } from '../../../services/auth.inputs';
+import { CreateUserInput, ListUsersQuery, UpdateUserInput } from '../../../services/users.inputs';
+import { ref, wrap, deleted, type Operation } from './operation';
+
+export const AUTH_AND_USERS: Operation[] = [
+  {
+    method: 'post',
+    path: '/auth/login',
+    tag: 'auth',
+    summary: 'Exchange e-mail and password for tokens',
+    auth: false,
+    body: LoginInput,
+    ok: { 200: ref('LoginResult') },
+    errors: [401, 429, 503],
+  },
+  {
+    method: 'post',
+    path: '/auth/refresh',
+    tag: 'auth',
+    summary: 'Rotate a refresh token (reusing a rotated one revokes its family)',
+    auth: false,
+    body: RefreshInput,
+    ok: { 200: ref('TokenPair') },
+    errors: [401],
+  },
+  {
+    method: 'post',
+    path: '/auth/logout',
+    tag: 'auth',
+    summary: "Revoke the given refresh token, or all of the caller's without a body",
+    body: LogoutInput,
+    bodyOptional: true,
+    ok: { 204: null },
+  },
+  { method: 'get', path: '/auth/me', tag: 'auth', summary: 'The caller, re-read from storage', ok: { 200: wrap('user', ref('Me')) } },
+  {
+    method: 'get',
+    path: '/users',
+    tag: 'users',
+    summary: 'List users (admin, superadmin)',
+    query: ListUsersQuery,
+    ok: {
+      200: {
+        type: 'object',
+        properties: { users: { type: 'array', items: ref('UserListEntry') }, total: { type: 'integer' } },
+        required: ['users', 'total'],
+        additionalProperties: false,
+      },
+    },
+  },
+  { method: 'get', path: '/users/me', tag: 'users', summary: 'The caller', ok: { 200: wrap('user', ref('User')) } },
+  { method: 'get', path: '/users/:id', tag: 'users', summary: 'One user', ok: { 200: wrap('user', ref('User')) } },
+  {
+    method: 'post',
+    path: '/users',
+    tag: 'users',
+    summary: 'Create a user',
+    body: CreateUserInput,
+    ok: { 201: wrap('user', ref('User')) },
+    errors: [409],
+  },
+  {
+    method: 'patch',
+    path: '/users/:id',
+    tag: 'users',
+    summary: 'Update a user',
+    body: UpdateUserInput,
+    ok: { 200: wrap('user', ref('User')) },
+    errors: [409],
+  },
+  {
+    method: 'delete',
+    path: '/users/:id',
+    tag: 'users',
+    summary: 'Delete a user (their grants and memberships go too)',
+    ok: { 200: deleted() },
+    errors: [409],
+  },
+];
