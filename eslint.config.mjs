@@ -22,7 +22,23 @@ export default tseslint.config(
         'error',
         { object: 'process', property: 'env', message: 'Read configuration through loadConfig() in src/config.ts and pass Config down.' },
       ],
+      // one composition root: every process (server, worker, CLI, test, bench) is assembled by compose()
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.name=/^(createServices|createApp)$/]',
+          message: 'Assemble a process with compose() in src/composition.ts.',
+        },
+        {
+          selector: "MemberExpression[object.property.name='locals'][property.name='services']",
+          message: 'Route modules receive the services they use as arguments.',
+        },
+      ],
     },
+  },
+  {
+    files: ['src/composition.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
   {
     files: ['src/config.ts', 'test/**', 'bench/**', 'mikro-orm.config.ts'],

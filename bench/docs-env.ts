@@ -5,11 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Actor } from '../src/access/actor';
 import { Config, loadConfig } from '../src/config';
-import { openDatabase } from '../src/db/database';
+import { compose } from '../src/composition';
 import { ROOT_DIR } from '../src/db/orm';
 import { Project, User } from '../src/entities';
 import { createLogger } from '../src/logger';
-import { createServices, Services } from '../src/services';
+import type { Services } from '../src/services';
 import { freePort } from '../src/util/net';
 
 /** What the documents benchmarks run on: the real services over a real PostgreSQL. */
@@ -39,10 +39,9 @@ export async function openDocsBenchEnv(opts: { workers: boolean; env?: Record<st
     ...opts.env,
   });
   const logger = createLogger(config.logLevel);
-  const db = await openDatabase(config, logger, { poolMax: 10 });
-  const shutdown = new AbortController();
-  const services = createServices({ orm: db.orm, config, logger, shutdown: shutdown.signal });
-  await services.start({ workers: opts.workers });
+  const c = await compose(config, { role: 'cli', overrides: { logger, poolMax: 10, workers: opts.workers } });
+  await c.start();
+  const { db, services } = c;
   const created: string[] = [];
   let owner: User | null = null;
 
@@ -72,8 +71,6 @@ export async function openDocsBenchEnv(opts: { workers: boolean; env?: Record<st
       return project;
     },
     close: async () => {
-      shutdown.abort();
-      await services.stop();
       const em = db.orm.em.fork();
       for (const id of created) {
         // a shared DATABASE_URL gets its rows back as they were (chunks go with the project)
@@ -82,7 +79,7 @@ export async function openDocsBenchEnv(opts: { workers: boolean; env?: Record<st
         await em.getConnection().execute('delete from project_index_stats where project_id = ?', [id]);
       }
       if (owner) await em.getConnection().execute('delete from users where id = ?', [owner.id]);
-      await db.close();
+      await c.stop();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     },
   };

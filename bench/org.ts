@@ -4,7 +4,9 @@ import { Actor } from '../src/access/actor';
 import { loadConfig } from '../src/config';
 import { createOrm } from '../src/db/orm';
 import { createLogger } from '../src/logger';
-import { createServices, Services } from '../src/services';
+import { compose } from '../src/composition';
+import { existingDatabase } from '../src/db/database';
+import type { Services } from '../src/services';
 import type { Tier } from '../src/entities/base';
 import { BenchEnv, freePort, spawnReady } from './lib/env';
 import { load, LoadResult } from './lib/load';
@@ -43,7 +45,11 @@ export async function benchServices(env: BenchEnv): Promise<{ orm: MikroORM; ser
     LOG_LEVEL: 'silent',
   });
   const orm = await createOrm(env.dbUrl, { poolMax: 10 });
-  return { orm, services: createServices({ orm, config, logger: createLogger('silent'), shutdown: new AbortController().signal }) };
+  const c = await compose(config, {
+    role: 'cli',
+    overrides: { database: existingDatabase(env.dbUrl, orm), logger: createLogger('silent') },
+  });
+  return { orm, services: c.services };
 }
 
 /**

@@ -5,12 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { createOrm, migrate } from '../src/db/orm';
 import { createLogger } from '../src/logger';
-import { createServices } from '../src/services';
+import { compose } from '../src/composition';
+import { existingDatabase } from '../src/db/database';
 import { freePort } from '../src/util/net';
 
 /**
@@ -143,8 +143,13 @@ async function main(): Promise<void> {
   const logger = createLogger('silent');
   const orm = await createOrm(dbUrl);
   await migrate(orm);
-  const services = createServices({ orm, config, logger, shutdown: new AbortController().signal });
-  const app = await createApp({ config, orm, services, logger });
+  const server = await compose(config, {
+    role: 'server',
+    overrides: { database: existingDatabase(dbUrl, orm), logger, workers: false, firstRun: false, listen: false },
+  });
+  await server.start();
+  const { services } = server;
+  const app = server.app!;
   try {
     const seedStart = performance.now();
     const me = await seed(dbUrl);
@@ -192,10 +197,7 @@ async function main(): Promise<void> {
         `median ${result.medianMs} ms, p95 ${result.p95Ms} ms over ${samples.length} requests\n`,
     );
   } finally {
-    await app.close();
-    app.server.closeAllConnections();
-    await new Promise<void>((resolve) => app.server.close(() => resolve()));
-    await orm.close(true);
+    await server.stop();
     if (stopDb) await stopDb();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config';
-import { startRuntime } from './runtime';
+import { compose, stopOnSignals } from './composition';
 
 async function main(): Promise<void> {
   let config;
@@ -13,22 +13,9 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const rt = await startRuntime(config);
-  let signalled = false;
-  const onSignal = (sig: string) => {
-    if (signalled) return;
-    signalled = true;
-    rt.logger.info({ signal: sig }, 'signal received');
-    rt.shutdown().then(
-      () => process.exit(0),
-      (e) => {
-        rt.logger.error({ err: e }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
+  const rt = await compose(config, { role: 'server' });
+  await rt.start();
+  stopOnSignals(rt);
 }
 
 main().catch((e) => {

@@ -1,10 +1,8 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
-import { openDatabase } from '../db/database';
+import { compose } from '../composition';
 import { AppError } from '../errors';
-import { createLogger } from '../logger';
-import { createServices } from '../services';
 
 const USAGE = 'usage: npm run bootstrap -- --email E --password P --name N [--ceo-email E --ceo-password P --ceo-name N]';
 
@@ -24,17 +22,16 @@ async function main(): Promise<void> {
   const hasCeo = values['ceo-email'] || values['ceo-password'] || values['ceo-name'];
   if (hasCeo && (!values['ceo-email'] || !values['ceo-password'] || !values['ceo-name'])) throw new Error(USAGE);
   const config = loadConfig(undefined, { logLevel: 'warn' });
-  const logger = createLogger(config.logLevel);
-  const db = await openDatabase(config, logger);
+  const cli = await compose(config, { role: 'cli' });
   try {
-    const services = createServices({ orm: db.orm, config, logger, shutdown: new AbortController().signal });
-    const result = await services.bootstrap.bootstrap(
+    await cli.start();
+    const result = await cli.services.bootstrap.bootstrap(
       { email: values.email, password: values.password, name: values.name },
       hasCeo ? { email: values['ceo-email']!, password: values['ceo-password']!, name: values['ceo-name']! } : undefined,
     );
     process.stdout.write(`superadmin: ${result.superadmin}; ceo: ${result.ceo}\n`);
   } finally {
-    await db.close();
+    await cli.stop();
   }
 }
 

@@ -41,3 +41,15 @@ export async function openDatabase(config: Config, logger: Logger, opts: { migra
     },
   };
 }
+
+/** A pool opened elsewhere (a test's cloned database) as a Database: close() ends the pool, then runs `after`. */
+export function existingDatabase(url: string, orm: MikroORM, after?: () => Promise<void>): Database {
+  return {
+    url,
+    orm,
+    close: async () => {
+      await orm.close(true);
+      await after?.();
+    },
+  };
+}

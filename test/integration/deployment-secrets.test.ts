@@ -5,7 +5,9 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createOrm } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
-import { createServices, Services } from '../../src/services';
+import { compose } from '../../src/composition';
+import { existingDatabase } from '../../src/db/database';
+import type { Services } from '../../src/services';
 import { DEFAULT_PASSWORD, factories } from '../support/factories';
 import { client } from '../support/http';
 import { startOpenAiStub } from '../support/openai-stub';
@@ -27,15 +29,9 @@ afterAll(() => {
 async function node(url: string, env: Record<string, string>): Promise<{ services: Services; close(): Promise<void> }> {
   const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: url, LOG_LEVEL: 'silent', ...env });
   const orm = await createOrm(url, { poolMax: 3 });
-  const services = createServices({ orm, config, logger: createLogger('silent'), shutdown: new AbortController().signal });
-  await services.start({ workers: false });
-  return {
-    services,
-    close: async () => {
-      await services.stop();
-      await orm.close(true);
-    },
-  };
+  const node = await compose(config, { role: 'cli', overrides: { database: existingDatabase(url, orm), logger: createLogger('silent') } });
+  await node.start();
+  return { services: node.services, close: () => node.stop() };
 }
 
 describe('JWT secret and encryption key without the environment', () => {

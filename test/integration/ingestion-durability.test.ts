@@ -5,7 +5,9 @@ import { createOrm } from '../../src/db/orm';
 import type { Project, User } from '../../src/entities';
 import { ParserPool } from '../../src/ingest/parsers/pool';
 import { createLogger } from '../../src/logger';
-import { createServices, Services } from '../../src/services';
+import { compose } from '../../src/composition';
+import { existingDatabase } from '../../src/db/database';
+import type { Services } from '../../src/services';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { makePdf } from '../support/pdf';
@@ -41,17 +43,12 @@ async function startWorkers(env: Record<string, string> = {}): Promise<Workers> 
     ...env,
   });
   const orm = await createOrm(t.dbUrl, { poolMax: 5 });
-  const shutdown = new AbortController();
-  const services = createServices({ orm, config, logger: createLogger('silent'), shutdown: shutdown.signal });
-  await services.start({ workers: true });
-  return {
-    services,
-    stop: async () => {
-      shutdown.abort();
-      await services.stop();
-      await orm.close(true);
-    },
-  };
+  const worker = await compose(config, {
+    role: 'worker',
+    overrides: { database: existingDatabase(t.dbUrl, orm), logger: createLogger('silent') },
+  });
+  await worker.start();
+  return { services: worker.services, stop: () => worker.stop() };
 }
 
 /**

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { AddressInfo } from 'node:net';
-import { createApp, AppHandle } from '../../src/app';
+import type { AppHandle } from '../../src/app';
+import { compose } from '../../src/composition';
+import { existingDatabase } from '../../src/db/database';
 import { Config, loadConfig } from '../../src/config';
 import { createOrm } from '../../src/db/orm';
 import { createLogger, Logger } from '../../src/logger';
-import type { Metrics } from '../../src/observability/metrics';
-import { createServices, Services } from '../../src/services';
+import { createMetrics, Metrics } from '../../src/observability/metrics';
+import type { Services } from '../../src/services';
 import { createTestDatabase } from './test-db';
 
 export interface TestApp {
@@ -47,33 +48,27 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     DATA_DIR: '/tmp/docqa-test-data',
     // every GraphQL query of the suites runs compiled by graphql-jit, from its first sight
     GRAPHQL_JIT_AFTER: '1',
+    // close() ends open connections at once (a test that measures the grace sets it)
+    SHUTDOWN_GRACE_MS: '0',
     ...opts.env,
   });
   const logger = opts.logger ?? createLogger(config.logLevel);
   const orm = await createOrm(db.url, { poolMax: 10 });
-  const shutdownController = new AbortController();
-  const services = createServices({ orm, config, logger, shutdown: shutdownController.signal, metrics: opts.metrics });
-  await services.start({ workers: opts.workers ?? false });
-  const app = await createApp({ config, orm, services, logger });
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (app.server.address() as AddressInfo).port;
+  const database = existingDatabase(db.url, orm, () => db.drop());
+  const server = await compose(config, {
+    role: 'server',
+    overrides: { logger, database, metrics: opts.metrics ?? createMetrics(), workers: opts.workers ?? false, firstRun: false },
+  });
+  await server.start();
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${server.port}`,
     config,
     orm,
-    services,
+    services: server.services,
     logger,
-    app,
+    app: server.app!,
     dbUrl: db.url,
-    shutdownController,
-    close: async () => {
-      shutdownController.abort();
-      await app.close();
-      app.server.closeAllConnections();
-      await new Promise<void>((resolve) => app.server.close(() => resolve()));
-      await services.stop();
-      await orm.close(true);
-      await db.drop();
-    },
+    shutdownController: server.shutdown,
+    close: () => server.stop(),
   };
 }
