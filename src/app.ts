@@ -25,6 +25,7 @@ import { providersRoutes } from './transports/http/routes/providers.routes';
 import { usersRoutes } from './transports/http/routes/users.routes';
 import { mountGraphql } from './transports/graphql/server';
 import { inRequestContext } from './db/request-context';
+import { query } from './db/sql';
 
 export interface AppDeps {
   config: Config;
@@ -101,7 +102,7 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
   });
   app.get('/readyz', async (_req, res) => {
     try {
-      await orm.em.fork().getConnection().execute('select 1');
+      await query(orm.em.fork(), 'select 1');
       res.json({ status: 'ready' });
     } catch {
       res.status(503).json({ error: 'database_unavailable', message: 'The database is not reachable' });

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tier } from '../entities/base';
 import type { Actor } from './actor';
 import type { Access, AccessSource } from './resolver';
+import { query } from '../db/sql';
 
 type Caller = Pick<Actor, 'id' | 'platformRole' | 'departmentId'>;
 
@@ -55,7 +56,7 @@ export async function accessToProjects(em: EntityManager, caller: Caller, projec
   const out = new Map<string, Access>();
   if (!projectIds.length) return out;
   const cte = accessibleProjectsCte(caller, projectIds);
-  const rows: Array<{ project_id: string; tier: Tier; source: AccessSource }> = await em.execute(cte.sql, cte.params);
+  const rows: Array<{ project_id: string; tier: Tier; source: AccessSource }> = await query(em, cte.sql, cte.params);
   for (const r of rows) out.set(r.project_id, { tier: r.tier, source: r.source });
   return out;
 }
@@ -109,7 +110,8 @@ export async function listAccessibleProjects(
   page: { limit?: number; offset?: number } = {},
 ): Promise<AccessibleProjectRow[]> {
   const cte = accessibleProjectsCte(caller);
-  return em.execute(
+  return query(
+    em,
     `with accessible as (${cte.sql})
      select p.id, p.name, p.description, p.color, p.is_private, p.instructions, p.settings,
             p.owner_id, p.created_by_id, p.created_at, p.updated_at,
@@ -150,6 +152,6 @@ export async function listAccessibleProjects(
 /** How many projects the caller can access. */
 export async function countAccessibleProjects(em: EntityManager, caller: Caller): Promise<number> {
   const cte = accessibleProjectsCte(caller);
-  const [row] = await em.execute<Array<{ n: number }>>(`select count(*)::int as n from (${cte.sql}) a`, cte.params);
+  const [row] = await query<{ n: number }>(em, `select count(*)::int as n from (${cte.sql}) a`, cte.params);
   return row.n;
 }

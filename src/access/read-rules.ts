@@ -6,6 +6,7 @@ import type { Actor } from './actor';
 import { gates } from './gates';
 import { accessToProjects } from './project-access.sql';
 import { tierAtLeast, type Access } from './resolver';
+import { query } from '../db/sql';
 
 /**
  * The set-based read rules: "which of these may the caller see", one function per area, each
@@ -36,7 +37,7 @@ export async function checkProjectAccess(
   // only ids the caller cannot reach need telling apart: missing (404) or not theirs (403)
   const existing = new Set<string>(
     denied.length
-      ? (await em.execute<Array<{ id: string }>>(`select id from projects where id = any(array[?]::uuid[])`, [denied])).map((r) => r.id)
+      ? (await query<{ id: string }>(em, `select id from projects where id = any(array[?]::uuid[])`, [denied])).map((r) => r.id)
       : [],
   );
   const out: Verdicts<Access> = new Map();

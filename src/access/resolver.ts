@@ -4,6 +4,7 @@ import type { Tier } from '../entities/base';
 import { ForbiddenError, NotFoundError } from '../errors';
 import { isUuid } from '../validation';
 import type { Actor } from './actor';
+import { query } from '../db/sql';
 
 export type AccessSource = 'platform' | 'owner' | 'user' | 'group' | 'department' | 'public';
 export interface Access {
@@ -49,7 +50,8 @@ export function resolveAccess(
 /** Loads the grant facts for one caller and project in one query. */
 export async function loadGrantFacts(em: EntityManager, actor: Actor, projectId: string): Promise<GrantFacts> {
   // em.execute (not getConnection().execute) so a caller's open transaction is used
-  const rows: Array<{ kind: string; tier: Tier }> = await em.execute(
+  const rows: Array<{ kind: string; tier: Tier }> = await query(
+    em,
     `select case when g.user_id is not null then 'user' when g.group_id is not null then 'group' else 'department' end as kind, g.tier
        from project_grants g
       where g.project_id = ?

@@ -1,11 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { analyseText, cjkVectorLiteral } from './analysis';
 import type { ChunkDraft } from './chunker';
-
-/** Runs SQL on `em`'s transaction (or a pooled connection outside one). */
-export async function query<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
-  return await em.getConnection().execute<T[]>(sql, params, 'all', em.getTransactionContext());
-}
+import { query } from '../db/sql';
 
 /**
  * Serialises writers of one project's index inside the current transaction. Index writes change

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { HEADER_POSITION, query } from '../ingest/index-writer';
+import { query } from '../db/sql';
+import { HEADER_POSITION } from '../ingest/index-writer';
 
 /**
  * Lexical ranking of a project's chunks: candidates from the GIN index on `chunks.tsv`, BM25F in

@@ -5,6 +5,7 @@ import { AuditAction, AuditEntry, PlatformRole, TargetType, Tier, UserStatus } f
 import { ValidationError } from '../errors';
 import { AUDIT_DEFAULT_LIMIT, AuditLogQuery } from './audit.inputs';
 import { BaseService } from './context';
+import { query } from '../db/sql';
 
 export interface AuditRecord {
   action: AuditAction;
@@ -39,7 +40,8 @@ export class AuditService extends BaseService {
    * it describes commits (a failed change leaves no entry, and a failed entry undoes the change).
    */
   async record(tx: EntityManager, actor: Actor, entry: AuditRecord): Promise<void> {
-    await tx.execute(
+    await query(
+      tx,
       // clock_timestamp, not now(): entries of transactions that took turns on a lock sort in the order they happened
       `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
        values (?, ?, ?, ?, ?, ?::jsonb, clock_timestamp())`,
@@ -139,7 +141,8 @@ export class AuditService extends BaseService {
    */
   async addGroupMembers(tx: EntityManager, actor: Actor, groupId: string, userIds: string[]): Promise<void> {
     if (!userIds.length) return;
-    await tx.execute(
+    await query(
+      tx,
       `with added as (
          insert into group_members (group_id, user_id) select ?::uuid, u from unnest(array[?]::uuid[]) u
          on conflict (group_id, user_id) do nothing returning group_id, user_id)
@@ -156,7 +159,8 @@ export class AuditService extends BaseService {
    * row actually deleted. Returns how many went.
    */
   async deleteGroupMembers(tx: EntityManager, actor: Actor, where: string, params: unknown[], reason?: MembershipReason): Promise<number> {
-    const rows: Array<{ n: number }> = await tx.execute(
+    const rows: Array<{ n: number }> = await query(
+      tx,
       `with gone as (delete from group_members gm using groups g where gm.group_id = g.id and (${where}) returning gm.group_id, gm.user_id),
        logged as (
          insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
@@ -177,7 +181,8 @@ export class AuditService extends BaseService {
    * project can be given to the user in between (the foreign-key check waits on it).
    */
   async clearUserOwnerships(tx: EntityManager, actor: Actor, userId: string): Promise<void> {
-    await tx.execute(
+    await query(
+      tx,
       `with changed as (update projects set owner_id = null where owner_id = ? returning id)
        insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
        select 'project_owner_changed', ?, c.id, 'user', ?::uuid,
@@ -203,7 +208,8 @@ export class AuditService extends BaseService {
 
   /** No grant vanishes unaudited (spec Grants rule 4): the entries come from the deleted rows themselves. */
   private async deleteGrantsAudited(tx: EntityManager, actor: Actor, where: string, id: string, reason: string): Promise<void> {
-    await tx.execute(
+    await query(
+      tx,
       `with gone as (delete from project_grants where ${where} returning project_id, user_id, group_id, department_id, tier)
        insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
        select 'grant_deleted', ?, g.project_id,

@@ -3,6 +3,7 @@ import { ValidationError } from '../errors';
 import { BaseService } from './context';
 import { hashPassword, normalizeEmail } from './auth.service';
 import { avatarColorFor } from './avatar';
+import { query } from '../db/sql';
 
 export interface BootstrapPerson {
   email: string;
@@ -36,7 +37,8 @@ export class BootstrapService extends BaseService {
     if (!(await em.count(User, { platformRole: 'superadmin' }))) {
       const hash = await hashPassword(superadmin.password);
       // the partial unique index makes a concurrent second bootstrap fail instead of creating two
-      const rows = await em.getConnection().execute(
+      const rows = await query(
+        em,
         `insert into users (email, name, password_hash, platform_role, org_position, avatar_color)
          values (?, ?, ?, 'superadmin', 'member', ?) on conflict do nothing returning id`,
         [normalizeEmail(superadmin.email), superadmin.name.trim(), hash, avatarColorFor(superadmin.email)],
@@ -46,7 +48,8 @@ export class BootstrapService extends BaseService {
     }
     if (ceo && !(await em.count(User, { orgPosition: 'ceo' }))) {
       const hash = await hashPassword(ceo.password);
-      const rows = await em.getConnection().execute(
+      const rows = await query(
+        em,
         `insert into users (email, name, password_hash, platform_role, org_position, avatar_color)
          values (?, ?, ?, 'none', 'ceo', ?) on conflict do nothing returning id`,
         [normalizeEmail(ceo.email), ceo.name.trim(), hash, avatarColorFor(ceo.email)],

@@ -7,6 +7,7 @@ import type { ConversationRow, RecentConversationRow } from '../presenters/conve
 import { isUuid } from '../validation';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService } from './context';
+import { query } from '../db/sql';
 
 export interface ConversationRead {
   conversation: Conversation & { projectId: string };
@@ -76,7 +77,8 @@ export class ConversationsService extends BaseService {
     if (!allowed.length) return out;
     const offset = page.offset ?? 0;
     const rows: Array<{ id: string; title: string; project_id: string; created_at: Date; updated_at: Date; message_count: number }> =
-      await em.execute(
+      await query(
+        em,
         `select * from (
          select c.id, c.title, c.project_id, c.created_at, c.updated_at,
                 (select count(*) from messages m where m.conversation_id = c.id)::int as message_count,
@@ -104,9 +106,9 @@ export class ConversationsService extends BaseService {
   async recent(actor: Actor, page: ConversationPage = {}): Promise<RecentConversationRow[]> {
     const access = accessibleProjectsCte(actor);
     // only projects the caller can still use (every tier the rule gives includes `use`)
-    const rows: Array<{ id: string; title: string; project_id: string; updated_at: Date; name: string; color: string }> =
-      await this.em().execute(
-        `with acc as (${access.sql})
+    const rows: Array<{ id: string; title: string; project_id: string; updated_at: Date; name: string; color: string }> = await query(
+      this.em(),
+      `with acc as (${access.sql})
        select c.id, c.title, c.project_id, c.updated_at, p.name, p.color
          from conversations c
          join acc on acc.project_id = c.project_id
@@ -114,8 +116,8 @@ export class ConversationsService extends BaseService {
         where c.user_id = ?
         order by c.updated_at desc, c.id desc
         limit ? offset ?`,
-        [...access.params, actor.id, page.limit ?? 20, page.offset ?? 0],
-      );
+      [...access.params, actor.id, page.limit ?? 20, page.offset ?? 0],
+    );
     return rows.map((r) => ({
       id: r.id,
       title: r.title,

@@ -14,6 +14,7 @@ import { limitOffset, pageFromRows, type PageInput, type Paged } from './page';
 import type { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from './departments.inputs';
 import { dropGroupsOutsideDepartment } from './groups.service';
 import { isOutsideDepartments } from './users.service';
+import { query } from '../db/sql';
 
 export interface DepartmentView {
   department: Department;
@@ -218,7 +219,8 @@ export class DepartmentsService extends BaseService {
   }
 
   private rowsWithCounts(em: EntityManager, onlyIds: string[] | null, page?: PageInput): Promise<DepartmentRow[]> {
-    return em.execute(
+    return query(
+      em,
       `select d.id, d.name, d.color, d.description, d.created_at, d.updated_at,
               (select count(*) from users u where u.department_id = d.id)::int as members,
               (select count(*) from groups g where g.department_id = d.id)::int as groups,

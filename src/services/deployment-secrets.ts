@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeyCipher, decryptLegacyApiKey, isLegacyApiKey } from '../llm/api-key-crypto';
 import type { ServiceContext } from './context';
+import { query } from '../db/sql';
 
 const JWT_SECRET_KEY = 'jwt_secret';
 const ENCRYPTION_KEY_KEY = 'encryption_key';
@@ -53,8 +54,8 @@ export class DeploymentSecrets {
   /** The value under `key`, generated (or seeded) by whichever node gets there first. */
   private async stored(em: EntityManager, key: string, seed: string | null): Promise<string> {
     const value = seed ?? randomBytes(48).toString('base64url');
-    await em.execute(`insert into settings (key, value) values (?, ?) on conflict (key) do nothing`, [key, value]);
-    const rows: Array<{ value: string }> = await em.execute(`select value from settings where key = ?`, [key]);
+    await query(em, `insert into settings (key, value) values (?, ?) on conflict (key) do nothing`, [key, value]);
+    const rows: Array<{ value: string }> = await query(em, `select value from settings where key = ?`, [key]);
     if (key === JWT_SECRET_KEY && seed !== null) rmSync(path.join(this.ctx.config.dataDir, 'jwt-secret'), { force: true });
     return rows[0].value;
   }
@@ -70,8 +71,9 @@ export class DeploymentSecrets {
   /** `v1` provider keys (derived from JWT_SECRET, not origin-bound) → `v2`, in one transaction. */
   private async migrateLegacyApiKeys(em: EntityManager, jwtSecret: string): Promise<void> {
     await em.transactional(async (tx) => {
-      await tx.execute(`select pg_advisory_xact_lock(hashtext('docqa:providers'))`);
-      const rows: Array<{ id: string; base_url: string; api_key_enc: string }> = await tx.execute(
+      await query(tx, `select pg_advisory_xact_lock(hashtext('docqa:providers'))`);
+      const rows: Array<{ id: string; base_url: string; api_key_enc: string }> = await query(
+        tx,
         `select id, base_url, api_key_enc from providers where api_key_enc like 'v1.%'`,
       );
       for (const row of rows) {
@@ -86,7 +88,7 @@ export class DeploymentSecrets {
           );
           continue;
         }
-        await tx.execute(`update providers set api_key_enc = ? where id = ?`, [this.cipher.encrypt(plain, row.base_url), row.id]);
+        await query(tx, `update providers set api_key_enc = ? where id = ?`, [this.cipher.encrypt(plain, row.base_url), row.id]);
       }
       if (rows.length) this.ctx.logger.info({ count: rows.length }, 'provider API keys re-encrypted (origin-bound, ENCRYPTION_KEY)');
     });

@@ -10,15 +10,9 @@ import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
 import { detectKind, kindOfMime, mimeTypeFor } from '../ingest/detect';
 import { configForLanguage, detectLanguage } from '../ingest/analysis';
-import {
-  commitStagedChunks,
-  IndexAnalysis,
-  lockProjectIndex,
-  query,
-  removeDocumentChunks,
-  resolveTextSearchConfig,
-} from '../ingest/index-writer';
+import { commitStagedChunks, IndexAnalysis, lockProjectIndex, removeDocumentChunks, resolveTextSearchConfig } from '../ingest/index-writer';
 import { ParserPool } from '../ingest/parsers/pool';
+import { query } from '../db/sql';
 import { DocumentProgress, ProgressHub } from '../ingest/progress';
 import { IngestJob, IngestQueue } from '../ingest/queue';
 import { PageStager } from '../ingest/stager';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Document } from '../entities';
 import type { DocumentEmbeddings } from '../entities/document.entity';
-import { query } from '../ingest/index-writer';
+import { query } from '../db/sql';
 import type { EmbeddingsService } from './embeddings.service';
 
 /**

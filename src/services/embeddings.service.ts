@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { EmbedQueue } from '../ingest/embed-job';
-import { query } from '../ingest/index-writer';
+import { query } from '../db/sql';
 import { embedTexts } from '../llm/embeddings-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import { Neighbour, VectorStore } from '../retrieval/vector-store';

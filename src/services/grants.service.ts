@@ -11,6 +11,7 @@ import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
 import type { UpsertGrantInput } from './grants.inputs';
 import type { GrantRow, GrantsByUser, UserGrantRow } from '../presenters/grant.presenter';
+import { query } from '../db/sql';
 export type { GrantRow, GrantsByUser, UserGrantRow };
 
 /** The three target columns of a grant; exactly one is set (spec invariant). */
@@ -56,7 +57,8 @@ const ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
  * statement, oldest first. `where` is a condition on `g` with its parameters.
  */
 function readGrants(em: EntityManager, where: string, params: unknown[]): Promise<GrantRow[]> {
-  return em.execute(
+  return query(
+    em,
     `select g.id, g.project_id, g.user_id, g.group_id, g.department_id, g.tier, g.granted_by_id,
             ${ISO('g.created_at')} as created_at, ${ISO('g.updated_at')} as updated_at,
             u.name as user_name, u.email as user_email,
@@ -91,14 +93,13 @@ export class GrantsService extends BaseService {
     const column = TARGET_COLUMN[input.targetType];
     return this.em().transactional(async (tx) => {
       await requireTier(tx, actor, projectId, 'full');
-      const exists: unknown[] = await tx.execute(`select 1 from ${TARGET_TABLE[input.targetType]} where id = ?`, [input.targetId]);
+      const exists: unknown[] = await query(tx, `select 1 from ${TARGET_TABLE[input.targetType]} where id = ?`, [input.targetId]);
       if (!exists.length) throw new NotFoundError('target_not_found', `The ${input.targetType} does not exist`);
       // The upsert alone keeps one row per target. This lock only makes concurrent posts of the same
       // target take turns, so each one reads the tier it replaces (metadata.previousTier) exactly.
-      await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [
-        `grant:${projectId}:${input.targetType}:${input.targetId}`,
-      ]);
-      const [row]: Array<{ id: string; inserted: boolean; previous_tier: Tier | null }> = await tx.execute(
+      await query(tx, `select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`grant:${projectId}:${input.targetType}:${input.targetId}`]);
+      const [row]: Array<{ id: string; inserted: boolean; previous_tier: Tier | null }> = await query(
+        tx,
         `with previous as (select tier from project_grants where project_id = ? and ${column} = ?)
          insert into project_grants (project_id, user_id, group_id, department_id, tier, granted_by_id)
          values (?, ?, ?, ?, ?, ?)
@@ -117,7 +118,7 @@ export class GrantsService extends BaseService {
       );
       // spec rule 3: a user grant also puts the user on the visible member list
       if (target.userId) {
-        await tx.execute(`insert into project_members (project_id, user_id) values (?, ?) on conflict do nothing`, [
+        await query(tx, `insert into project_members (project_id, user_id) values (?, ?) on conflict do nothing`, [
           projectId,
           target.userId,
         ]);
@@ -156,7 +157,8 @@ export class GrantsService extends BaseService {
     return this.em().transactional(async (tx) => {
       await requireTier(tx, actor, projectId, 'full');
       if (!isUuid(grantId)) throw new NotFoundError('not_found', 'Grant not found');
-      const rows: Array<{ user_id: string | null; group_id: string | null; department_id: string | null; tier: Tier }> = await tx.execute(
+      const rows: Array<{ user_id: string | null; group_id: string | null; department_id: string | null; tier: Tier }> = await query(
+        tx,
         `delete from project_grants where id = ? and project_id = ? returning user_id, group_id, department_id, tier`,
         [grantId, projectId],
       );
@@ -179,7 +181,7 @@ export class GrantsService extends BaseService {
     gates.requirePlatformAdmin(actor);
     if (!isUuid(userId)) throw new NotFoundError('not_found', 'User not found');
     const em = this.em();
-    const users: Array<{ department_id: string | null }> = await em.execute(`select department_id from users where id = ?`, [userId]);
+    const users: Array<{ department_id: string | null }> = await query(em, `select department_id from users where id = ?`, [userId]);
     if (!users.length) throw new NotFoundError('not_found', 'User not found');
     const rows = await this.grantsReaching(em, userId, users[0].department_id);
     return {
@@ -190,7 +192,8 @@ export class GrantsService extends BaseService {
   }
 
   private grantsReaching(em: EntityManager, userId: string, departmentId: string | null): Promise<UserGrantRow[]> {
-    return em.execute(
+    return query(
+      em,
       `select g.id as grant_id, g.project_id, g.tier,
               case when g.user_id is not null then 'user' when g.group_id is not null then 'group' else 'department' end as via,
               p.name as project_name, p.color as project_color, p.is_private as project_is_private, p.owner_id as project_owner_id,

@@ -11,6 +11,7 @@ import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
 import type { PageInput, Paged } from './page';
 import type { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from './groups.inputs';
+import { query } from '../db/sql';
 
 export interface GroupView {
   group: Group;
@@ -223,7 +224,8 @@ export class GroupsService extends BaseService {
       offset: page.offset,
     });
     if (!groups.length) return { items: [], total };
-    const rows: Array<{ group_id: string; n: number }> = await em.execute(
+    const rows: Array<{ group_id: string; n: number }> = await query(
+      em,
       `select group_id, count(*)::int as n from group_members where group_id = any(array[?]::uuid[]) group by group_id`,
       [groups.map((g) => g.id)],
     );

@@ -15,6 +15,7 @@ import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
 import { pageFromRows, type PageInput, type Paged } from './page';
 import type { CreateProjectInput, ProjectSettingsInput, UpdateProjectInput } from './projects.inputs';
+import { query } from '../db/sql';
 
 /** A project with its visible members (users populated) and counts, as the detail endpoints show it. */
 export interface ProjectDetail {
@@ -84,7 +85,8 @@ export class ProjectsService extends BaseService {
     const ids = userIds.filter(isUuid);
     const cte = accessibleProjectsCte(actor);
     const rows: Array<{ user_id: string; project_id: string; tier: Access['tier']; source: Access['source'] }> = ids.length
-      ? await em.execute(
+      ? await query(
+          em,
           `with accessible as (${cte.sql})
          select pm.user_id, a.project_id, a.tier, a.source
            from project_members pm
@@ -181,11 +183,11 @@ export class ProjectsService extends BaseService {
       await requireTier(tx, actor, projectId, 'full');
       // the row lock keeps grants from being added until we commit (an insert's foreign-key check
       // waits on it); the grants then go with an audit entry per row deleted, before the project
-      await tx.execute(`select 1 from projects where id = ? for update`, [projectId]);
+      await query(tx, `select 1 from projects where id = ? for update`, [projectId]);
       await this.audit.deleteProjectGrants(tx, actor, projectId);
       // deleting the row locks it, so an ingestion commit touching the project waits and then fails
       // on its foreign key; the statistics go after that, so a concurrent ingest leaves no rows behind
-      const deleted: Array<{ owner_id: string | null }> = await tx.execute(`delete from projects where id = ? returning owner_id`, [
+      const deleted: Array<{ owner_id: string | null }> = await query(tx, `delete from projects where id = ? returning owner_id`, [
         projectId,
       ]);
       if (!deleted.length) throw new NotFoundError('not_found', 'Project not found');
@@ -196,8 +198,8 @@ export class ProjectsService extends BaseService {
         targetId: actor.id,
         metadata: { tier: 'full', previousOwnerId: deleted[0].owner_id },
       });
-      await tx.execute(`delete from term_stats where project_id = ?`, [projectId]);
-      await tx.execute(`delete from project_index_stats where project_id = ?`, [projectId]);
+      await query(tx, `delete from term_stats where project_id = ?`, [projectId]);
+      await query(tx, `delete from project_index_stats where project_id = ?`, [projectId]);
     });
     return { id: projectId };
   }
@@ -207,7 +209,7 @@ export class ProjectsService extends BaseService {
     const em = this.em();
     await requireTier(em, actor, projectId, 'edit');
     if (!isUuid(userId)) throw new NotFoundError('not_found', 'The user is not a member of this project');
-    const rows: unknown[] = await em.execute(`delete from project_members where project_id = ? and user_id = ? returning user_id`, [
+    const rows: unknown[] = await query(em, `delete from project_members where project_id = ? and user_id = ? returning user_id`, [
       projectId,
       userId,
     ]);
@@ -225,7 +227,7 @@ export class ProjectsService extends BaseService {
   /** `settings.rerankModel` must name a reranker a provider lists (or RERANK_MODEL): an unknown one is a 400, not a silent fallback. */
   private async assertRerankModel(em: EntityManager, name: string | null | undefined): Promise<void> {
     if (typeof name !== 'string') return;
-    const rows: Array<{ slug: string; rerank_models: string[] }> = await em.execute('select slug, rerank_models from providers');
+    const rows: Array<{ slug: string; rerank_models: string[] }> = await query(em, 'select slug, rerank_models from providers');
     const providers = rows.map((r) => ({ slug: r.slug, rerankModels: r.rerank_models }));
     if (!knownRerankModel(providers, name, this.config.rerank)) {
       throw ValidationError.field(
@@ -250,7 +252,8 @@ export class ProjectsService extends BaseService {
 
   /** Each project's document, conversation and chunk counts (the detail's `_count`), in one query. */
   private async countsOf(em: EntityManager, projectIds: string[]): Promise<Map<string, ProjectCounts>> {
-    const rows: Array<ProjectCounts & { id: string }> = await em.execute(
+    const rows: Array<ProjectCounts & { id: string }> = await query(
+      em,
       `select p.id,
               (select count(*) from documents d where d.project_id = p.id)::int as documents,
               (select count(*) from conversations c where c.project_id = p.id)::int as conversations,

@@ -17,6 +17,7 @@ import { BaseService, ServiceContext } from './context';
 import type { DeploymentSecrets } from './deployment-secrets';
 import { ChatTarget, EmbeddingTarget, modelTargets, RerankTarget, TargetDeps } from './provider-targets';
 import type { CreateProviderInput, TestProviderInput, UpdateProviderInput } from './providers.inputs';
+import { query } from '../db/sql';
 
 /** spec: the provider test times out after 30 seconds. */
 export const PROVIDER_TEST_TIMEOUT_MS = 30_000;
@@ -268,7 +269,7 @@ export class ProvidersService extends BaseService {
   /** Provider writes are serialized so the one-default rule never races. */
   private writeTx<T>(fn: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.em().transactional(async (em) => {
-      await em.execute(`select pg_advisory_xact_lock(hashtext('docqa:providers'))`);
+      await query(em, `select pg_advisory_xact_lock(hashtext('docqa:providers'))`);
       return fn(em);
     });
   }

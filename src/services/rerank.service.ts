@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { performance } from 'node:perf_hooks';
-import { query } from '../ingest/index-writer';
+import { query } from '../db/sql';
 import { rerankDocuments } from '../llm/rerank-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import type { Ranked } from '../retrieval/fusion';

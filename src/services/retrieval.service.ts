@@ -3,7 +3,7 @@ import type { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
 import { NotFoundError } from '../errors';
 import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
-import { query } from '../ingest/index-writer';
+import { query } from '../db/sql';
 import { CANDIDATES, QueryTerm, rankBm25 } from '../retrieval/bm25';
 import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval/fusion';
 import { isUuid } from '../validation';

@@ -20,6 +20,7 @@ import { Batch, one, splitVerdicts } from './batch';
 import { BaseService, ServiceContext } from './context';
 import { dropGroupsOutsideDepartment } from './groups.service';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput, USERS_DEFAULT_LIMIT, USERS_MAX_LIMIT } from './users.inputs';
+import { query } from '../db/sql';
 
 export interface UserPage {
   users: User[];
@@ -179,7 +180,7 @@ export class UsersService extends BaseService {
       // revoked with the change (same transaction), so a session started with the old password, or
       // one from before a deactivation, cannot be refreshed, not even after a reactivation.
       if (passwordHash !== undefined || deactivated) {
-        await em.execute(`update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [user.id]);
+        await query(em, `update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [user.id]);
       }
       return user;
     });
@@ -199,7 +200,7 @@ export class UsersService extends BaseService {
       requireDeletable(actor, user);
       // the row lock keeps grants to the user from being added until we commit; the grants then go
       // with an audit entry per row deleted, before the user
-      await em.execute(`select 1 from users where id = ? for update`, [user.id]);
+      await query(em, `select 1 from users where id = ? for update`, [user.id]);
       await this.audit.deleteUserGrants(em, actor, user.id);
       await this.audit.deleteGroupMembers(em, actor, 'gm.user_id = ?', [user.id], 'user_deleted');
       await this.audit.recordDepartmentChange(em, actor, user.id, user.department?.id ?? null, null, 'user_deleted');
