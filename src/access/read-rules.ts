@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tier } from '../entities/base';
+import { Project } from '../entities';
 import { ForbiddenError, NotFoundError } from '../errors';
 import { isUuid } from '../validation';
 import type { Actor } from './actor';
@@ -47,6 +48,26 @@ export async function checkProjectAccess(
     else out.set(id, existing.has(id) ? new ForbiddenError('forbidden', 'You have no access to this project') : projectNotFound());
   }
   return out;
+}
+
+/**
+ * One project, at least `tier`: the same verdict as `checkProjectAccess` for one id (404 for a
+ * missing or malformed id, 403 when the resolver gives nothing or too low a tier), thrown; then the
+ * project, so nothing is used unchecked. Writes, documents and chat call this; reads of many call
+ * `checkProjectAccess`.
+ */
+export async function requireTier(
+  em: EntityManager,
+  actor: Actor,
+  projectId: string,
+  tier: Tier,
+): Promise<{ project: Project; access: Access }> {
+  const verdict = (await checkProjectAccess(em, actor, [projectId], tier)).get(projectId)!;
+  if (verdict instanceof Error) throw verdict;
+  // deleted between the check and this read (a concurrent delete): as if it never was
+  const project = await em.findOne(Project, { id: projectId });
+  if (!project) throw projectNotFound();
+  return { project, access: verdict };
 }
 
 /**

@@ -1,8 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Project } from '../entities';
 import type { Tier } from '../entities/base';
-import { ForbiddenError, NotFoundError } from '../errors';
-import { isUuid } from '../validation';
 import type { Actor } from './actor';
 import { query } from '../db/sql';
 
@@ -75,24 +73,4 @@ export async function accessTo(em: EntityManager, actor: Actor, project: Project
     return resolveAccess(actor, { ownerId, isPrivate: project.isPrivate }, { userGrant: null, groupGrants: [], departmentGrant: null });
   }
   return resolveAccess(actor, { ownerId, isPrivate: project.isPrivate }, await loadGrantFacts(em, actor, project.id));
-}
-
-/**
- * Loads a project and checks the caller holds at least `tier` on it: 404 not_found for a missing
- * project, 403 forbidden when the resolver gives nothing or too low a tier. Returns the project
- * and the resolved access so nothing is used unchecked.
- */
-export async function requireTier(
-  em: EntityManager,
-  actor: Actor,
-  projectId: string,
-  tier: Tier,
-): Promise<{ project: Project; access: Access }> {
-  if (!isUuid(projectId)) throw new NotFoundError('not_found', 'Project not found');
-  const project = await em.findOne(Project, { id: projectId });
-  if (!project) throw new NotFoundError('not_found', 'Project not found');
-  const access = await accessTo(em, actor, project);
-  if (!access) throw new ForbiddenError('forbidden', 'You have no access to this project');
-  if (!tierAtLeast(access.tier, tier)) throw new ForbiddenError('forbidden', `This requires the ${tier} tier on the project`);
-  return { project, access };
 }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Actor } from '../access/actor';
-import { requireTier } from '../access/resolver';
+import { requireTier } from '../access/read-rules';
 import { Citation, Conversation, newId } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import { streamChatCompletion } from '../llm/openai-client';

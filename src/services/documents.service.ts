@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Actor } from '../access/actor';
-import { requireTier } from '../access/resolver';
+import { requireTier } from '../access/read-rules';
 import { Document, Project, User } from '../entities';
 import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';

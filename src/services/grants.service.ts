@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
 import { checkProjectAccess } from '../access/read-rules';
-import { requireTier } from '../access/resolver';
+import { requireTier } from '../access/read-rules';
 import type { TargetType, Tier } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';

@@ -1,6 +1,6 @@
 import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
-import { requireTier } from '../access/resolver';
+import { requireTier } from '../access/read-rules';
 import { NotFoundError } from '../errors';
 import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
 import { query } from '../db/sql';
