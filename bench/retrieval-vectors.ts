@@ -4,6 +4,7 @@ import { normalize } from '../src/retrieval/vector-store';
 import { startOpenAiStub, stubEmbedding } from '../test/support/openai-stub';
 import { benchActor, openDocsBenchEnv, quantile, round, table, waitReady, writeResult } from './docs-env';
 import { seedSyntheticChunks } from './retrieval';
+import { Actor } from '../src/access/actor';
 
 /**
  * The semantic stage's costs, with the OpenAI-compatible stub as the embeddings provider (the
@@ -99,13 +100,13 @@ export async function benchVectors(
       const words = r.text.replace(/[.,]/g, '').split(/\s+/);
       return `what is the ${words[3]} ${words[7]} for ${words[11]} ${words[13]}?`;
     });
-    for (const q of qs.slice(0, 20)) await env.services.retrieval.search(null, big.id, q); // warm-up (loads the matrix)
+    for (const q of qs.slice(0, 20)) await env.services.retrieval.search(Actor.system(), big.id, q); // warm-up (loads the matrix)
     const total: number[] = [];
     const provider: number[] = [];
     for (const q of qs) {
       const timings: { embeddingMs?: number } = {};
       const t0 = performance.now();
-      await env.services.retrieval.search(null, big.id, q, { timings });
+      await env.services.retrieval.search(Actor.system(), big.id, q, { timings });
       total.push(performance.now() - t0);
       if (timings.embeddingMs === undefined) throw new Error('the question was not embedded (retrieval fell back to lexical)');
       provider.push(timings.embeddingMs);
@@ -124,7 +125,7 @@ export async function benchVectors(
             const q = qs[next++];
             const timings: { embeddingMs?: number } = {};
             const t0 = performance.now();
-            await env.services.retrieval.search(null, big.id, q, { timings });
+            await env.services.retrieval.search(Actor.system(), big.id, q, { timings });
             times.push(performance.now() - t0 - (timings.embeddingMs ?? 0));
           }
         }),

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { evalDocuments, evalQuestions, EvalScore, scoreEval } from '../test/support/retrieval-eval';
 import { benchActor, DocsBenchEnv, openDocsBenchEnv, quantile, round, table, waitReady, writeResult } from './docs-env';
 import { prng, prose } from './synthetic-text';
+import { Actor } from '../src/access/actor';
 
 /**
  * Retrieval quality and latency.
@@ -132,7 +133,7 @@ async function ingestEvalSet(env: DocsBenchEnv, projectId: string): Promise<void
 
 async function evaluate(env: DocsBenchEnv, projectId: string): Promise<EvalScore> {
   const runs = [];
-  for (const q of evalQuestions()) runs.push({ q, hits: await env.services.retrieval.search(null, projectId, q.question, { topK: 5 }) });
+  for (const q of evalQuestions()) runs.push({ q, hits: await env.services.retrieval.search(Actor.system(), projectId, q.question, { topK: 5 }) });
   return scoreEval(runs);
 }
 
@@ -179,11 +180,11 @@ export async function benchRetrieval(opts: { chunks?: number; queries?: number }
     await ingestEvalSet(env, big.id);
 
     const questions = [...evalQuestions().map((q) => q.question), ...(await syntheticQuestions(env.orm, big.id, queries))];
-    for (const q of questions.slice(0, 30)) await env.services.retrieval.search(null, big.id, q); // warm-up
+    for (const q of questions.slice(0, 30)) await env.services.retrieval.search(Actor.system(), big.id, q); // warm-up
     const times: number[] = [];
     for (const q of questions) {
       const t0 = performance.now();
-      await env.services.retrieval.search(null, big.id, q);
+      await env.services.retrieval.search(Actor.system(), big.id, q);
       times.push(performance.now() - t0);
     }
     const among = await evaluate(env, big.id);

@@ -153,7 +153,7 @@ export class ChatService extends BaseService {
 
     // retrieval depends on nothing stored, so it starts at once and runs beside the writes below
     const retrievalStarted = performance.now();
-    const retrieval = (mode === 'docs' ? this.retrieveDocs(project.id, message, timings) : this.retrieveWeb(message, mode, stop)).finally(
+    const retrieval = (mode === 'docs' ? this.retrieveDocs(actor, project.id, message, timings) : this.retrieveWeb(message, mode, stop)).finally(
       () => {
         const ms = performance.now() - retrievalStarted;
         timings.retrievalMs = Math.round(ms);
@@ -259,10 +259,10 @@ export class ChatService extends BaseService {
     }
   }
 
-  private async retrieveDocs(projectId: string, question: string, timings: ChatTimings): Promise<ContextItem[]> {
-    // access was checked in ask(): retrieval runs on the caller's behalf without checking again;
-    // the number of chunks is the project's settings.topK (retrieval applies it and its default)
-    const hits = await this.deps.retrieval.search(null, projectId, question, { timings });
+  private async retrieveDocs(actor: Actor, projectId: string, question: string, timings: ChatTimings): Promise<ContextItem[]> {
+    // on the caller's behalf: retrieval checks `use` again, right before it reads; the number of
+    // chunks is the project's settings.topK (retrieval applies it and its default)
+    const hits = await this.deps.retrieval.search(actor, projectId, question, { timings });
     return hits.map((h) => ({
       id: h.chunkId,
       documentId: h.documentId,

@@ -6,7 +6,6 @@ import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/an
 import { query } from '../db/sql';
 import { CANDIDATES, QueryTerm, rankBm25 } from '../retrieval/bm25';
 import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval/fusion';
-import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
 import type { EmbeddingsService } from './embeddings.service';
 import { RERANK_CANDIDATES, type RerankService } from './rerank.service';
@@ -49,11 +48,11 @@ export class RetrievalService extends BaseService {
 
   /**
    * The `topK` best chunks for `question` in the project (default: the project's `settings.topK`,
-   * else 6). With an actor, `use` on the project is checked first; chat passes null after it has
-   * authorized the caller itself.
+   * else 6), for `actor`, who must hold `use` on the project (background jobs and tools pass
+   * `Actor.system()`).
    */
   async search(
-    actor: Actor | null,
+    actor: Actor,
     projectId: string,
     question: string,
     opts: {
@@ -65,8 +64,7 @@ export class RetrievalService extends BaseService {
       trace?: { lexical?: Ranked[]; vector?: Ranked[] };
     } = {},
   ): Promise<RetrievalHit[]> {
-    if (actor) await requireTier(this.em(), actor, projectId, 'use');
-    else if (!isUuid(projectId)) throw new NotFoundError('not_found', 'Project not found');
+    await requireTier(this.em(), actor, projectId, 'use');
     // the semantic side (embed the question, vector neighbours) runs beside the lexical one; it
     // resolves null when there is no embedding source or the embedder fails, and never throws
     const semantic = this.embeddings.neighbours(projectId, question.slice(0, MAX_QUERY_CHARS));

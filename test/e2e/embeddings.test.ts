@@ -5,6 +5,7 @@ import { api, client } from '../support/http';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
 import { postSse } from '../support/sse-client';
 import { createTestApp, TestApp } from '../support/test-app';
+import { Actor } from '../../src/access/actor';
 
 /**
  * The embedding stage end to end, against the OpenAI-compatible stub's `/embeddings`: ingestion
@@ -71,7 +72,7 @@ const fullyEmbedded = (id: string, model: string) =>
     return d.embeddings?.model === model && d.embeddings.chunksTotal > 0 && d.embeddings.chunksEmbedded === d.embeddings.chunksTotal && d;
   });
 
-const search = (projectId: string, q: string, topK?: number) => t.services.retrieval.search(null, projectId, q, topK ? { topK } : {});
+const search = (projectId: string, q: string, topK?: number) => t.services.retrieval.search(Actor.system(), projectId, q, topK ? { topK } : {});
 
 async function makeEmbeddingProvider(embeddingModels: string[], slug = `emb-${Math.random().toString(36).slice(2, 8)}`) {
   const res = await client(t.baseUrl, engineer.token).post('/api/providers', {
@@ -196,12 +197,12 @@ describe('with an embedding provider', () => {
       ).map((r: any) => r.document_id),
     );
     expect(lexicalDocs.size).toBe(3);
-    const fused = await t.services.retrieval.search(null, project.id, QUESTION);
+    const fused = await t.services.retrieval.search(Actor.system(), project.id, QUESTION);
     const ids = fused.map((h) => h.documentId);
     // the measured fusion (DEFAULT_FUSION): the lexical leader keeps its place when it clearly
     // leads, and the nearest vector-only chunk — the answer — is ranked in among the lexical ones
     const trace: { lexical?: Array<{ id: string; score: number }>; vector?: Array<{ id: string; score: number }> } = {};
-    await t.services.retrieval.search(null, project.id, QUESTION, { trace });
+    await t.services.retrieval.search(Actor.system(), project.id, QUESTION, { trace });
     expect(fused[0].chunkId).toBe(trace.lexical![0].id);
     expect(ids).toContain(answerDoc.id);
     expect(ids.filter((id) => lexicalDocs.has(id)).length).toBeGreaterThanOrEqual(3);

@@ -5,6 +5,7 @@ import { client } from '../support/http';
 import { OpenAiStub, RerankRequest, startOpenAiStub, stubRerankScore } from '../support/openai-stub';
 import { postSse } from '../support/sse-client';
 import { createTestApp, TestApp } from '../support/test-app';
+import { Actor } from '../../src/access/actor';
 
 /**
  * The reranking stage end to end, against the stub's `/rerank` (its relevance: the share of the
@@ -90,10 +91,10 @@ describe('with a provider listing rerankModels', () => {
 
   it('without a reranker, retrieval keeps the fused order and never calls /rerank', async () => {
     // every candidate, in fused order: what a reranker would be given
-    fused = await t.services.retrieval.search(null, project.id, QUESTION, { topK: 30 });
+    fused = await t.services.retrieval.search(Actor.system(), project.id, QUESTION, { topK: 30 });
     expect(fused.length).toBeGreaterThan(6);
     const timings: { rerankMs?: number } = {};
-    const hits = await t.services.retrieval.search(null, project.id, QUESTION, { timings });
+    const hits = await t.services.retrieval.search(Actor.system(), project.id, QUESTION, { timings });
     expect(hits.map((h) => h.chunkId)).toEqual(fused.slice(0, 6).map((h) => h.chunkId));
     expect(timings.rerankMs).toBeUndefined();
     expect(stub.rerankRequests).toHaveLength(0);
@@ -164,11 +165,11 @@ describe('with a provider listing rerankModels', () => {
     expect(lastRerank().status).toBe(500);
     // the back-off: the next question does not call it
     const calls = stub.rerankRequests.length;
-    const hits = await t.services.retrieval.search(null, project.id, QUESTION);
+    const hits = await t.services.retrieval.search(Actor.system(), project.id, QUESTION);
     expect(hits.map((h) => h.chunkId)).toEqual(fused.slice(0, 6).map((h) => h.chunkId));
     expect(stub.rerankRequests).toHaveLength(calls);
     (t.services.retrieval as any).reranker.failingUntil.clear();
-    expect((await t.services.retrieval.search(null, project.id, QUESTION)).map((h) => h.chunkId)).toEqual(rerankedOrder(fused));
+    expect((await t.services.retrieval.search(Actor.system(), project.id, QUESTION)).map((h) => h.chunkId)).toEqual(rerankedOrder(fused));
   });
 
   it('a slow reranker (beyond RERANK_TIMEOUT_MS) leaves the fused order without an error', async () => {
@@ -188,11 +189,11 @@ describe('with a provider listing rerankModels', () => {
     let res = await patch({ rerankModel: 'stub/rr-other' });
     expect(res.status).toBe(200);
     expect(res.body.project.settings.rerankModel).toBe('stub/rr-other');
-    await t.services.retrieval.search(null, project.id, QUESTION);
+    await t.services.retrieval.search(Actor.system(), project.id, QUESTION);
     expect(lastRerank().model).toBe('rr-other');
     res = await patch({ rerankModel: 'rr-small' });
     expect(res.status).toBe(200);
-    await t.services.retrieval.search(null, project.id, QUESTION);
+    await t.services.retrieval.search(Actor.system(), project.id, QUESTION);
     expect(lastRerank().model).toBe('rr-small');
     res = await patch({ rerankModel: null });
     expect(res.status).toBe(200);
@@ -265,7 +266,7 @@ describe('the environment fallback (RERANK_BASE_URL / RERANK_API_KEY / RERANK_MO
     const project = await seedProject(te, fe, admin);
     stub.rerankRequests.length = 0;
     const timings: { rerankMs?: number } = {};
-    const hits = await te.services.retrieval.search(null, project.id, QUESTION, { timings });
+    const hits = await te.services.retrieval.search(Actor.system(), project.id, QUESTION, { timings });
     expect(stub.rerankRequests).toHaveLength(1);
     const call = lastRerank();
     expect(call).toMatchObject({ model: 'env-reranker', query: QUESTION, topN: 6, authorization: 'Bearer sk-env', status: 200 });

@@ -6,6 +6,7 @@ import { factories } from '../support/factories';
 import { api, client } from '../support/http';
 import { makePdf } from '../support/pdf';
 import { createTestApp, TestApp } from '../support/test-app';
+import { Actor } from '../../src/access/actor';
 
 type TestUser = User & { token: string };
 
@@ -295,7 +296,7 @@ describe('formats and failures', () => {
       ['ready', 1, 1],
       ['ready', 1, 1],
     ]);
-    const hit = await t.services.retrieval.search(null, project.id, 'red badge visitors');
+    const hit = await t.services.retrieval.search(Actor.system(), project.id, 'red badge visitors');
     expect(hit[0]).toMatchObject({ documentName: 'policy.docx', pageNumber: 1 });
   });
 
@@ -385,8 +386,8 @@ describe('delete and reindex', () => {
     expect(await sql(`select df from term_stats where project_id = ? and term = 'xylograph'`, [p.id])).toEqual([]);
     expect((await sql(`select df from term_stats where project_id = ? and term = 'kitchen'`, [p.id]))[0].df).toBe(1);
     await expectConsistentIndex(p.id);
-    expect(await t.services.retrieval.search(null, p.id, 'xylograph')).toEqual([]);
-    expect((await t.services.retrieval.search(null, p.id, 'kitchen'))[0].documentId).toBe(keep.id);
+    expect(await t.services.retrieval.search(Actor.system(), p.id, 'xylograph')).toEqual([]);
+    expect((await t.services.retrieval.search(Actor.system(), p.id, 'kitchen'))[0].documentId).toBe(keep.id);
 
     expect((await client(t.baseUrl, owner.token).delete(`/api/documents/${gone.id}`)).status).toBe(404);
     expect((await client(t.baseUrl, owner.token).get(`/api/documents/${gone.id}`)).status).toBe(404);

@@ -1,10 +1,10 @@
-import type { Actor } from '../../src/access/actor';
 import type { Project } from '../../src/entities';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { makePdf } from '../support/pdf';
 import { evalDocuments, evalQuestions, scoreEval } from '../support/retrieval-eval';
 import { createTestApp, TestApp } from '../support/test-app';
+import { Actor } from '../../src/access/actor';
 
 let t: TestApp;
 let f: ReturnType<typeof factories>;
@@ -88,27 +88,27 @@ describe('search', () => {
     await em.getConnection().execute(`update projects set settings = '{"topK": 2}' where id = ?`, [project.id]);
     try {
       expect(await t.services.retrieval.search(ownerActor, project.id, q)).toHaveLength(2);
-      expect(await t.services.retrieval.search(null, project.id, q)).toHaveLength(2);
+      expect(await t.services.retrieval.search(Actor.system(), project.id, q)).toHaveLength(2);
     } finally {
       await em.getConnection().execute(`update projects set settings = '{}' where id = ?`, [project.id]);
     }
   });
 
   it('returns hits with scores in descending order and the documented fields', async () => {
-    const hits = await t.services.retrieval.search(null, project.id, 'hotel limit per night');
+    const hits = await t.services.retrieval.search(Actor.system(), project.id, 'hotel limit per night');
     expect(Object.keys(hits[0]).sort()).toEqual(['chunkId', 'context', 'documentId', 'documentName', 'pageNumber', 'score', 'text']);
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score).toBeGreaterThanOrEqual(hits[i].score);
     expect(hits[0].context).toContain(hits[0].text.split('\n\n')[0]);
   });
 
   it('matches across accents and stemming (unaccent + language configuration)', async () => {
-    const hits = await t.services.retrieval.search(null, project.id, 'reimbursing kilométres driven');
+    const hits = await t.services.retrieval.search(Actor.system(), project.id, 'reimbursing kilométres driven');
     expect(hits[0].text).toContain('0.30 euros per kilometre');
   });
 
   it('gives nothing for a question of stop words only or words the project never uses', async () => {
-    expect(await t.services.retrieval.search(null, project.id, 'what is the of and')).toEqual([]);
-    expect(await t.services.retrieval.search(null, project.id, 'zebra xylophone')).toEqual([]);
+    expect(await t.services.retrieval.search(Actor.system(), project.id, 'what is the of and')).toEqual([]);
+    expect(await t.services.retrieval.search(Actor.system(), project.id, 'zebra xylophone')).toEqual([]);
   });
 
   it('checks `use` on the project when given an actor: 403 without access, 404 for a missing project', async () => {
@@ -117,7 +117,7 @@ describe('search', () => {
     await expect(t.services.retrieval.search(ownerActor, '00000000-0000-4000-8000-000000000000', 'password')).rejects.toMatchObject({
       code: 'not_found',
     });
-    await expect(t.services.retrieval.search(null, 'not-a-uuid', 'password')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(t.services.retrieval.search(Actor.system(), 'not-a-uuid', 'password')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('ranks the question words as a phrase above the same words scattered (proximity bonus)', async () => {
@@ -144,8 +144,8 @@ describe('search', () => {
       '   ',
       'x'.repeat(5000),
     ];
-    for (const q of odd) await expect(t.services.retrieval.search(null, project.id, q)).resolves.toEqual(expect.any(Array));
-    const [hit] = await t.services.retrieval.search(null, project.id, 'http://192.168.8.1');
+    for (const q of odd) await expect(t.services.retrieval.search(Actor.system(), project.id, q)).resolves.toEqual(expect.any(Array));
+    const [hit] = await t.services.retrieval.search(Actor.system(), project.id, 'http://192.168.8.1');
     expect(hit.text).toContain('192.168.8.1');
   });
 

@@ -5,6 +5,7 @@ import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { evalDocuments, evalQuestions } from '../support/retrieval-eval';
 import { createTestApp, TestApp } from '../support/test-app';
+import { Actor } from '../../src/access/actor';
 
 /**
  * Issue 10 (lexical ranking): on a real corpus, search() returns exactly what scoring every chunk
@@ -87,7 +88,7 @@ it('search() equals exact BM25 top-k over every chunk, for every question of the
   ];
   let compared = 0;
   for (const q of questions) {
-    const hits = await t.services.retrieval.search(null, project.id, q, { topK: 10 });
+    const hits = await t.services.retrieval.search(Actor.system(), project.id, q, { topK: 10 });
     const expected = await reference(q, 10);
     expect({ q, hits: hits.map((h) => [h.chunkId, h.score]) }).toEqual({
       q,
