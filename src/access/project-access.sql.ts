@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tier } from '../entities/base';
+import type { OrgPosition, PlatformRole, Tier } from '../entities/base';
 import type { Actor } from './actor';
 import type { Access, AccessSource } from './resolver';
 import { query } from '../db/sql';
@@ -71,8 +71,8 @@ export interface MemberRecord {
     name: string;
     email: string;
     avatarUrl: string | null;
-    platformRole: string;
-    orgPosition: string;
+    platformRole: PlatformRole;
+    orgPosition: OrgPosition;
     departmentId: string | null;
   };
 }

@@ -2,16 +2,27 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../db/orm';
+import { dtoSource } from '../presenters/dto-source';
 import { printGraphqlSchema } from '../transports/graphql/schema';
 
-/** Writes schema.graphql at the repository root from the resolvers (`npm run schema`). */
+/** The files `npm run schema` writes, from the code that declares them. */
+export const EMITTED = {
+  /** The GraphQL schema, from the resolvers. */
+  'schema.graphql': () => printGraphqlSchema(),
+  /** The wire shapes' TypeScript types, from their JSON Schemas. */
+  'src/presenters/dto.generated.ts': () => Promise.resolve(dtoSource()),
+};
+
 async function main(): Promise<void> {
-  const file = path.join(ROOT_DIR, 'schema.graphql');
-  writeFileSync(file, await printGraphqlSchema());
-  process.stdout.write(`wrote ${path.relative(process.cwd(), file) || file}\n`);
+  for (const [rel, emit] of Object.entries(EMITTED)) {
+    writeFileSync(path.join(ROOT_DIR, rel), await emit());
+    process.stdout.write(`wrote ${rel}\n`);
+  }
 }
 
-main().catch((e) => {
-  process.stderr.write((e instanceof Error ? e.message : String(e)) + '\n');
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((e) => {
+    process.stderr.write((e instanceof Error ? e.message : String(e)) + '\n');
+    process.exit(1);
+  });
+}

@@ -12,6 +12,9 @@ export const TIERS = ['use', 'edit', 'full'] as const;
 export type Tier = (typeof TIERS)[number];
 export const TARGET_TYPES = ['user', 'group', 'department'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
+/** What an audit entry is about: a grant's target, or the project itself. */
+export const AUDIT_TARGET_TYPES = [...TARGET_TYPES, 'project'] as const;
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 export const AUDIT_ACTIONS = [
   'grant_created',
   'grant_updated',

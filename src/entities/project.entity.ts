@@ -1,5 +1,6 @@
 import { Check, Entity, Enum, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { newId, TIERS, Tier } from './base';
+import type { AuditAction, AuditTargetType } from '../domain/values';
 import { Department } from './department.entity';
 import { Group } from './group.entity';
 import { User } from './user.entity';
@@ -110,7 +111,7 @@ export class AuditEntry {
   id: string = newId();
 
   @Property({ type: 'text' })
-  action!: string;
+  action!: AuditAction;
 
   @Property({ type: 'uuid', nullable: true })
   actorId?: string | null;
@@ -120,7 +121,7 @@ export class AuditEntry {
   projectId?: string | null;
 
   @Property({ type: 'text' })
-  targetType!: string;
+  targetType!: AuditTargetType;
 
   @Property({ type: 'uuid' })
   targetId!: string;

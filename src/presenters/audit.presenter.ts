@@ -1,8 +1,9 @@
 import type { AuditEntry } from '../entities';
-import { iso } from './user.presenter';
+import type { AuditEntryDto } from './dto.generated';
+import { iso } from './time';
 
 /** One audit-log entry: the spec's fields plus id and createdAt (DESIGN §4). */
-export function presentAuditEntry(e: AuditEntry) {
+export function presentAuditEntry(e: AuditEntry): AuditEntryDto {
   return {
     id: e.id,
     action: e.action,

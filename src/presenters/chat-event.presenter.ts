@@ -1,16 +1,7 @@
-import type { presentSource } from './conversation.presenter';
+import type { ChatDoneEventDto, ChatErrorEventDto, ChatMetaEventDto, ChatSourcesEventDto, ChatTextEventDto } from './dto.generated';
 
-export interface ChatTimings {
-  /** Retrieval (documents or web search). */
-  retrievalMs: number;
-  /** From the request to the first `text` event; null when no text arrived. */
-  firstTokenMs: number | null;
-  totalMs: number;
-  /** Part of retrievalMs spent waiting for the embeddings provider (the question's vector); absent when none was asked. */
-  embeddingMs?: number;
-  /** Part of retrievalMs spent waiting for the reranker; absent when none ran. */
-  rerankMs?: number;
-}
+/** The stage timings of a chat answer (the `done` event's `timings`). */
+export type ChatTimings = ChatDoneEventDto['timings'];
 
 /**
  * The chat stream's events (spec "Events", DESIGN §3/§6), in order: `meta`, `sources`, `text`…,
@@ -19,10 +10,10 @@ export interface ChatTimings {
  * `SEARCH_API_ERROR` (web search failed), `SERVER_SHUTTING_DOWN`, `INTERNAL_ERROR`.
  */
 export type ChatEvent =
-  | { event: 'meta'; data: { conversationId: string; messageId: string; model: string } }
-  | { event: 'sources'; data: { chunks: ReturnType<typeof presentSource>[] } }
-  | { event: 'text'; data: { delta: string } }
-  | { event: 'done'; data: { messageId: string; totalTokens: number; timings: ChatTimings } }
-  | { event: 'error'; data: { type: 'error'; message: ChatErrorMessage; detail: string } };
+  | { event: 'meta'; data: ChatMetaEventDto }
+  | { event: 'sources'; data: ChatSourcesEventDto }
+  | { event: 'text'; data: ChatTextEventDto }
+  | { event: 'done'; data: ChatDoneEventDto }
+  | { event: 'error'; data: ChatErrorEventDto };
 
-export type ChatErrorMessage = 'LLM_API_ERROR' | 'SEARCH_API_ERROR' | 'SERVER_SHUTTING_DOWN' | 'INTERNAL_ERROR';
+export type ChatErrorMessage = ChatErrorEventDto['message'];

@@ -1,7 +1,14 @@
 import type { Citation, Message } from '../entities';
 import type { ContextItem } from '../llm/prompt';
-
-const iso = (d: Date): string => new Date(d).toISOString();
+import type {
+  CitationDto,
+  ConversationDetailDto,
+  ConversationSummaryDto,
+  MessageDto,
+  RecentConversationDto,
+  SourceDto,
+} from './dto.generated';
+import { iso } from './time';
 
 /** A row of a conversation list (the service computes the count in the same query). */
 export interface ConversationRow {
@@ -22,7 +29,7 @@ export interface RecentConversationRow {
 }
 
 /** GET /chat/projects/:projectId/conversations entries. */
-export function presentConversationSummary(c: ConversationRow) {
+export function presentConversationSummary(c: ConversationRow): ConversationSummaryDto {
   return {
     id: c.id,
     title: c.title,
@@ -34,16 +41,16 @@ export function presentConversationSummary(c: ConversationRow) {
 }
 
 /** GET /chat/recent entries. */
-export function presentRecentConversation(c: RecentConversationRow) {
+export function presentRecentConversation(c: RecentConversationRow): RecentConversationDto {
   return { id: c.id, title: c.title, projectId: c.projectId, project: c.project, updatedAt: iso(c.updatedAt) };
 }
 
 /** A stored citation on the wire: `{index, chunkId, documentName, pageNumber}`, plus `url` for web sources. */
-export function presentCitation(c: Citation) {
+export function presentCitation(c: Citation): CitationDto {
   return { index: c.index, chunkId: c.chunkId, documentName: c.documentName, pageNumber: c.pageNumber, ...(c.url ? { url: c.url } : {}) };
 }
 
-export function presentMessage(m: Message) {
+export function presentMessage(m: Message): MessageDto {
   return {
     id: m.id,
     role: m.role,
@@ -59,7 +66,7 @@ export function presentMessage(m: Message) {
 export function presentConversationDetail(
   c: { id: string; title: string; projectId: string; createdAt: Date; updatedAt: Date },
   messages: Message[],
-) {
+): ConversationDetailDto {
   return {
     id: c.id,
     title: c.title,
@@ -82,7 +89,7 @@ export function snippetOf(text: string): string {
 }
 
 /** A `sources` entry: `{id, documentId, documentName, pageNumber, snippet}` (+ `url` for web results). */
-export function presentSource(c: ContextItem) {
+export function presentSource(c: ContextItem): SourceDto {
   return {
     id: c.id,
     documentId: c.documentId,

@@ -1,5 +1,6 @@
 import type { Department } from '../entities';
-import { iso } from './user.presenter';
+import type { DepartmentDto } from './dto.generated';
+import { iso } from './time';
 
 export interface DepartmentCounts {
   members: number;
@@ -8,7 +9,7 @@ export interface DepartmentCounts {
 }
 
 /** A department as REST answers it: the spec's fields, with `_count` whenever the service computed it. */
-export function presentDepartmentRecord(d: Department, counts?: DepartmentCounts) {
+export function presentDepartmentRecord(d: Department, counts?: DepartmentCounts): DepartmentDto {
   return {
     id: d.id,
     name: d.name,
@@ -19,6 +20,9 @@ export function presentDepartmentRecord(d: Department, counts?: DepartmentCounts
 }
 
 /** The graph's department (GraphQL selects fields): the REST fields plus createdAt. */
-export function presentDepartment(d: Department, counts?: DepartmentCounts) {
+/** The graph's Department: the REST record with its creation time. */
+export type GraphDepartmentDto = DepartmentDto & { createdAt: string };
+
+export function presentDepartment(d: Department, counts?: DepartmentCounts): GraphDepartmentDto {
   return { ...presentDepartmentRecord(d, counts), createdAt: iso(d.createdAt) };
 }

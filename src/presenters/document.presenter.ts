@@ -1,5 +1,6 @@
 import type { Document } from '../entities';
 import type { DocumentProgress } from '../ingest/progress';
+import type { ChunkSourceDto, DocumentDto, UploadResultDto } from './dto.generated';
 
 /** One file of an upload: the document, and whether identical content already existed in the project. */
 export interface UploadResult {
@@ -18,7 +19,7 @@ export interface ChunkSource {
 }
 
 /** A document as every transport shows it (the stored file itself never goes on the wire). */
-export function presentDocument(d: Document) {
+export function presentDocument(d: Document): DocumentDto {
   return {
     id: d.id,
     projectId: d.project.id,
@@ -43,12 +44,12 @@ export function presentDocument(d: Document) {
 }
 
 /** One entry of an upload's answer: the document, and whether it already existed in the project. */
-export function presentUploadResult(r: UploadResult) {
+export function presentUploadResult(r: UploadResult): UploadResultDto {
   return { ...presentDocument(r.document), duplicate: r.duplicate };
 }
 
 /** GET /chat/chunks/:chunkId/source (spec shape, exactly these fields). */
-export function presentChunkSource(s: ChunkSource) {
+export function presentChunkSource(s: ChunkSource): ChunkSourceDto {
   return {
     documentId: s.documentId,
     documentName: s.documentName,
@@ -59,8 +60,19 @@ export function presentChunkSource(s: ChunkSource) {
   };
 }
 
+/** A document's progress as pushed to subscribers. */
+export interface DocumentProgressDto {
+  documentId: string;
+  projectId: string;
+  status: DocumentDto['status'];
+  progress: DocumentDto['progress'];
+  pageCount: number;
+  chunkCount: number;
+  error: string | null;
+}
+
 /** A progress event (GraphQL subscription, or any other push channel). */
-export function presentDocumentProgress(p: DocumentProgress) {
+export function presentDocumentProgress(p: DocumentProgress): DocumentProgressDto {
   return {
     documentId: p.documentId,
     projectId: p.projectId,

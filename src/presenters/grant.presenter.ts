@@ -1,5 +1,6 @@
 import type { Tier } from '../entities/base';
 import { presentProjectRef } from './project.presenter';
+import type { GrantDto, GrantsByUserDto } from './dto.generated';
 
 /** A grant as the services read it: its columns and what REST shows of its target. */
 export interface GrantRow {
@@ -45,7 +46,7 @@ export interface GrantsByUser {
 }
 
 /** A grant with its target nested; the two non-target relations are null. */
-export function presentGrant(g: GrantRow) {
+export function presentGrant(g: GrantRow): GrantDto {
   return {
     id: g.id,
     projectId: g.project_id,
@@ -73,7 +74,7 @@ function project(r: UserGrantRow) {
 }
 
 /** GET /grants/by-user/:userId: exactly the spec's entries (`{projectId, tier, project}`, plus `group` / `department`). */
-export function presentGrantsReachingUser(g: GrantsByUser) {
+export function presentGrantsReachingUser(g: GrantsByUser): GrantsByUserDto {
   return {
     direct: g.direct.map((r) => ({ projectId: r.project_id, tier: r.tier, project: project(r) })),
     viaGroup: g.viaGroup.map((r) => ({
@@ -91,8 +92,11 @@ export function presentGrantsReachingUser(g: GrantsByUser) {
   };
 }
 
+/** The graph's view of GrantsByUser: each entry also names its grant. */
+export type GraphGrantsByUserDto = { [K in keyof GrantsByUserDto]: Array<GrantsByUserDto[K][number] & { grantId: string }> };
+
 /** The graph's view of the same lists: each entry also names its grant (`grantId`). */
-export function presentGrantsByUser(g: GrantsByUser) {
+export function presentGrantsByUser(g: GrantsByUser): GraphGrantsByUserDto {
   const withId = <T>(rows: UserGrantRow[], entries: T[]) => entries.map((e, i) => ({ grantId: rows[i].grant_id, ...e }));
   const rest = presentGrantsReachingUser(g);
   return {

@@ -1,8 +1,10 @@
 import type { Group, User } from '../entities';
-import { iso, presentDepartmentRef, presentUserSummary } from './user.presenter';
+import { presentDepartmentRef, presentUserSummary } from './user.presenter';
+import type { GroupDto } from './dto.generated';
+import { iso } from './time';
 
 /** A group; `members` only in single-group answers (the list carries `memberCount` alone). */
-export function presentGroup(g: Group, extra: { memberCount: number; members?: User[] }) {
+export function presentGroup(g: Group, extra: { memberCount: number; members?: User[] }): GroupDto {
   return {
     id: g.id,
     name: g.name,

@@ -1,6 +1,8 @@
 import type { AccessibleProjectRow, MemberRecord } from '../access/project-access.sql';
 import type { Project, ProjectMember, ProjectSettings } from '../entities';
-import { iso, presentMemberUser } from './user.presenter';
+import { presentMemberUser } from './user.presenter';
+import type { ProjectDetailDto, ProjectListItemDto, ProjectMemberDto, ProjectRefDto } from './dto.generated';
+import { iso } from './time';
 
 /** A project's own fields as the services hand them over (from an entity or a list row). */
 export interface ProjectFields {
@@ -50,7 +52,10 @@ export function projectFieldsFromRow(r: AccessibleProjectRow): ProjectFields {
 }
 
 /** The project fields on the wire (no members, counts or access). */
-export function presentProjectBase(p: ProjectFields) {
+/** A project's own fields, without its members and counts. */
+export type ProjectBaseDto = Omit<ProjectDetailDto, 'members' | '_count'>;
+
+export function presentProjectBase(p: ProjectFields): ProjectBaseDto {
   return {
     id: p.id,
     name: p.name,
@@ -73,7 +78,7 @@ export function presentProjectBase(p: ProjectFields) {
 }
 
 /** A ProjectMember entity (user populated) on the wire. */
-export function presentProjectMember(m: ProjectMember) {
+export function presentProjectMember(m: ProjectMember): ProjectMemberDto {
   return {
     projectId: m.project.id,
     userId: m.user.id,
@@ -83,7 +88,7 @@ export function presentProjectMember(m: ProjectMember) {
 }
 
 /** A member as aggregated by the list query. */
-export function presentMemberRecord(m: MemberRecord) {
+export function presentMemberRecord(m: MemberRecord): ProjectMemberDto {
   return {
     projectId: m.projectId,
     userId: m.userId,
@@ -101,7 +106,7 @@ export function presentMemberRecord(m: MemberRecord) {
 }
 
 /** GET /projects entry: members, `_count {documents, conversations}`, and the caller's access. */
-export function presentProjectListItem(r: AccessibleProjectRow) {
+export function presentProjectListItem(r: AccessibleProjectRow): ProjectListItemDto {
   return {
     ...presentProjectBase(projectFieldsFromRow(r)),
     members: r.members.map(presentMemberRecord),
@@ -118,7 +123,7 @@ export interface ProjectCounts {
 }
 
 /** GET/POST/PATCH /projects/:id `project`: members with users and `_count` including chunks. */
-export function presentProjectDetail(d: { project: Project; members: ProjectMember[]; counts: ProjectCounts }) {
+export function presentProjectDetail(d: { project: Project; members: ProjectMember[]; counts: ProjectCounts }): ProjectDetailDto {
   return {
     ...presentProjectBase(projectFields(d.project)),
     members: d.members.map(presentProjectMember),
@@ -127,6 +132,12 @@ export function presentProjectDetail(d: { project: Project; members: ProjectMemb
 }
 
 /** A short project reference (grants by user). */
-export function presentProjectRef(p: { id: string; name: string; color: string; isPrivate: boolean; ownerId: string | null }) {
+export function presentProjectRef(p: {
+  id: string;
+  name: string;
+  color: string;
+  isPrivate: boolean;
+  ownerId: string | null;
+}): ProjectRefDto {
   return { id: p.id, name: p.name, color: p.color, isPrivate: p.isPrivate, ownerId: p.ownerId };
 }

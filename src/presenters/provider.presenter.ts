@@ -1,7 +1,8 @@
 import type { Provider } from '../entities';
+import type { AdminProviderDto, ModelDto, PublicProviderDto } from './dto.generated';
 
 /** GET /providers: enabled providers, no secrets (not even the mask). */
-export function presentPublicProvider(p: Provider) {
+export function presentPublicProvider(p: Provider): PublicProviderDto {
   return {
     id: p.id,
     name: p.name,
@@ -18,7 +19,7 @@ export function presentPublicProvider(p: Provider) {
  * The administration shape (admin listing, create, update): `apiKey` is the stored mask
  * (prefix…suffix, "" when no key is set); the plain key never leaves the service.
  */
-export function presentAdminProvider(p: Provider) {
+export function presentAdminProvider(p: Provider): AdminProviderDto {
   return {
     id: p.id,
     name: p.name,
@@ -41,7 +42,7 @@ export function presentAdminProvider(p: Provider) {
  * GET /providers/models: one entry per model over every enabled provider. `isDefault` marks the
  * one model a chat without a modelId uses: the default provider's first model.
  */
-export function presentModels(providers: Provider[]) {
+export function presentModels(providers: Provider[]): ModelDto[] {
   return providers.flatMap((p) =>
     p.models.map((model, i) => ({
       id: `${p.slug}/${model}`,

@@ -4,7 +4,16 @@
  * (`additionalProperties: false`) so a presenter that grows a field without its schema fails the
  * e2e suite, which checks every REST response against the document.
  */
-import { AUDIT_ACTIONS, DOCUMENT_STATUSES, ORG_POSITIONS, PLATFORM_ROLES, PROVIDER_TYPES, TIERS, USER_STATUSES } from '../domain/values';
+import {
+  AUDIT_ACTIONS,
+  AUDIT_TARGET_TYPES,
+  DOCUMENT_STATUSES,
+  ORG_POSITIONS,
+  PLATFORM_ROLES,
+  PROVIDER_TYPES,
+  TIERS,
+  USER_STATUSES,
+} from '../domain/values';
 import { CHAT_SCHEMAS } from './chat-schemas';
 import { arrayOf, bool, dateTime, enumOf, int, nullable, obj, ref, Schema, str, uuid } from './schema-builders';
 
@@ -175,7 +184,7 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     action: enumOf(...AUDIT_ACTIONS),
     actorId: nullable(uuid),
     projectId: { ...nullable(uuid), description: 'null for entries about a user (role, status, memberships)' },
-    targetType: enumOf('user', 'group', 'department', 'project'),
+    targetType: enumOf(...AUDIT_TARGET_TYPES),
     targetId: uuid,
     metadata: {
       type: 'object',

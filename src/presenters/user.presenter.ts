@@ -1,8 +1,9 @@
 import type { Actor } from '../access/actor';
-import type { Department, User } from '../entities';
+import type { Department, OrgPosition, PlatformRole, User } from '../entities';
+import type { DepartmentRefDto, LoginUserDto, MeDto, MemberUserDto, UserDto, UserListEntryDto, UserSummaryDto } from './dto.generated';
+import { iso, isoOrNull } from './time';
 
 /** A timestamp on the wire (ISO 8601, UTC, milliseconds); a Date is formatted as it is, a string parsed first. */
-const iso = (d: Date | string | null | undefined): string | null => (d ? (d instanceof Date ? d : new Date(d)).toISOString() : null);
 const deptId = (u: User): string | null => (u.department ? u.department.id : null);
 
 /** The fields of a user the login answer is built from (an entity or a raw row mapped to these names). */
@@ -10,14 +11,17 @@ export interface LoginUserFields {
   id: string;
   email: string;
   name: string;
-  platformRole: string;
-  orgPosition: string;
+  platformRole: PlatformRole;
+  orgPosition: OrgPosition;
   departmentId: string | null;
   avatarColor: string;
 }
 
+/** The graph's User: a list entry with its avatar. */
+export type GraphUserDto = UserListEntryDto & { avatarUrl: string | null };
+
 /** POST /auth/login `user`. */
-export function presentLoginUser(u: LoginUserFields) {
+export function presentLoginUser(u: LoginUserFields): LoginUserDto {
   return {
     id: u.id,
     email: u.email,
@@ -30,7 +34,7 @@ export function presentLoginUser(u: LoginUserFields) {
 }
 
 /** GET /auth/me `user`, from the actor re-read for this request. */
-export function presentMe(a: Actor) {
+export function presentMe(a: Actor): MeDto {
   return {
     id: a.id,
     email: a.email,
@@ -39,12 +43,12 @@ export function presentMe(a: Actor) {
     orgPosition: a.orgPosition,
     departmentId: a.departmentId,
     status: a.status,
-    lastLoginAt: iso(a.lastLoginAt),
+    lastLoginAt: isoOrNull(a.lastLoginAt),
     createdAt: iso(a.createdAt),
   };
 }
 
-export function presentDepartmentRef(d: Department | null | undefined) {
+export function presentDepartmentRef(d: Department | null | undefined): DepartmentRefDto | null {
   return d ? { id: d.id, name: d.name, color: d.color } : null;
 }
 
@@ -53,7 +57,7 @@ export function presentDepartmentRef(d: Department | null | undefined) {
  * fields without `department` (spec: "only in the user list") and `avatarUrl` (spec: it appears in
  * project member entries).
  */
-export function presentUserRecord(u: User) {
+export function presentUserRecord(u: User): UserDto {
   return {
     id: u.id,
     email: u.email,
@@ -63,23 +67,23 @@ export function presentUserRecord(u: User) {
     departmentId: deptId(u),
     avatarColor: u.avatarColor,
     status: u.status,
-    lastLoginAt: iso(u.lastLoginAt),
+    lastLoginAt: isoOrNull(u.lastLoginAt),
     createdAt: iso(u.createdAt),
   };
 }
 
 /** A GET /users entry: the user plus `department {id, name, color}` (populated when set). */
-export function presentUserListEntry(u: User) {
+export function presentUserListEntry(u: User): UserListEntryDto {
   return { ...presentUserRecord(u), department: presentDepartmentRef(u.department ?? null) };
 }
 
 /** The graph's user (GraphQL selects the fields it wants): every field, department and avatarUrl included. */
-export function presentUser(u: User) {
+export function presentUser(u: User): GraphUserDto {
   return { ...presentUserListEntry(u), avatarUrl: u.avatarUrl ?? null };
 }
 
 /** The user object nested in project member entries. */
-export function presentMemberUser(u: User) {
+export function presentMemberUser(u: User): MemberUserDto {
   return {
     id: u.id,
     name: u.name,
@@ -110,7 +114,7 @@ export function actorFromUser(u: User): Actor {
 export { iso };
 
 /** A user in member lists (department and group members). */
-export function presentUserSummary(u: User) {
+export function presentUserSummary(u: User): UserSummaryDto {
   return {
     id: u.id,
     name: u.name,

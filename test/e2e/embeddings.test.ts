@@ -72,7 +72,8 @@ const fullyEmbedded = (id: string, model: string) =>
     return d.embeddings?.model === model && d.embeddings.chunksTotal > 0 && d.embeddings.chunksEmbedded === d.embeddings.chunksTotal && d;
   });
 
-const search = (projectId: string, q: string, topK?: number) => t.services.retrieval.search(Actor.system(), projectId, q, topK ? { topK } : {});
+const search = (projectId: string, q: string, topK?: number) =>
+  t.services.retrieval.search(Actor.system(), projectId, q, topK ? { topK } : {});
 
 async function makeEmbeddingProvider(embeddingModels: string[], slug = `emb-${Math.random().toString(36).slice(2, 8)}`) {
   const res = await client(t.baseUrl, engineer.token).post('/api/providers', {

@@ -3,6 +3,7 @@ import { createTestApp, TestApp } from '../support/test-app';
 import { api, client } from '../support/http';
 import { factories } from '../support/factories';
 import { projectFixtures } from '../support/project-fixtures';
+import { expectShape } from '../support/openapi-validator';
 
 let t: TestApp;
 let f: ReturnType<typeof factories>;
@@ -41,7 +42,7 @@ describe('audit entries written by the grant endpoints', () => {
       ['grant_created', { tier: 'use' }],
     ]);
     const e = res.body.entries[0];
-    expect(Object.keys(e).sort()).toEqual(['action', 'actorId', 'createdAt', 'id', 'metadata', 'projectId', 'targetId', 'targetType']);
+    expectShape(e, 'AuditEntry');
     expect(e).toMatchObject({ actorId: admin.id, projectId: p.id, targetType: 'user', targetId: target.id });
     expect(new Date(e.createdAt).toISOString()).toBe(e.createdAt);
   });

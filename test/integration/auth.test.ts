@@ -2,6 +2,7 @@ import jwt from 'jsonwebtoken';
 import { createTestApp, TestApp } from '../support/test-app';
 import { api, client } from '../support/http';
 import { DEFAULT_PASSWORD, factories } from '../support/factories';
+import { expectShape } from '../support/openapi-validator';
 
 let t: TestApp;
 let f: ReturnType<typeof factories>;
@@ -36,15 +37,7 @@ describe('auth', () => {
     const u = await f.makeUser({ email: 'Alice@Example.com'.toLowerCase() });
     const res = await login('ALICE@example.com');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.user).sort()).toEqual([
-      'avatarColor',
-      'departmentId',
-      'email',
-      'id',
-      'name',
-      'orgPosition',
-      'platformRole',
-    ]);
+    expectShape(res.body.user, 'LoginUser');
     expect(res.body.user.id).toBe(u.id);
     const decoded = jwt.decode(res.body.accessToken, { complete: true }) as jwt.Jwt;
     expect(decoded.header.alg).toBe('HS256');
@@ -76,17 +69,7 @@ describe('auth', () => {
     const c = client(t.baseUrl, u.token);
     const before = await c.get('/api/auth/me');
     expect(before.status).toBe(200);
-    expect(Object.keys(before.body.user).sort()).toEqual([
-      'createdAt',
-      'departmentId',
-      'email',
-      'id',
-      'lastLoginAt',
-      'name',
-      'orgPosition',
-      'platformRole',
-      'status',
-    ]);
+    expectShape(before.body.user, 'Me');
     await t.orm.em.fork().getConnection().execute(`update users set platform_role = 'admin' where id = ?`, [u.id]);
     expect((await c.get('/api/auth/me')).body.user.platformRole).toBe('admin');
   });
@@ -96,7 +79,7 @@ describe('auth', () => {
     const first = (await login(u.email)).body;
     const r1 = await api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } });
     expect(r1.status).toBe(200);
-    expect(Object.keys(r1.body).sort()).toEqual(['accessToken', 'refreshToken']);
+    expectShape(r1.body, 'TokenPair');
     const reused = await api(t.baseUrl, 'POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } });
     expect(reused.status).toBe(401);
     // the family is revoked: the token issued by the rotation no longer works either

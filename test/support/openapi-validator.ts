@@ -1,4 +1,5 @@
 import addFormats from 'ajv-formats';
+import Ajv2020 from 'ajv/dist/2020';
 import OpenAPIBackend from 'openapi-backend';
 import type { Document } from 'openapi-backend';
 import { openApiDocument } from '../../src/transports/http/openapi';
@@ -53,5 +54,24 @@ export async function checkResponse(method: string, url: string, status: number,
     throw new Error(
       `OpenAPI: ${method} ${op.path} ${status} body does not match the document: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${JSON.stringify(body).slice(0, 1500)}`,
     );
+  }
+}
+
+let shapes: Ajv2020 | null = null;
+
+/**
+ * Asserts `value` is the wire shape `component` (a schema of the OpenAPI document, closed: no field
+ * more or less). Tests name the shape instead of keeping their own key lists.
+ */
+export function expectShape(value: unknown, component: string): void {
+  if (!shapes) {
+    shapes = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(shapes);
+    shapes.addSchema({ ...structuredClone(openApiDocument()), $id: 'docqa' });
+  }
+  const validate = shapes.getSchema(`docqa#/components/schemas/${component}`);
+  if (!validate) throw new Error(`no component schema ${component}`);
+  if (!validate(value)) {
+    throw new Error(`not a ${component}: ${JSON.stringify(validate.errors?.slice(0, 5))}\nvalue: ${JSON.stringify(value).slice(0, 1000)}`);
   }
 }

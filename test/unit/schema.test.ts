@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { printGraphqlSchema } from '../../src/transports/graphql/schema';
+import { EMITTED } from '../../src/cli/emit-schema';
 
-describe('schema.graphql', () => {
-  it('is the schema the resolvers build (run `npm run schema` after changing them)', async () => {
-    const committed = readFileSync(path.join(__dirname, '../../schema.graphql'), 'utf8');
-    expect(await printGraphqlSchema()).toBe(committed);
+describe('emitted files (run `npm run schema` after changing the resolvers or presenters/schemas.ts)', () => {
+  it.each(Object.keys(EMITTED))('%s is what the code declares', async (rel) => {
+    const committed = readFileSync(path.join(__dirname, '../..', rel), 'utf8');
+    expect(await EMITTED[rel as keyof typeof EMITTED]()).toBe(committed);
   });
 });

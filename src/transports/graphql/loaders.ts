@@ -9,6 +9,7 @@ import { presentGroup } from '../../presenters/group.presenter';
 import { presentAdminProvider } from '../../presenters/provider.presenter';
 import { presentProjectBase, presentProjectDetail, projectFields } from '../../presenters/project.presenter';
 import { presentUser, presentUserSummary } from '../../presenters/user.presenter';
+import type { AdminProviderDto, DocumentDto } from '../../presenters/dto.generated';
 import type { Services } from '../../services';
 import type { Batch } from '../../services/batch';
 
@@ -72,7 +73,7 @@ export function createLoaders(services: Services, actor: Actor | null) {
     (v) => presentGroup(v.group, v),
   );
   // documents.service has no many-project read yet: one `list` per project, each the REST read
-  const documents = new DataLoader<string, Row[]>((ids) =>
+  const documents = new DataLoader<string, DocumentDto[]>((ids) =>
     Promise.all(
       ids.map((id) =>
         services.documents.list(caller(), id).then(
@@ -91,13 +92,13 @@ export function createLoaders(services: Services, actor: Actor | null) {
     (v) => v.messages,
   );
   /** The admin view of providers: one GET /providers/admin read answers every key (engineer, superadmin). */
-  const providers = new DataLoader<string, Row>(async (ids) => {
+  const providers = new DataLoader<string, AdminProviderDto>(async (ids) => {
     const all = new Map((await services.providers.listAll(caller())).map((p) => [p.id, presentAdminProvider(p)]));
     return ids.map((id) => all.get(id) ?? new NotFoundError('not_found', 'Provider not found'));
   });
 
   /** Full views, for fields a partial view lacks (FromView): the same reach as REST's GET /x/:id. */
-  const fullByType: Record<string, DataLoader<string, Row>> = {
+  const fullByType: Record<string, DataLoader<string, object>> = {
     User: users,
     Project: projects,
     Department: departments,
@@ -121,7 +122,8 @@ export function createLoaders(services: Services, actor: Actor | null) {
     conversationMessages: conversations,
     /** The full view of a `typeName` object (one of access/view-rules' COMPLETABLE_VIEWS), read with the caller's rights. */
     full(typeName: string, id: string): Promise<Row> {
-      return fullByType[typeName].load(id);
+      // a field is completed by its GraphQL name, so the full view is read as a record here
+      return fullByType[typeName].load(id) as Promise<Row>;
     },
   };
 }

@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { Page } from './common.type';
-import { AuditActionEnum, PlatformRoleEnum, TargetTypeEnum, TierEnum, UserStatusEnum } from './enums';
+import { AuditActionEnum, AuditTargetTypeEnum, PlatformRoleEnum, TierEnum, UserStatusEnum } from './enums';
 
 @ObjectType('AuditMetadata')
 export class AuditMetadataType {
@@ -28,7 +28,7 @@ export class AuditEntryType {
   @Field(() => AuditActionEnum) action!: string;
   @Field(() => ID, { nullable: true }) actorId!: string | null;
   @Field(() => ID, { nullable: true, description: 'null for entries about a user (role, status, memberships)' }) projectId!: string | null;
-  @Field(() => TargetTypeEnum) targetType!: string;
+  @Field(() => AuditTargetTypeEnum) targetType!: string;
   @Field(() => ID) targetId!: string;
   @Field(() => AuditMetadataType) metadata!: AuditMetadataType;
   @Field({ description: 'ISO timestamp' }) createdAt!: string;

@@ -1,6 +1,7 @@
 import { registerEnumType } from 'type-graphql';
 import {
   AUDIT_ACTIONS,
+  AUDIT_TARGET_TYPES,
   DOCUMENT_STATUSES,
   MESSAGE_ROLES,
   ORG_POSITIONS,
@@ -28,6 +29,11 @@ export const AccessSourceEnum = enumOf(
   'Why the caller holds their tier',
 );
 export const TargetTypeEnum = enumOf(TARGET_TYPES, 'GrantTargetType', 'What a grant targets');
+export const AuditTargetTypeEnum = enumOf(
+  AUDIT_TARGET_TYPES,
+  'AuditTargetType',
+  'What an audit entry is about: a grant target, or the project',
+);
 export const AuditActionEnum = enumOf(AUDIT_ACTIONS, 'AuditAction', 'Audit log actions');
 export const ProviderTypeEnum = enumOf(PROVIDER_TYPES, 'ProviderType', 'Provider kind');
 export const DocumentStatusEnum = enumOf(DOCUMENT_STATUSES, 'DocumentStatus', 'Ingestion status');

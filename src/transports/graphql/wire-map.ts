@@ -1,0 +1,52 @@
+/**
+ * The GraphQL type each wire shape (a JSON Schema in presenters/schemas.ts, and its generated DTO)
+ * appears as. The graph is one connected type per resource, so several REST shapes of a resource
+ * (a list entry, a detail, a reference) map to the same type, which holds every field of each.
+ * `null`: the shape has no GraphQL counterpart. `renamed`: REST field → GraphQL field.
+ *
+ * test/unit/wire-shapes.test.ts walks every shape and fails when a field is missing from the
+ * GraphQL type, is non-null there but nullable in REST, has another kind, or when a shape is not
+ * listed here.
+ */
+export const GRAPHQL_TYPE_OF: Record<string, { type: string; renamed?: Record<string, string> } | null> = {
+  Error: null, // GraphQL errors carry the code in `extensions.code`
+  DeleteResult: { type: 'DeleteResult' },
+  LoginUser: { type: 'User' },
+  Me: { type: 'User' },
+  LoginResult: { type: 'LoginPayload' },
+  TokenPair: { type: 'LoginPayload' },
+  DepartmentRef: { type: 'Department' },
+  User: { type: 'User' },
+  UserListEntry: { type: 'User' },
+  UserSummary: { type: 'User' },
+  MemberUser: { type: 'User' },
+  Department: { type: 'Department', renamed: { _count: 'counts' } },
+  Group: { type: 'Group' },
+  ProjectSettings: { type: 'ProjectSettings' },
+  ProjectMember: { type: 'ProjectMember' },
+  ProjectListItem: { type: 'Project', renamed: { _count: 'counts' } },
+  ProjectDetail: { type: 'Project', renamed: { _count: 'counts' } },
+  ProjectRef: { type: 'Project' },
+  Grant: { type: 'ProjectGrant' },
+  GrantsByUser: { type: 'GrantsByUser' },
+  AuditEntry: { type: 'AuditEntry' },
+  Document: { type: 'Document' },
+  UploadResult: { type: 'Document' },
+  ChunkSource: { type: 'ChunkSource' },
+  PublicProvider: { type: 'Provider' },
+  AdminProvider: { type: 'Provider' },
+  Model: { type: 'Model' },
+  ProviderTestResult: { type: 'ProviderTestResult' }, // REST's two outcomes in one object, the other outcome's fields null
+  ChatModes: { type: 'ChatConfig' },
+  ConversationSummary: { type: 'Conversation', renamed: { _count: 'counts' } },
+  RecentConversation: { type: 'Conversation' },
+  Citation: { type: 'Citation' },
+  Message: { type: 'Message' },
+  ConversationDetail: { type: 'Conversation' },
+  Source: { type: 'ChatSource' },
+  ChatMetaEvent: { type: 'ChatMeta' },
+  ChatSourcesEvent: { type: 'ChatSources' },
+  ChatTextEvent: { type: 'ChatText' },
+  ChatDoneEvent: { type: 'ChatDone' },
+  ChatErrorEvent: { type: 'ChatError' },
+};
