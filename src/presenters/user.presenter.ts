@@ -5,19 +5,8 @@ import type { Department, User } from '../entities';
 const iso = (d: Date | string | null | undefined): string | null => (d ? (d instanceof Date ? d : new Date(d)).toISOString() : null);
 const deptId = (u: User): string | null => (u.department ? u.department.id : null);
 
-/** The fields of a user the login answer is built from (an entity or a raw row mapped to these names). */
-export interface LoginUserFields {
-  id: string;
-  email: string;
-  name: string;
-  platformRole: string;
-  orgPosition: string;
-  departmentId: string | null;
-  avatarColor: string;
-}
-
-/** POST /auth/login `user`. */
-export function presentLoginUser(u: LoginUserFields) {
+/** POST /auth/login `user`, from the actor read at login. */
+export function presentLoginUser(u: Actor) {
   return {
     id: u.id,
     email: u.email,
@@ -88,22 +77,6 @@ export function presentMemberUser(u: User) {
     platformRole: u.platformRole,
     orgPosition: u.orgPosition,
     departmentId: deptId(u),
-  };
-}
-
-export function actorFromUser(u: User): Actor {
-  return {
-    id: u.id,
-    email: u.email,
-    name: u.name,
-    platformRole: u.platformRole,
-    orgPosition: u.orgPosition,
-    departmentId: deptId(u),
-    status: u.status,
-    avatarColor: u.avatarColor,
-    avatarUrl: u.avatarUrl ?? null,
-    lastLoginAt: u.lastLoginAt ?? null,
-    createdAt: u.createdAt,
   };
 }
 

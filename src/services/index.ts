@@ -1,4 +1,7 @@
-import { AuthService } from './auth.service';
+import type { Actor } from '../access/actor';
+import { Login } from '../auth/login';
+import { AuthPool } from '../auth/pool';
+import { Tokens } from '../auth/tokens';
 import { AuditService } from './audit.service';
 import { BootstrapService } from './bootstrap.service';
 import { ChatService } from './chat.service';
@@ -24,7 +27,15 @@ export interface Services {
   ctx: ServiceContext;
   /** JWT secret and provider-key encryption key, shared by every node (loaded by start()). */
   secrets: DeploymentSecrets;
-  auth: AuthService;
+  /** Access and refresh tokens: sign, verify (authenticate), rotate, revoke. */
+  tokens: Tokens;
+  /** The login use case and its limits. */
+  login: Login;
+  /**
+   * @deprecated Kept for bench/ until it is assembled like everything else; use `tokens`. The
+   * transports parse the Authorization header (src/transports/bearer.ts).
+   */
+  auth: Pick<Tokens, 'signAccess' | 'authenticate'> & { authenticateHeader(header: string): Promise<Actor> };
   bootstrap: BootstrapService;
   users: UsersService;
   departments: DepartmentsService;
@@ -53,10 +64,18 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
   const embeddings = new EmbeddingsService(ctx, providers);
   const retrieval = new RetrievalService(ctx, embeddings, new RerankService(ctx, providers));
   const documents = new DocumentsService(ctx, embeddings);
+  const authPool = new AuthPool(ctx);
+  const tokens = new Tokens(ctx, secrets, authPool);
   const s: Services = {
     ctx,
     secrets,
-    auth: new AuthService(ctx, secrets),
+    tokens,
+    login: new Login(ctx, tokens, authPool),
+    auth: {
+      signAccess: (userId) => tokens.signAccess(userId),
+      authenticate: (token) => tokens.authenticate(token),
+      authenticateHeader: (header) => tokens.authenticate(header.replace(/^Bearer\s+/i, '').trim()),
+    },
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx, audit),
@@ -80,11 +99,11 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     async stop() {
       // side by side: the embedding queue's stop must not delay handing ingestion jobs back
       await Promise.all([embeddings.stop(), documents.stop()]);
-      await s.auth.close();
+      await authPool.close();
     },
   };
   ctx.metrics.watch(
-    databaseSources(ctx.orm, { queues: [INGEST_QUEUE, INGEST_DEAD_QUEUE], jobsSchema: JOBS_SCHEMA, authPool: () => s.auth.poolStats() }),
+    databaseSources(ctx.orm, { queues: [INGEST_QUEUE, INGEST_DEAD_QUEUE], jobsSchema: JOBS_SCHEMA, authPool: () => authPool.stats() }),
   );
   return s;
 }
