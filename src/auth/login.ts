@@ -46,6 +46,7 @@ export class Login extends BaseService {
     return (this.limiterInstance ??= new LoginLimiter(this.pool.get(), {
       perIp: this.config.loginRateLimitPerIp,
       perAccount: this.config.loginRateLimitPerAccount,
+      accountTotal: this.config.loginRateLimitAccountTotal,
     }));
   }
 
