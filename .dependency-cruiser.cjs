@@ -25,22 +25,25 @@ module.exports = {
       severity: 'error',
       comment:
         'Services never know about HTTP or GraphQL (input classes carry type-graphql decorators by design: one class validates REST and GraphQL input).',
-      from: { path: '^src/(services|access|presenters|entities|ingest|llm|retrieval)/', pathNot: '\\.inputs\\.ts$|/input-rules\\.ts$' },
+      from: {
+        path: '^src/(services|auth|access|presenters|entities|ingest|llm|retrieval)/',
+        pathNot: '\\.inputs\\.ts$|/input-rules\\.ts$',
+      },
       to: { path: ['node_modules/(express|@apollo|graphql|graphql-ws|type-graphql|ws|multer)/', '^src/transports/', '^src/app\\.ts$'] },
     },
     {
       name: 'inner-layers-point-inward',
       severity: 'error',
-      comment: 'access/presenters/entities never depend on services or transports.',
+      comment: 'access/presenters/entities never depend on services (auth included) or transports.',
       from: { path: '^src/(access|presenters|entities)/' },
-      to: { path: ['^src/services/(?!.*\\.inputs\\.ts$)', '^src/transports/'] },
+      to: { path: ['^src/services/(?!.*\\.inputs\\.ts$)', '^src/auth/', '^src/transports/'] },
     },
     {
       name: 'entities-are-leaves',
       severity: 'error',
       comment: 'Entities depend on nothing of ours but other entities and shared types.',
       from: { path: '^src/entities/' },
-      to: { path: '^src/(access|presenters|services|ingest|llm|retrieval)/' },
+      to: { path: '^src/(access|presenters|services|auth|ingest|llm|retrieval)/' },
     },
   ],
   options: {

@@ -164,7 +164,7 @@ async function trace(config: TuneConfig, docs: ReturnType<typeof corpusDocuments
   });
   try {
     const owner = await factories(t.orm, t.services).makeUser({ platformRole: 'admin' });
-    const actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);
+    const actor = await t.services.tokens.authenticate(owner.token);
     const ingest = await ingestCorpus({ baseUrl: t.baseUrl, dbUrl: t.dbUrl, accessToken: owner.token }, docs, `tune ${config}`, log);
     const kindOf = new Map(docs.map((d) => [d.name, d.kind as string]));
     const traced: Traced[] = [];

@@ -114,10 +114,10 @@ export async function seedGraphqlOrg(env: BenchEnv, services: Services): Promise
       if (i < 100) grantsOnVisible++;
     }
   });
-  const readerToken = services.auth.signAccess(reader);
+  const readerToken = services.tokens.signAccess(reader);
   const list = await fetch(`${env.baseUrl}/api/projects`, { headers: { authorization: `Bearer ${readerToken}` } });
   const visible = ((await list.json()) as { projects: unknown[] }).projects.length;
-  const readerActor = await services.auth.authenticateHeader(`Bearer ${readerToken}`);
+  const readerActor = await services.tokens.authenticate(readerToken);
   return { readerToken, reader: readerActor, visible, grantsOnVisible };
 }
 
@@ -195,7 +195,7 @@ export async function benchGraphql(
     nestedIdle,
     statements: {
       rest: await statements(orm, async () => {
-        await services.auth.authenticateHeader(`Bearer ${seed.readerToken}`);
+        await services.tokens.authenticate(seed.readerToken);
         await services.projects.list(seed.reader);
       }),
       list: await statements(orm, run(Q_LIST)),

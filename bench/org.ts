@@ -138,7 +138,7 @@ export async function seedOrg(env: BenchEnv): Promise<OrgSeed & { orm: MikroORM;
       grants++;
     }
   });
-  const readerToken = services.auth.signAccess(reader.id);
+  const readerToken = services.tokens.signAccess(reader.id);
   const list = await fetch(`${env.baseUrl}/api/projects`, { headers: { authorization: `Bearer ${readerToken}` } });
   const visible = ((await list.json()) as { projects: unknown[] }).projects.length;
   return {

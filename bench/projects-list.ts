@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     const seedMs = performance.now() - seedStart;
     await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', () => resolve()));
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const headers = { authorization: `Bearer ${services.auth.signAccess(me)}` };
+    const headers = { authorization: `Bearer ${services.tokens.signAccess(me)}` };
 
     let seen = 0;
     let bytes = 0;

@@ -133,7 +133,8 @@ async function ingestEvalSet(env: DocsBenchEnv, projectId: string): Promise<void
 
 async function evaluate(env: DocsBenchEnv, projectId: string): Promise<EvalScore> {
   const runs = [];
-  for (const q of evalQuestions()) runs.push({ q, hits: await env.services.retrieval.search(Actor.system(), projectId, q.question, { topK: 5 }) });
+  for (const q of evalQuestions())
+    runs.push({ q, hits: await env.services.retrieval.search(Actor.system(), projectId, q.question, { topK: 5 }) });
   return scoreEval(runs);
 }
 

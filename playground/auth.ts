@@ -1,10 +1,10 @@
 /**
- * The playground's session: the access and refresh token (sessionStorage, so a reload keeps them
- * but closing the tab forgets them), sign-in through the `login` mutation and one refresh through
- * `refresh` when a request comes back unauthorized (the spec's client rule).
+ * The playground's session: the access and refresh token, held in this module's memory only —
+ * never in localStorage, sessionStorage, a cookie or GraphiQL's state, so no plugin can persist
+ * them and a reload or a closed tab forgets them. Sign-in through the `login` mutation, one refresh
+ * through `refresh` when a request comes back unauthorized (the spec's client rule), and sign-out
+ * through `POST /api/auth/logout`, which revokes the refresh token on the server.
  */
-const KEY = 'docqa-playground-session';
-
 export interface Session {
   accessToken: string;
   refreshToken: string;
@@ -13,29 +13,27 @@ export interface Session {
 
 type Listener = (s: Session | null) => void;
 const listeners = new Set<Listener>();
+let session: Session | null = null;
+
+// earlier versions kept the session in sessionStorage: forget what they left behind
+try {
+  sessionStorage.removeItem('docqa-playground-session');
+} catch {
+  // storage disabled: nothing to forget
+}
 
 export function currentSession(): Session | null {
-  try {
-    const raw = sessionStorage.getItem(KEY);
-    return raw ? (JSON.parse(raw) as Session) : null;
-  } catch {
-    return null;
-  }
+  return session;
 }
 
 function setSession(s: Session | null): void {
-  if (s) sessionStorage.setItem(KEY, JSON.stringify(s));
-  else sessionStorage.removeItem(KEY);
+  session = s;
   for (const l of listeners) l(s);
 }
 
 export function onSession(l: Listener): () => void {
   listeners.add(l);
   return () => listeners.delete(l);
-}
-
-export function headersFor(s: Session | null): string {
-  return s ? JSON.stringify({ Authorization: `Bearer ${s.accessToken}` }, null, 2) : '{}';
 }
 
 async function post(
@@ -61,8 +59,32 @@ export async function signIn(url: string, email: string, password: string): Prom
   return s;
 }
 
-export function signOut(): void {
-  setSession(null);
+/** `POST /api/auth/logout` with the refresh token, as a REST client signs out: 204 once it is revoked. */
+async function logout(s: Session): Promise<number> {
+  const res = await fetch('/api/auth/logout', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${s.accessToken}` },
+    body: JSON.stringify({ refreshToken: s.refreshToken }),
+  });
+  return res.status;
+}
+
+/**
+ * Revokes the refresh token on the server (refreshing once first when the access token has
+ * expired), then forgets the session whatever the server said.
+ */
+export async function signOut(url: string): Promise<void> {
+  const s = currentSession();
+  try {
+    if (s && (await logout(s)) === 401) {
+      const fresh = await refreshSession(url);
+      if (fresh) await logout(fresh);
+    }
+  } catch {
+    // offline: the tokens are still forgotten below, and expire on their own
+  } finally {
+    setSession(null);
+  }
 }
 
 let refreshing: Promise<Session | null> | undefined;

@@ -18,11 +18,14 @@ function lowerCased(headers: Record<string, unknown> | undefined): Record<string
 
 /**
  * GraphiQL's fetcher: HTTP for queries and mutations, graphql-ws on the same origin for
- * subscriptions. A request answered "unauthorized" (HTTP 401 or `extensions.code`), or a socket
- * refused with 4403, is retried once after the refresh mutation; `onRefreshed` puts the new header
- * into the headers editor.
+ * subscriptions. The session's access token is added here, from memory, when the headers editor
+ * has no Authorization of its own: it never enters GraphiQL's headers, so neither the tab state nor
+ * the history plugin can store it. A request answered "unauthorized" (HTTP 401 or
+ * `extensions.code`), or a socket refused with 4403, is retried once after the refresh mutation,
+ * with the session's new token; `onRefreshed` then takes any Authorization the user typed out of
+ * the headers editor (it was just refused).
  */
-export function playgroundFetcher(url: string, onRefreshed: (authorization: string) => void): Fetcher {
+export function playgroundFetcher(url: string, onRefreshed: () => void): Fetcher {
   const wsUrl = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${url}`;
   let lastStatus = 0;
   const inner = createGraphiQLFetcher({
@@ -49,10 +52,9 @@ export function playgroundFetcher(url: string, onRefreshed: (authorization: stri
       if (!currentSession()) return null;
       const s = await refreshSession(url);
       if (!s) return null;
-      const authorization = `Bearer ${s.accessToken}`;
-      onRefreshed(authorization);
+      onRefreshed();
       for (const k of Object.keys(headers)) if (k.toLowerCase() === 'authorization') delete headers[k];
-      headers.authorization = authorization;
+      headers.authorization = `Bearer ${s.accessToken}`;
       return run(params, opts, headers);
     };
 

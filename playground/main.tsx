@@ -7,8 +7,9 @@ import { useGraphiQL } from '@graphiql/react';
 import { GraphiQL, HISTORY_PLUGIN } from 'graphiql';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { createRoot } from 'react-dom/client';
-import { currentSession, headersFor, onSession, signIn, signOut, type Session } from './auth';
+import { currentSession, onSession, signIn, signOut, type Session } from './auth';
 import { playgroundFetcher } from './fetcher';
+import { headerlessStorage, scrubStoredHeaders } from './storage';
 
 const URL_PATH = '/graphql';
 
@@ -53,23 +54,24 @@ subscription DocumentProgress($documentId: ID!) {
 }
 `;
 
-/** Keeps the headers editor's Authorization in step with the session (sign-in, refresh, sign-out). */
-function HeaderSync({ session }: { session: Session | null }) {
+/**
+ * Takes any Authorization out of the headers editor each time `scrub` changes (after a refresh
+ * replaced a typed token that was refused, and at sign-out). The session's own token is never put
+ * there: the fetcher adds it from memory.
+ */
+function HeaderScrub({ scrub }: { scrub: number }) {
   const headerEditor = useGraphiQL((s) => s.headerEditor);
-  const activeTab = useGraphiQL((s) => s.activeTabIndex);
   useEffect(() => {
-    if (!headerEditor) return;
-    let current: Record<string, unknown> = {};
+    if (!headerEditor || scrub === 0) return;
+    let current: Record<string, unknown>;
     try {
       current = JSON.parse(headerEditor.getValue() || '{}');
     } catch {
-      current = {};
+      return; // not JSON: the user is mid-edit; leave it
     }
-    for (const k of Object.keys(current)) if (k.toLowerCase() === 'authorization') delete current[k];
-    const next = session ? { ...current, Authorization: `Bearer ${session.accessToken}` } : current;
-    const text = JSON.stringify(next, null, 2);
-    if (headerEditor.getValue() !== text) headerEditor.setValue(text);
-  }, [headerEditor, session, activeTab]);
+    const kept = Object.fromEntries(Object.entries(current).filter(([k]) => k.toLowerCase() !== 'authorization'));
+    if (Object.keys(kept).length !== Object.keys(current).length) headerEditor.setValue(JSON.stringify(kept, null, 2));
+  }, [headerEditor, scrub]);
   return null;
 }
 
@@ -98,33 +100,30 @@ function SignIn({ session }: { session: Session | null }) {
       <div className="docqa-signin">
         <span className="docqa-title">DocQA GraphQL</span>
         <span id="signed-in-as">Signed in as {session.email}</span>
-        <button type="button" onClick={() => signOut()}>
+        <button type="button" onClick={() => void signOut(URL_PATH)}>
           Sign out
         </button>
       </div>
     );
   }
   return (
-    <form className="docqa-signin" onSubmit={submit}>
+    <form className="docqa-signin" aria-label="Sign in" onSubmit={submit}>
       <span className="docqa-title">DocQA GraphQL</span>
-      <input
-        name="email"
-        type="email"
-        placeholder="email"
-        autoComplete="username"
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
-        required
-      />
-      <input
-        name="password"
-        type="password"
-        placeholder="password"
-        autoComplete="current-password"
-        value={password}
-        onChange={(e) => setPassword(e.target.value)}
-        required
-      />
+      <label>
+        Email
+        <input name="email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
+      </label>
+      <label>
+        Password
+        <input
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          required
+        />
+      </label>
       <button type="submit" disabled={busy}>
         Sign in
       </button>
@@ -139,10 +138,17 @@ function SignIn({ session }: { session: Session | null }) {
 
 function App() {
   const [session, setSessionState] = useState<Session | null>(currentSession());
-  useEffect(() => onSession(setSessionState), []);
-  const fetcher = useMemo(() => playgroundFetcher(URL_PATH, () => undefined), []);
+  const [scrub, setScrub] = useState(0);
+  useEffect(
+    () =>
+      onSession((s) => {
+        setSessionState(s);
+        if (!s) setScrub((n) => n + 1);
+      }),
+    [],
+  );
+  const fetcher = useMemo(() => playgroundFetcher(URL_PATH, () => setScrub((n) => n + 1)), []);
   const plugins = useMemo(() => [HISTORY_PLUGIN, explorerPlugin()], []);
-  const headers = headersFor(session);
   return (
     <div className="docqa-root">
       <SignIn session={session} />
@@ -150,8 +156,8 @@ function App() {
         <GraphiQL
           fetcher={fetcher}
           plugins={plugins}
-          defaultHeaders={headers}
-          initialHeaders={headers}
+          storage={headerlessStorage}
+          shouldPersistHeaders={false}
           defaultEditorToolsVisibility="headers"
           defaultTabs={[
             { query: PROJECTS },
@@ -163,12 +169,15 @@ function App() {
           ]}
         >
           <GraphiQL.Footer>
-            <HeaderSync session={session} />
+            <HeaderScrub scrub={scrub} />
           </GraphiQL.Footer>
         </GraphiQL>
       </div>
     </div>
   );
 }
+
+// before GraphiQL reads its storage: history entries an earlier version saved with a token lose it
+scrubStoredHeaders();
 
 createRoot(document.getElementById('root')!).render(<App />);

@@ -28,6 +28,8 @@ export interface Config {
   maxBodyKb: number;
   loginRateLimitPerIp: number;
   loginRateLimitPerAccount: number;
+  /** Failed logins of one account from all addresses together before new addresses wait (decision 0009). */
+  loginRateLimitAccountTotal: number;
   corsOrigins: string[];
   /** Which proxies' X-Forwarded-For to believe: a hop count (0 = none) or trusted addresses/CIDRs. */
   trustProxy: number | string[];
@@ -321,6 +323,7 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     maxBodyKb: int(env, 'MAX_BODY_KB', 1024, 1, 102400),
     loginRateLimitPerIp: int(env, 'LOGIN_RATE_LIMIT_PER_IP', 30, 0, 1_000_000),
     loginRateLimitPerAccount: int(env, 'LOGIN_RATE_LIMIT_PER_ACCOUNT', 10, 0, 1_000_000),
+    loginRateLimitAccountTotal: int(env, 'LOGIN_RATE_LIMIT_ACCOUNT_TOTAL', 20, 0, 1_000_000),
     corsOrigins: list(env, 'CORS_ORIGINS'),
     trustProxy: trustProxy(env),
     privateHostAllowList: list(env, 'PRIVATE_HOST_ALLOWLIST'),

@@ -9,12 +9,48 @@ export interface Actor {
   orgPosition: OrgPosition;
   departmentId: string | null;
   status: UserStatus;
-  avatarColor?: string;
-  avatarUrl?: string | null;
-  lastLoginAt?: Date | null;
-  createdAt?: Date;
+  avatarColor: string;
+  avatarUrl: string | null;
+  lastLoginAt: Date | null;
+  createdAt: Date;
   /** True for background jobs acting on the system's behalf. */
   system?: boolean;
+}
+
+/** A `users` row as SQL returns it, with the columns an Actor is made of (select them with ACTOR_COLUMNS). */
+export interface ActorRow {
+  id: string;
+  email: string;
+  name: string;
+  platform_role: PlatformRole;
+  org_position: OrgPosition;
+  department_id: string | null;
+  status: UserStatus;
+  avatar_color: string;
+  avatar_url: string | null;
+  last_login_at: Date | null;
+  created_at: Date;
+}
+
+/** The `users` columns of an ActorRow, for a select list. */
+export const ACTOR_COLUMNS =
+  'id, email, name, platform_role, org_position, department_id, status, avatar_color, avatar_url, last_login_at, created_at';
+
+/** The one place a stored user becomes an Actor. */
+export function actorFromRow(u: ActorRow): Actor {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    platformRole: u.platform_role,
+    orgPosition: u.org_position,
+    departmentId: u.department_id,
+    status: u.status,
+    avatarColor: u.avatar_color,
+    avatarUrl: u.avatar_url,
+    lastLoginAt: u.last_login_at,
+    createdAt: u.created_at,
+  };
 }
 
 export const Actor = {
@@ -28,6 +64,10 @@ export const Actor = {
       orgPosition: 'member',
       departmentId: null,
       status: 'active',
+      avatarColor: '#64748b',
+      avatarUrl: null,
+      lastLoginAt: null,
+      createdAt: new Date(0),
       system: true,
     };
   },

@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bearerToken } from '../transports/bearer';
 import type { Metrics } from './metrics';
 
 declare module 'express-serve-static-core' {
@@ -32,10 +33,9 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
 
 /** Constant-time comparison of the presented bearer token with the configured one. */
 function tokenMatches(header: unknown, token: string): boolean {
-  if (typeof header !== 'string') return false;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m) return false;
-  const a = Buffer.from(m[1]);
+  const presented = bearerToken(header);
+  if (presented === null) return false;
+  const a = Buffer.from(presented);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,27 +1,15 @@
 import type { Actor } from '../access/actor';
-import type { Department, OrgPosition, PlatformRole, User } from '../entities';
+import type { Department, User } from '../entities';
 import type { DepartmentRefDto, LoginUserDto, MeDto, MemberUserDto, UserDto, UserListEntryDto, UserSummaryDto } from './dto.generated';
 import { iso, isoOrNull } from './time';
 
-/** A timestamp on the wire (ISO 8601, UTC, milliseconds); a Date is formatted as it is, a string parsed first. */
 const deptId = (u: User): string | null => (u.department ? u.department.id : null);
-
-/** The fields of a user the login answer is built from (an entity or a raw row mapped to these names). */
-export interface LoginUserFields {
-  id: string;
-  email: string;
-  name: string;
-  platformRole: PlatformRole;
-  orgPosition: OrgPosition;
-  departmentId: string | null;
-  avatarColor: string;
-}
 
 /** The graph's User: a list entry with its avatar. */
 export type GraphUserDto = UserListEntryDto & { avatarUrl: string | null };
 
-/** POST /auth/login `user`. */
-export function presentLoginUser(u: LoginUserFields): LoginUserDto {
+/** POST /auth/login `user`, from the actor read at login. */
+export function presentLoginUser(u: Actor): LoginUserDto {
   return {
     id: u.id,
     email: u.email,
@@ -92,22 +80,6 @@ export function presentMemberUser(u: User): MemberUserDto {
     platformRole: u.platformRole,
     orgPosition: u.orgPosition,
     departmentId: deptId(u),
-  };
-}
-
-export function actorFromUser(u: User): Actor {
-  return {
-    id: u.id,
-    email: u.email,
-    name: u.name,
-    platformRole: u.platformRole,
-    orgPosition: u.orgPosition,
-    departmentId: deptId(u),
-    status: u.status,
-    avatarColor: u.avatarColor,
-    avatarUrl: u.avatarUrl ?? null,
-    lastLoginAt: u.lastLoginAt ?? null,
-    createdAt: u.createdAt,
   };
 }
 

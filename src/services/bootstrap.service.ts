@@ -1,7 +1,7 @@
 import { User } from '../entities';
 import { ValidationError } from '../errors';
 import { BaseService } from './context';
-import { hashPassword, normalizeEmail } from './auth.service';
+import { hashPassword, normalizeEmail } from '../auth/passwords';
 import { avatarColorFor } from './avatar';
 import { query } from '../db/sql';
 

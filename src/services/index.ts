@@ -1,4 +1,6 @@
-import { AuthService } from './auth.service';
+import { Login } from '../auth/login';
+import { AuthPool } from '../auth/pool';
+import { Tokens } from '../auth/tokens';
 import { AuditService } from './audit.service';
 import { BootstrapService } from './bootstrap.service';
 import { ChatService } from './chat.service';
@@ -24,7 +26,10 @@ export interface Services {
   ctx: ServiceContext;
   /** JWT secret and provider-key encryption key, shared by every node (loaded by start()). */
   secrets: DeploymentSecrets;
-  auth: AuthService;
+  /** Access and refresh tokens: sign, verify (authenticate), rotate, revoke. */
+  tokens: Tokens;
+  /** The login use case and its limits. */
+  login: Login;
   bootstrap: BootstrapService;
   users: UsersService;
   departments: DepartmentsService;
@@ -53,10 +58,13 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
   const embeddings = new EmbeddingsService(ctx, providers);
   const retrieval = new RetrievalService(ctx, embeddings, new RerankService(ctx, providers));
   const documents = new DocumentsService(ctx, embeddings);
+  const authPool = new AuthPool(ctx);
+  const tokens = new Tokens(ctx, secrets, authPool);
   const s: Services = {
     ctx,
     secrets,
-    auth: new AuthService(ctx, secrets),
+    tokens,
+    login: new Login(ctx, tokens, authPool),
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx, audit),
@@ -80,11 +88,11 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     async stop() {
       // side by side: the embedding queue's stop must not delay handing ingestion jobs back
       await Promise.all([embeddings.stop(), documents.stop()]);
-      await s.auth.close();
+      await authPool.close();
     },
   };
   ctx.metrics.watch(
-    databaseSources(ctx.orm, { queues: [INGEST_QUEUE, INGEST_DEAD_QUEUE], jobsSchema: JOBS_SCHEMA, authPool: () => s.auth.poolStats() }),
+    databaseSources(ctx.orm, { queues: [INGEST_QUEUE, INGEST_DEAD_QUEUE], jobsSchema: JOBS_SCHEMA, authPool: () => authPool.stats() }),
   );
   return s;
 }

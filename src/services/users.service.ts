@@ -13,7 +13,7 @@ import {
 import { Department, OrgPosition, PlatformRole, User } from '../entities';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
-import { hashPassword, normalizeEmail } from './auth.service';
+import { hashPassword, normalizeEmail } from '../auth/passwords';
 import { avatarColorFor } from './avatar';
 import type { AuditService } from './audit.service';
 import { Batch, one, splitVerdicts } from './batch';

@@ -561,7 +561,7 @@ describe('upstream failures (spec: chat failure causes)', () => {
 
   it('a consumer that stops iterating (e.g. a GraphQL unsubscribe) aborts the upstream at once and keeps the partial answer', async () => {
     stub.once({ deltas: Array.from({ length: 30 }, (_, i) => `g${i} `), deltaDelayMs: 200 });
-    const actor = await A.services.auth.authenticateHeader(`Bearer ${member.token}`);
+    const actor = await A.services.tokens.authenticate(member.token);
     let meta: any;
     for await (const e of await A.services.chat.ask(actor, project.id, { message: 'warranty?' })) {
       if (e.event === 'meta') meta = e.data;

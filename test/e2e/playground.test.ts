@@ -6,7 +6,8 @@ import type { Page } from 'playwright-core';
 
 /**
  * The GraphiQL playground in a real Chromium: served by us alone (no foreign request), sign-in
- * through its form, a query over HTTP and the chat subscription over graphql-ws.
+ * through its form, a query over HTTP and the chat subscription over graphql-ws, and a sign-out
+ * that leaves no token in the browser's storage and revokes the refresh token (issue 25 item 4).
  */
 const DELTAS = ['Toasters ', 'brown bread ', 'evenly.'];
 const PASSWORD = 'playground-pass-1';
@@ -106,12 +107,26 @@ describe('GraphiQL playground', () => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
 
-    // sign in through the form: the headers editor gets the bearer token
-    await page.locator('input[name=email]').fill(user.email);
-    await page.locator('input[name=password]').fill(PASSWORD);
+    // every refresh token the page is given (sign-in, each refresh), the newest last
+    const refreshTokens: string[] = [];
+    page.on('response', (r) => {
+      if (!r.url().endsWith('/graphql') || r.request().method() !== 'POST') return;
+      void r
+        .json()
+        .then((b: any) => {
+          const token = b?.data?.login?.refreshToken ?? b?.data?.refresh?.refreshToken;
+          if (token) refreshTokens.push(token);
+        })
+        .catch(() => undefined);
+    });
+
+    // sign in through the form, its inputs found by their labels; the token stays out of the
+    // headers editor (the fetcher adds it from memory)
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('#signed-in-as', { hasText: user.email }).waitFor();
-    await page.locator('.graphiql-editor-tool', { hasText: 'Bearer ' }).waitFor({ timeout: 20_000 });
+    expect(refreshTokens).toHaveLength(1);
 
     // the preloaded projects query, over HTTP with that header
     await page.locator('.graphiql-query-editor .monaco-editor').waitFor();
@@ -125,17 +140,21 @@ describe('GraphiQL playground', () => {
     await page.locator('.graphiql-execute-button').click();
     await resultContains(page, `"email": "${user.email}"`);
 
-    // an access token the server refuses: the fetcher refreshes once, retries, and the headers editor
-    // gets the new token
+    // an access token typed in that the server refuses: the fetcher refreshes once and retries with
+    // the session's new token, and the refused header leaves the editor (no token is put there)
     await page.getByRole('button', { name: 'Headers' }).click();
     await typeInto(page, '.graphiql-editor-tool', JSON.stringify({ Authorization: 'Bearer not-a-valid-token' }));
     await page.locator('.graphiql-editor-tool', { hasText: 'not-a-valid-token' }).waitFor();
     await resultText(page).then((text) => expect(text).toContain(user.email)); // still the earlier answer
+    // a query of its own, so the history plugin records this operation with the typed header
+    await typeInto(page, '.graphiql-query-editor', 'query MeAgain { me { email name } }');
+    await page.locator('.graphiql-tabs').getByText('MeAgain', { exact: true }).waitFor();
     await page.locator('.graphiql-execute-button').click();
     await page.locator('.graphiql-editor-tool', { hasText: 'not-a-valid-token' }).waitFor({ state: 'detached', timeout: 20_000 });
-    await page.locator('.graphiql-editor-tool', { hasText: 'Bearer ey' }).waitFor({ timeout: 20_000 });
     await resultContains(page, `"email": "${user.email}"`);
     expect(await resultText(page)).not.toContain('unauthorized');
+    expect(await page.locator('.graphiql-editor-tool').innerText()).not.toContain('Bearer');
+    expect(refreshTokens).toHaveLength(2);
 
     // the chat subscription tab: the stub's deltas arrive one by one over graphql-ws
     await page.locator('.graphiql-tabs').getByText('Chat', { exact: true }).click();
@@ -150,6 +169,36 @@ describe('GraphiQL playground', () => {
     await page.screenshot({ path: 'docs/playground.png' }); // mid-answer, for the README
     await resultContains(page, 'ChatDone');
     expect(stub.requests.length).toBeGreaterThan(0);
+
+    // sign out: POST /api/auth/logout revokes the refresh token, as a REST client's sign-out does
+    const loggedOut = page.waitForResponse((r) => r.url().endsWith('/api/auth/logout'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect((await loggedOut).status()).toBe(204);
+    await page.getByLabel('Email').waitFor();
+
+    // nothing in any storage the page can read holds a token, though GraphiQL did store its history
+    // (a string: the test's TypeScript has no DOM types)
+    const stored: { local: Record<string, string>; session: Record<string, string>; cookie: string; indexedDb: string[] } =
+      await page.evaluate(`(async () => ({
+        local: Object.fromEntries(Object.entries(localStorage)),
+        session: Object.fromEntries(Object.entries(sessionStorage)),
+        cookie: document.cookie,
+        indexedDb: (await indexedDB.databases()).map((d) => d.name),
+      }))()`);
+    expect(stored.local['graphiql:queries']).toContain('query MeAgain'); // run with the typed Authorization header
+    const everything = JSON.stringify(stored);
+    expect(everything).not.toMatch(/bearer/i);
+    expect(everything).not.toContain('eyJ'); // the start of every JWT
+    for (const token of refreshTokens) expect(everything).not.toContain(token);
+    expect(stored.indexedDb).toEqual([]);
+
+    // and the newest refresh token no longer works
+    const refreshed = await fetch(`${t.baseUrl}/api/auth/refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refreshToken: refreshTokens.at(-1) }),
+    });
+    expect(refreshed.status).toBe(401);
 
     expect(cspViolations).toEqual([]);
     expect(foreignRequests).toEqual([]);

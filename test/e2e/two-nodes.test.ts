@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client as PgClient } from 'pg';
 import { uploadFiles } from '../support/documents';
 import { wsClient, wsCollect } from '../support/graphql';
 import { api, client } from '../support/http';
@@ -36,6 +38,9 @@ describe('two nodes and a worker on one database', () => {
     RUN_WORKERS: 'false',
     LOGIN_RATE_LIMIT_PER_IP: '1000',
     LOGIN_RATE_LIMIT_PER_ACCOUNT: '10',
+    LOGIN_RATE_LIMIT_ACCOUNT_TOTAL: '12',
+    // the tests below speak from many client addresses through X-Forwarded-For
+    TRUST_PROXY: '1',
     JOB_POLLING_SECONDS: '1',
   });
 
@@ -105,6 +110,71 @@ describe('two nodes and a worker on one database', () => {
     // 10 free failures (5 on each node), then the account+address pair is delayed on both
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(statuses.slice(10)).toContain(429);
+  });
+
+  /** Issue 25 item 3: a per-account limit across all addresses (and nodes) that spares the owner. */
+  describe('login throttling across addresses', () => {
+    const from = (node: { baseUrl: string }, address: string, email: string, password: string) =>
+      api(node.baseUrl, 'POST', '/api/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': address } });
+    let email: string;
+
+    beforeAll(async () => {
+      email = `victim-${Date.now()}@example.com`;
+      const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
+      const created = await client(a.baseUrl, token).post('/api/users', {
+        email,
+        password: 'owner-password',
+        name: 'Victim',
+        platformRole: 'none',
+        orgPosition: 'member',
+      });
+      expect(created.status).toBe(201);
+      // the owner has signed in before from home (IPv4) and from a phone (one IPv6 /64)
+      expect((await from(a, '198.51.100.20', email, 'owner-password')).status).toBe(200);
+      expect((await from(b, '2001:db8:77:1::1', email, 'owner-password')).status).toBe(200);
+      // an attacker rotating addresses, failures on node A only: each address is new, so no
+      // per-address limit ever applies, and 12 failures are free for the account
+      for (let i = 0; i < 12; i++) expect((await from(a, `203.0.113.${i + 1}`, email, 'guess-' + i)).status).toBe(401);
+    });
+
+    /** The account's failure count as every node sees it: the row in PostgreSQL (keyed by a hash, not the email). */
+    const accountFailures = async (): Promise<number | null> => {
+      const db = new PgClient({ connectionString: pg.url });
+      await db.connect();
+      try {
+        const key = 'login_acct_fail:' + createHash('sha256').update(email).digest('hex');
+        const { rows } = await db.query<{ points: number }>(
+          'select points from rate_limits where key = $1 and expire > extract(epoch from now()) * 1000',
+          [key],
+        );
+        return rows[0]?.points ?? null;
+      } finally {
+        await db.end();
+      }
+    };
+
+    it('failures counted on node A slow new addresses on both nodes: one attempt per delay, whatever the address', async () => {
+      expect(await accountFailures()).toBe(12);
+      const attempts = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => from(i % 2 ? a : b, i < 3 ? `192.0.2.${i + 1}` : `2001:db8:99:${i}::1`, email, 'guess')),
+      );
+      // exactly one attempt took the slot (and failed); the rest wait, told how long
+      expect(attempts.map((r) => r.status).sort()).toEqual([401, 429, 429, 429, 429, 429]);
+      for (const r of attempts.filter((x) => x.status === 429)) {
+        expect(r.body).toMatchObject({ error: 'rate_limited' });
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+      expect(await accountFailures()).toBe(13);
+    });
+
+    it('the owner, from an address (or IPv6 /64) that signed in before, is not locked out, and the success clears the delay', async () => {
+      expect(await accountFailures()).toBeGreaterThanOrEqual(12);
+      // another address in the phone's /64, on the other node than the one that saw it
+      expect((await from(a, '2001:db8:77:1::42', email, 'owner-password')).status).toBe(200);
+      expect(await accountFailures()).toBeNull();
+      // a fresh address is answered at once again (401, not 429)
+      expect((await from(b, '192.0.2.200', email, 'guess')).status).toBe(401);
+    });
   });
 
   it('an upload through node A is processed by the worker, its progress streamed by node B', async () => {

@@ -145,7 +145,7 @@ async function buildWorld(kind: CallerKind): Promise<World> {
     default:
       break;
   }
-  const token = caller ? t.services.auth.signAccess(caller.id) : undefined;
+  const token = caller ? t.services.tokens.signAccess(caller.id) : undefined;
   return {
     token,
     project,

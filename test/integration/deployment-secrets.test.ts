@@ -44,8 +44,8 @@ describe('JWT secret and encryption key without the environment', () => {
     try {
       expect(a.services.secrets.jwtSecret).toBe(b.services.secrets.jwtSecret);
       expect(a.services.secrets.jwtSecret.length).toBeGreaterThanOrEqual(32);
-      const token = a.services.auth.signAccess((await factories(a.services.ctx.orm, a.services).superadmin()).id);
-      await expect(b.services.auth.authenticate(token)).resolves.toMatchObject({ platformRole: 'superadmin' });
+      const token = a.services.tokens.signAccess((await factories(a.services.ctx.orm, a.services).superadmin()).id);
+      await expect(b.services.tokens.authenticate(token)).resolves.toMatchObject({ platformRole: 'superadmin' });
       expect(readdirSync(dirA)).toEqual([]);
       expect(readdirSync(dirB)).toEqual([]);
       const rows = await a.services.ctx.orm.em.fork().getConnection().execute(`select key from settings order by key`);
@@ -85,7 +85,7 @@ describe('rotating JWT_SECRET keeps provider keys readable (they use ENCRYPTION_
     let id: string;
     try {
       const root = await factories(before.services.ctx.orm, before.services).superadmin();
-      const engineer = await before.services.auth.authenticate(root.token);
+      const engineer = await before.services.tokens.authenticate(root.token);
       id = (
         await before.services.providers.create(engineer, {
           name: 'P',
@@ -102,7 +102,7 @@ describe('rotating JWT_SECRET keeps provider keys readable (they use ENCRYPTION_
     const wrongKey = await node(db.url, { JWT_SECRET: 'jwt-secret-after-rotation', ENCRYPTION_KEY: 'another-encryption-key-02' });
     try {
       const root = await factories(after.services.ctx.orm, after.services).superadmin();
-      const actor = await after.services.auth.authenticate(root.token);
+      const actor = await after.services.tokens.authenticate(root.token);
       expect(await after.services.providers.test(actor, id, { model: 'm' })).toMatchObject({ ok: true });
       expect(stub.last().authorization).toBe('Bearer sk-survives-rotation');
       expect(await wrongKey.services.providers.test(actor, id, { model: 'm' })).toMatchObject({
@@ -131,7 +131,7 @@ describe('access tokens', () => {
       expect(Object.keys(jwt.decode(minimal) as object).sort()).toEqual(['exp', 'iat', 'sub']);
       expect((await client(t.baseUrl, minimal).get('/api/auth/me')).status).toBe(200);
       // ours are spec-minimal too
-      expect(Object.keys(jwt.decode(t.services.auth.signAccess(u.id)) as object).sort()).toEqual(['exp', 'iat', 'sub']);
+      expect(Object.keys(jwt.decode(t.services.tokens.signAccess(u.id)) as object).sort()).toEqual(['exp', 'iat', 'sub']);
       const login = await client(t.baseUrl).post('/api/auth/login', { email: u.email, password: DEFAULT_PASSWORD });
       expect(login.status).toBe(200);
       expect((jwt.decode(login.body.refreshToken) as { typ: string }).typ).toBe('refresh');

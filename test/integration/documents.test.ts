@@ -412,7 +412,7 @@ describe('progress', () => {
     }));
     const res = await uploadFiles(t.baseUrl, owner.token, p.id, [{ name: 'museum.pdf', content: makePdf(pages) }]);
     const id = res.body.documents[0].id;
-    const actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);
+    const actor = await t.services.tokens.authenticate(owner.token);
     const events = [];
     for await (const e of await t.services.documents.watch(actor, id)) events.push(e);
     const last = events[events.length - 1];
@@ -427,7 +427,7 @@ describe('progress', () => {
     const pages = Array.from({ length: 60 }, (_, i) => ({ paragraphs: [`Page ${i + 1} lists shelf ${i + 1} of the archive.`] }));
     const res = await uploadFiles(t.baseUrl, owner.token, p.id, [{ name: 'archive.pdf', content: makePdf(pages) }]);
     const id = res.body.documents[0].id;
-    const actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);
+    const actor = await t.services.tokens.authenticate(owner.token);
     const stream = (await t.services.documents.watch(actor, id))[Symbol.asyncIterator]();
     expect((await stream.next()).value).toMatchObject({ documentId: id });
     expect((await client(t.baseUrl, owner.token).delete(`/api/documents/${id}`)).status).toBe(200);
@@ -438,7 +438,7 @@ describe('progress', () => {
   });
 
   it('refuses a watcher without access before streaming anything', async () => {
-    const stranger = await t.services.auth.authenticateHeader(`Bearer ${(await f.makeUser()).token}`);
+    const stranger = await t.services.tokens.authenticate((await f.makeUser()).token);
     const [doc] = (await uploadFiles(t.baseUrl, owner.token, project.id, [text('Watched by nobody.')])).body.documents;
     await expect(t.services.documents.watch(stranger, doc.id)).rejects.toMatchObject({ code: 'forbidden' });
     await waitForDocument(t.baseUrl, owner.token, doc.id);

@@ -105,7 +105,7 @@ describe('evaluation corpus floors (lexical configuration, dev split)', () => {
     const t = await createTestApp({ workers: true });
     try {
       const owner = await factories(t.orm, t.services).makeUser({ platformRole: 'admin' });
-      const actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);
+      const actor = await t.services.tokens.authenticate(owner.token);
       const docs = corpusDocuments();
       const { projectId } = await ingestCorpus({ baseUrl: t.baseUrl, dbUrl: t.dbUrl, accessToken: owner.token }, docs, 'eval floors');
       const kindOf = new Map(docs.map((d) => [d.name, d.kind]));

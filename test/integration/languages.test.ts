@@ -60,7 +60,7 @@ beforeAll(async () => {
   t = await createTestApp({ workers: true, env: { LLM_BASE_URL: stub.url, LLM_API_KEY: 'sk-test', LLM_MODEL: 'stub-model' } });
   f = factories(t.orm, t.services);
   owner = await f.makeUser({ platformRole: 'admin' });
-  actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);
+  actor = await t.services.tokens.authenticate(owner.token);
   project = await f.makeProject({ owner });
   for (const [lang, d] of Object.entries(DOCS)) {
     const [doc] = await ingest(project.id, [{ name: d.name, content: d.content, type: 'text/plain' }]);

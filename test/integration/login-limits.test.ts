@@ -55,6 +55,25 @@ describe('account+address lock-out with an exponential delay', () => {
   });
 });
 
+describe('the per-address limit counts an IPv6 client by its /64 and an IPv4-mapped address as IPv4', () => {
+  it('addresses of one /64 share a budget; another /64 has its own', async () => {
+    const t = await createTestApp({ env: { LOGIN_RATE_LIMIT_PER_IP: '2', TRUST_PROXY: '1' } });
+    try {
+      await factories(t.orm, t.services).superadmin();
+      const statuses = [];
+      for (const xff of ['2001:db8:5:6::1', '2001:db8:5:6:a:b:c:d', '2001:db8:5:6::ffff'])
+        statuses.push((await login(t, 'x@example.com', 'wrong-password', xff)).status);
+      expect(statuses).toEqual([401, 401, 429]);
+      expect((await login(t, 'x@example.com', 'wrong-password', '2001:db8:5:7::1')).status).toBe(401);
+      expect((await login(t, 'x@example.com', 'wrong-password', '203.0.113.5')).status).toBe(401);
+      expect((await login(t, 'x@example.com', 'wrong-password', '::ffff:203.0.113.5')).status).toBe(401);
+      expect((await login(t, 'x@example.com', 'wrong-password', '203.0.113.5')).status).toBe(429);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('TRUST_PROXY: the client is the right-most untrusted address', () => {
   it('accepts true/false, a hop count, or addresses/CIDRs; refuses anything else with one line', () => {
     const base = { NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(20) };

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
-import type { Actor } from '../../src/access/actor';
+import { type Actor, actorFromRow } from '../../src/access/actor';
 import { accessToProjects, listAccessibleProjects } from '../../src/access/project-access.sql';
 import { accessTo, GrantFacts, resolveAccess } from '../../src/access/resolver';
 import { Project, Tier, TIERS, User } from '../../src/entities';
-import { actorFromUser } from '../../src/presenters/user.presenter';
 import { createTestApp, TestApp } from '../support/test-app';
 import { client } from '../support/http';
 import { factories } from '../support/factories';
@@ -25,7 +24,21 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const em = () => t.orm.em.fork();
-const asActor = (u: User): Actor => actorFromUser(u);
+/** The entity as the row the auth path reads, made an Actor by the one mapper. */
+const asActor = (u: User): Actor =>
+  actorFromRow({
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    platform_role: u.platformRole,
+    org_position: u.orgPosition,
+    department_id: u.department?.id ?? null,
+    status: u.status,
+    avatar_color: u.avatarColor,
+    avatar_url: u.avatarUrl ?? null,
+    last_login_at: u.lastLoginAt ?? null,
+    created_at: u.createdAt,
+  });
 
 async function sqlAccess(u: User, projectId: string) {
   return (await accessToProjects(em(), asActor(u), [projectId])).get(projectId) ?? null;

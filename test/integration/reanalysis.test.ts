@@ -42,7 +42,7 @@ beforeAll(async () => {
   t = await createTestApp({ workers: true });
   f = factories(t.orm, t.services);
   owner = await f.makeUser({ platformRole: 'admin' });
-  actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);
+  actor = await t.services.tokens.authenticate(owner.token);
 }, 60_000);
 afterAll(async () => t?.close());
 

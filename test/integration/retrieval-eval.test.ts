@@ -12,7 +12,7 @@ let owner: Awaited<ReturnType<ReturnType<typeof factories>['makeUser']>>;
 let ownerActor: Actor;
 let project: Project;
 
-const actorOf = (token: string) => t.services.auth.authenticateHeader(`Bearer ${token}`);
+const actorOf = (token: string) => t.services.tokens.authenticate(token);
 
 /** Uploads files through the HTTP API and waits until the real workers have ingested them. */
 async function ingest(projectId: string, files: Parameters<typeof uploadFiles>[3]) {

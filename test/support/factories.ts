@@ -63,14 +63,14 @@ export function factories(orm: MikroORM, services: Services) {
       status: over.status ?? 'active',
     });
     await e.flush();
-    return Object.assign(u, { token: services.auth.signAccess(u.id) });
+    return Object.assign(u, { token: services.tokens.signAccess(u.id) });
   }
 
   /** The superadmin (created on first use; at most one exists). */
   async function superadmin(): Promise<User & { token: string }> {
     const e = em();
     const existing = await e.findOne(User, { platformRole: 'superadmin' });
-    if (existing) return Object.assign(existing, { token: services.auth.signAccess(existing.id) });
+    if (existing) return Object.assign(existing, { token: services.tokens.signAccess(existing.id) });
     return makeUser({ platformRole: 'superadmin', email: `root-${uniq()}@example.com` });
   }
 
@@ -78,7 +78,7 @@ export function factories(orm: MikroORM, services: Services) {
   async function ceo(): Promise<User & { token: string }> {
     const e = em();
     const existing = await e.findOne(User, { orgPosition: 'ceo' });
-    if (existing) return Object.assign(existing, { token: services.auth.signAccess(existing.id) });
+    if (existing) return Object.assign(existing, { token: services.tokens.signAccess(existing.id) });
     return makeUser({ orgPosition: 'ceo', email: `ceo-${uniq()}@example.com` });
   }
 

@@ -85,6 +85,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<P
       ENCRYPTION_KEY: 'process-encryption-key-process',
       LOGIN_RATE_LIMIT_PER_IP: '0',
       LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
+      LOGIN_RATE_LIMIT_ACCOUNT_TOTAL: '0',
       ...env,
     },
     /DocQA listening/,

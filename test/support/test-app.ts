@@ -43,6 +43,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     LOG_LEVEL: 'silent',
     LOGIN_RATE_LIMIT_PER_IP: '0',
     LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
+    LOGIN_RATE_LIMIT_ACCOUNT_TOTAL: '0',
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: '/tmp/docqa-test-data',

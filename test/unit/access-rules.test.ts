@@ -37,6 +37,10 @@ const actor = (platformRole: PlatformRole = 'none', orgPosition: OrgPosition = '
   orgPosition,
   departmentId,
   status: 'active',
+  avatarColor: '#336699',
+  avatarUrl: null,
+  lastLoginAt: null,
+  createdAt: new Date(0),
 });
 const admin = actor('admin');
 const superadmin = actor('superadmin');

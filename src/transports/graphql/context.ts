@@ -1,6 +1,7 @@
 import type { Actor } from '../../access/actor';
 import { AppError, UnauthorizedError } from '../../errors';
 import type { Services } from '../../services';
+import { authenticateBearer } from '../bearer';
 import { createLoaders, Loaders } from './loaders';
 
 /** What every resolver receives: the caller (or null), the one service container, per-operation loaders. */
@@ -20,7 +21,7 @@ export async function createContext(services: Services, authorization: unknown, 
   let authError: AppError | null = null;
   if (authorization !== undefined && authorization !== null && authorization !== '') {
     try {
-      actor = await services.auth.authenticateHeader(authorization);
+      actor = await authenticateBearer(services.tokens, authorization);
     } catch (e) {
       // a rejected token is not fatal for the whole request: public operations (login, refresh) still run
       authError = e as AppError;

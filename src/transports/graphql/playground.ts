@@ -8,14 +8,15 @@ import type { Logger } from '../../logger';
  * `query` parameter) gets the page, and /graphql/assets/* its script, CSS, font and Monaco workers,
  * bundled at build time by scripts/build-playground.mjs into dist/playground/. Nothing comes from a
  * CDN, and the CSP below lets the page load only from our origin. Styles need 'unsafe-inline':
- * Monaco and GraphiQL insert <style> elements and style attributes at run time.
+ * Monaco and GraphiQL insert <style> elements and style attributes at run time. Images may also be
+ * `data:` URIs: Monaco draws its error squiggles with inline SVG (an image cannot run script).
  */
 export const PLAYGROUND_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "font-src 'self'",
-  "img-src 'self'",
+  "img-src 'self' data:",
   "connect-src 'self'",
   "worker-src 'self'",
   "object-src 'none'",

@@ -30,6 +30,7 @@ import type { Logger } from '../../logger';
 import type { Services } from '../../services';
 import type { Config } from '../../config';
 import { clientAddress, trustFunction } from '../../util/client-address';
+import { authenticateBearer } from '../bearer';
 import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
 import { costLimitRule, depthLimitRule, documentShapeError, MAX_TOKENS } from './limits';
@@ -228,7 +229,7 @@ export async function mountGraphql(
       // the token travels in connection_init; a connection without a valid one is refused (4403)
       onConnect: async (ctx) => {
         try {
-          await services.auth.authenticateHeader(ctx.connectionParams?.authorization);
+          await authenticateBearer(services.tokens, ctx.connectionParams?.authorization);
           if (ctx.extra.socket) setMaxPayload(ctx.extra.socket, config.maxBodyKb * 1024);
           return true;
         } catch {

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Actor } from '../../access/actor';
 import type { Services } from '../../services';
+import { authenticateBearer } from '../bearer';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -48,7 +49,7 @@ export function route<A extends AuthMode>(opts: { auth: A; status?: number }, ha
     res.locals.routeTemplate = req.baseUrl + String((req.route as { path?: unknown } | undefined)?.path);
     try {
       if (opts.auth === 'required') {
-        req.actor = await services(req).auth.authenticateHeader(req.headers.authorization);
+        req.actor = await authenticateBearer(services(req).tokens, req.headers.authorization);
       }
       const out = await handler(req as never, res);
       if (res.headersSent) return;

@@ -13,13 +13,13 @@ export class AuthResolver {
   @Authorized(PUBLIC)
   @Mutation(() => LoginPayloadType, { description: 'POST /auth/login' })
   async login(@ValidArg('input', LoginInput) input: LoginInput, @Ctx() ctx: GraphqlContext) {
-    return ctx.services.auth.login(input, ctx.ip);
+    return ctx.services.login.attempt(input, ctx.ip);
   }
 
   @Authorized(PUBLIC)
   @Mutation(() => TokenPairType, { description: 'POST /auth/refresh: rotates the refresh token' })
   async refresh(@ValidArg('input', RefreshInput) input: RefreshInput, @Ctx() ctx: GraphqlContext) {
-    return ctx.services.auth.refresh(input.refreshToken);
+    return ctx.services.tokens.refresh(input.refreshToken);
   }
 
   @Authorized()
@@ -29,7 +29,7 @@ export class AuthResolver {
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
   ) {
-    await ctx.services.auth.logout(actor, input.refreshToken);
+    await ctx.services.tokens.logout(actor, input.refreshToken);
     return true;
   }
 

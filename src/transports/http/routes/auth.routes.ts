@@ -8,16 +8,16 @@ export function authRoutes(): Router {
   const r = Router();
   r.post(
     '/auth/login',
-    route({ auth: 'public' }, async (req) => services(req).auth.login(await parse(LoginInput, req.body), req.ip ?? 'unknown')),
+    route({ auth: 'public' }, async (req) => services(req).login.attempt(await parse(LoginInput, req.body), req.ip ?? 'unknown')),
   );
   r.post(
     '/auth/refresh',
-    route({ auth: 'public' }, async (req) => services(req).auth.refresh((await parse(RefreshInput, req.body)).refreshToken)),
+    route({ auth: 'public' }, async (req) => services(req).tokens.refresh((await parse(RefreshInput, req.body)).refreshToken)),
   );
   r.post(
     '/auth/logout',
     route({ auth: 'required' }, async (req) => {
-      await services(req).auth.logout(req.actor, (await parse(LogoutInput, req.body)).refreshToken);
+      await services(req).tokens.logout(req.actor, (await parse(LogoutInput, req.body)).refreshToken);
       return new Reply(204);
     }),
   );
