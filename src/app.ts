@@ -42,18 +42,18 @@ export interface AppHandle {
 }
 
 /** The API routers, in mount order; exported so a test can walk them and check every route's auth. */
-export function apiRouters() {
+export function apiRouters(s: Services, config: Config) {
   return [
-    authRoutes(),
-    usersRoutes(),
-    departmentsRoutes(),
-    groupsRoutes(),
-    projectsRoutes(),
-    grantsRoutes(),
-    auditRoutes(),
-    providersRoutes(),
-    documentsRoutes(),
-    chatRoutes(),
+    authRoutes(s),
+    usersRoutes(s),
+    departmentsRoutes(s),
+    groupsRoutes(s),
+    projectsRoutes(s),
+    grantsRoutes(s),
+    auditRoutes(s),
+    providersRoutes(s),
+    documentsRoutes(s, config),
+    chatRoutes(s),
   ];
 }
 
@@ -64,8 +64,6 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
   const leftovers = await cleanUploadDir(config.uploadTmpDir);
   if (leftovers) logger.info({ dir: config.uploadTmpDir, removed: leftovers }, 'removed leftover upload files');
   const app = express();
-  app.locals.services = services;
-  app.locals.config = config;
   app.disable('x-powered-by');
   app.set('trust proxy', trustFunction(config.trustProxy));
   app.set('etag', false);
@@ -119,7 +117,7 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
   if (config.apiDocs) app.use(apiDocsRoutes());
   const api = express.Router();
   api.use(json);
-  for (const r of apiRouters()) api.use(r);
+  for (const r of apiRouters(services, config)) api.use(r);
   api.use((req, res) => {
     res.status(404).json({ error: 'not_found', message: `No route ${req.method} ${req.baseUrl}${req.path}` });
   });

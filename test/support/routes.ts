@@ -1,4 +1,6 @@
 import { apiRouters } from '../../src/app';
+import type { Config } from '../../src/config';
+import type { Services } from '../../src/services';
 import { AUTH_MODE, AuthMode } from '../../src/transports/http/route';
 
 export interface RouteInfo {
@@ -15,7 +17,8 @@ interface Layer {
 /** Every REST route under /api, read from the real routers. */
 export function listRoutes(): RouteInfo[] {
   const out: RouteInfo[] = [];
-  for (const router of apiRouters()) {
+  // routers only read their services when a request comes: stand-ins are enough to walk them
+  for (const router of apiRouters({ tokens: {} } as unknown as Services, {} as Config)) {
     for (const layer of (router as unknown as { stack: Layer[] }).stack) {
       if (!layer.route) continue;
       for (const h of layer.route.stack) {

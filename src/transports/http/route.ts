@@ -34,8 +34,14 @@ export const AUTH_MODE = Symbol('authMode');
 
 export type RouteHandler = RequestHandler & { [AUTH_MODE]: AuthMode };
 
-export function services(req: Request): Services {
-  return req.app.locals.services as Services;
+/**
+ * The `route` of a router whose required-auth routes verify bearer tokens with `tokens`: each
+ * route module builds it from the services it receives (`const route = routeWith(s.tokens)`).
+ */
+export function routeWith(tokens: Services['tokens']) {
+  return function route<A extends AuthMode>(opts: { auth: A; status?: number }, handler: Handler<A>): RouteHandler {
+    return declareRoute(tokens, opts, handler);
+  };
 }
 
 /**
@@ -43,13 +49,17 @@ export function services(req: Request): Services {
  * writes its result. Errors go to the one error handler. Handlers that stream write to `res`
  * themselves and return undefined after `res.headersSent`.
  */
-export function route<A extends AuthMode>(opts: { auth: A; status?: number }, handler: Handler<A>): RouteHandler {
+function declareRoute<A extends AuthMode>(
+  tokens: Services['tokens'],
+  opts: { auth: A; status?: number },
+  handler: Handler<A>,
+): RouteHandler {
   const fn = (async (req: Request, res: Response, next: NextFunction) => {
     // the template, not the raw path, names the request in metrics (read here: the mount path is known now)
     res.locals.routeTemplate = req.baseUrl + String((req.route as { path?: unknown } | undefined)?.path);
     try {
       if (opts.auth === 'required') {
-        req.actor = await authenticateBearer(services(req).tokens, req.headers.authorization);
+        req.actor = await authenticateBearer(tokens, req.headers.authorization);
       }
       const out = await handler(req as never, res);
       if (res.headersSent) return;

@@ -7,8 +7,9 @@ import {
 import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
 import type { ChatEvent } from '../../../services/chat.service';
 import { parse, parseQuery } from '../../../validation';
-import { route, services } from '../route';
+import { routeWith } from '../route';
 import { abortOnClientClose, writeSse } from '../sse';
+import type { Services } from '../../../services';
 
 /** The stream's outcome and stage timings go into the request's log line. */
 function logChatEvent(res: Response, e: ChatEvent): void {
@@ -18,7 +19,8 @@ function logChatEvent(res: Response, e: ChatEvent): void {
   if (e.event === 'error') res.locals.logExtra = { chat: { ...chat, outcome: 'error', error: e.data.message, detail: e.data.detail } };
 }
 
-export function chatRoutes(): Router {
+export function chatRoutes(s: Services): Router {
+  const route = routeWith(s.tokens);
   const r = Router();
   // access is checked before the first byte: a denied caller gets a plain JSON 403/404, never a stream
   r.post(
@@ -26,7 +28,7 @@ export function chatRoutes(): Router {
     route({ auth: 'required' }, async (req, res) => {
       const input = await parse(AskInput, req.body);
       const clientGone = abortOnClientClose(res);
-      const events = await services(req).chat.ask(req.actor, req.params.projectId, input, clientGone);
+      const events = await s.chat.ask(req.actor, req.params.projectId, input, clientGone);
       await writeSse(res, events, {
         onEvent: (e) => {
           logChatEvent(res, e as ChatEvent);
@@ -38,21 +40,21 @@ export function chatRoutes(): Router {
   );
   r.get(
     '/chat/config',
-    route({ auth: 'required' }, (req) => services(req).chat.modes(req.actor)),
+    route({ auth: 'required' }, (req) => s.chat.modes(req.actor)),
   );
   r.get(
     '/chat/projects/:projectId/conversations',
     route({ auth: 'required' }, async (req) => {
       const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
       return {
-        conversations: (await services(req).conversations.list(req.actor, req.params.projectId, page)).map(presentConversationSummary),
+        conversations: (await s.conversations.list(req.actor, req.params.projectId, page)).map(presentConversationSummary),
       };
     }),
   );
   r.get(
     '/chat/conversations/:id',
     route({ auth: 'required' }, async (req) => {
-      const { conversation, messages } = await services(req).conversations.get(req.actor, req.params.id);
+      const { conversation, messages } = await s.conversations.get(req.actor, req.params.id);
       return { conversation: presentConversationDetail(conversation, messages) };
     }),
   );
@@ -60,7 +62,7 @@ export function chatRoutes(): Router {
     '/chat/recent',
     route({ auth: 'required' }, async (req) => {
       const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
-      return { conversations: (await services(req).conversations.recent(req.actor, page)).map(presentRecentConversation) };
+      return { conversations: (await s.conversations.recent(req.actor, page)).map(presentRecentConversation) };
     }),
   );
   return r;

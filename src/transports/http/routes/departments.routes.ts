@@ -4,46 +4,48 @@ import { presentUserSummary } from '../../../presenters/user.presenter';
 import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from '../../../services/departments.inputs';
 import type { DepartmentView } from '../../../services/departments.service';
 import { parse } from '../../../validation';
-import { route, services } from '../route';
+import { routeWith } from '../route';
+import type { Services } from '../../../services';
 
 const present = (v: DepartmentView) => presentDepartmentRecord(v.department, v.counts);
 
-export function departmentsRoutes(): Router {
+export function departmentsRoutes(s: Services): Router {
+  const route = routeWith(s.tokens);
   const r = Router();
   r.get(
     '/departments',
-    route({ auth: 'required' }, async (req) => ({ departments: (await services(req).departments.list(req.actor)).items.map(present) })),
+    route({ auth: 'required' }, async (req) => ({ departments: (await s.departments.list(req.actor)).items.map(present) })),
   );
   r.post(
     '/departments',
     route({ auth: 'required', status: 201 }, async (req) => ({
-      department: present(await services(req).departments.create(req.actor, await parse(CreateDepartmentInput, req.body))),
+      department: present(await s.departments.create(req.actor, await parse(CreateDepartmentInput, req.body))),
     })),
   );
   r.get(
     '/departments/:id',
-    route({ auth: 'required' }, async (req) => ({ department: present(await services(req).departments.get(req.actor, req.params.id)) })),
+    route({ auth: 'required' }, async (req) => ({ department: present(await s.departments.get(req.actor, req.params.id)) })),
   );
   r.patch(
     '/departments/:id',
     route({ auth: 'required' }, async (req) => ({
-      department: present(await services(req).departments.update(req.actor, req.params.id, await parse(UpdateDepartmentInput, req.body))),
+      department: present(await s.departments.update(req.actor, req.params.id, await parse(UpdateDepartmentInput, req.body))),
     })),
   );
   r.delete(
     '/departments/:id',
-    route({ auth: 'required' }, async (req) => ({ success: true, ...(await services(req).departments.delete(req.actor, req.params.id)) })),
+    route({ auth: 'required' }, async (req) => ({ success: true, ...(await s.departments.delete(req.actor, req.params.id)) })),
   );
   r.get(
     '/departments/:id/members',
     route({ auth: 'required' }, async (req) => ({
-      members: (await services(req).departments.members(req.actor, req.params.id)).map(presentUserSummary),
+      members: (await s.departments.members(req.actor, req.params.id)).map(presentUserSummary),
     })),
   );
   r.post(
     '/departments/:id/members',
     route({ auth: 'required' }, async (req) => ({
-      members: (await services(req).departments.addMembers(req.actor, req.params.id, await parse(AddDepartmentMembersInput, req.body))).map(
+      members: (await s.departments.addMembers(req.actor, req.params.id, await parse(AddDepartmentMembersInput, req.body))).map(
         presentUserSummary,
       ),
     })),
@@ -52,7 +54,7 @@ export function departmentsRoutes(): Router {
     '/departments/:id/members/:userId',
     route({ auth: 'required' }, async (req) => ({
       success: true,
-      ...(await services(req).departments.removeMember(req.actor, req.params.id, req.params.userId)),
+      ...(await s.departments.removeMember(req.actor, req.params.id, req.params.userId)),
     })),
   );
   return r;

@@ -6,8 +6,9 @@ import { presentChunkSource, presentDocument, presentUploadResult } from '../../
 import { ListDocumentsInput, UploadFileInput } from '../../../services/documents.inputs';
 import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
 import { parseQuery } from '../../../validation';
-import { route, services } from '../route';
+import { routeWith } from '../route';
 import { HashingDiskStorage, RequestTempFiles } from '../upload-storage';
+import type { Services } from '../../../services';
 
 /** Seconds a client is asked to wait when too many uploads are running. */
 const UPLOAD_RETRY_AFTER_S = 2;
@@ -50,8 +51,12 @@ class UploadSlots {
  * the error mapper answers 413 payload_too_large; a body that is not valid multipart (busboy's
  * errors carry no code) is the client's mistake: 400. The caller removes the files (`temp`).
  */
-function receiveFiles(req: Request, res: Response, temp: RequestTempFiles): Promise<{ files: UploadFileInput[]; language?: string }> {
-  const config = req.app.locals.config as Config;
+function receiveFiles(
+  config: Config,
+  req: Request,
+  res: Response,
+  temp: RequestTempFiles,
+): Promise<{ files: UploadFileInput[]; language?: string }> {
   const upload = multer({
     storage: new HashingDiskStorage(config.uploadTmpDir, temp),
     limits: { fileSize: config.maxUploadMb * 1024 * 1024, files: MAX_FILES_PER_UPLOAD, fields: 10, parts: MAX_FILES_PER_UPLOAD + 10 },
@@ -73,17 +78,18 @@ function receiveFiles(req: Request, res: Response, temp: RequestTempFiles): Prom
   });
 }
 
-export function documentsRoutes(): Router {
+export function documentsRoutes(s: Services, config: Config): Router {
+  const route = routeWith(s.tokens);
   const r = Router();
   const slots = new UploadSlots();
 
   r.post(
     '/projects/:projectId/documents',
     route({ auth: 'required', status: 202 }, async (req, res) => {
-      const documents = services(req).documents;
+      const documents = s.documents;
       // checked before the (possibly large) body is read, so a denied caller uploads nothing
       await documents.authorizeUpload(req.actor, req.params.projectId);
-      const release = slots.acquire(req.actor.id, req.app.locals.config as Config);
+      const release = slots.acquire(req.actor.id, config);
       const temp = new RequestTempFiles();
       // an aborted request may never reach the finally below (multer can wait on a dead socket)
       res.once('close', () => {
@@ -91,7 +97,7 @@ export function documentsRoutes(): Router {
         void temp.cleanup();
       });
       try {
-        const { files, language } = await receiveFiles(req, res, temp);
+        const { files, language } = await receiveFiles(config, req, res, temp);
         return { documents: (await documents.upload(req.actor, req.params.projectId, files, { language })).map(presentUploadResult) };
       } finally {
         release();
@@ -104,14 +110,14 @@ export function documentsRoutes(): Router {
     '/projects/:projectId/documents',
     route({ auth: 'required' }, async (req) => {
       const input = await parseQuery(ListDocumentsInput, req.query);
-      return { documents: (await services(req).documents.list(req.actor, req.params.projectId, input)).map(presentDocument) };
+      return { documents: (await s.documents.list(req.actor, req.params.projectId, input)).map(presentDocument) };
     }),
   );
 
   r.get(
     '/documents/:id',
     route({ auth: 'required' }, async (req) => ({
-      document: presentDocument(await services(req).documents.get(req.actor, req.params.id)),
+      document: presentDocument(await s.documents.get(req.actor, req.params.id)),
     })),
   );
 
@@ -119,23 +125,21 @@ export function documentsRoutes(): Router {
     '/documents/:id',
     route({ auth: 'required' }, async (req) => ({
       success: true,
-      id: (await services(req).documents.delete(req.actor, req.params.id)).id,
+      id: (await s.documents.delete(req.actor, req.params.id)).id,
     })),
   );
 
   r.post(
     '/documents/:id/reindex',
     route({ auth: 'required', status: 202 }, async (req) => ({
-      document: presentDocument(await services(req).documents.reindex(req.actor, req.params.id)),
+      document: presentDocument(await s.documents.reindex(req.actor, req.params.id)),
     })),
   );
 
   // spec: GET /chat/chunks/:chunkId/source resolves a citation (`use` on the chunk's project)
   r.get(
     '/chat/chunks/:chunkId/source',
-    route({ auth: 'required' }, async (req) =>
-      presentChunkSource(await services(req).documents.chunkSource(req.actor, req.params.chunkId)),
-    ),
+    route({ auth: 'required' }, async (req) => presentChunkSource(await s.documents.chunkSource(req.actor, req.params.chunkId))),
   );
 
   return r;

@@ -3,49 +3,51 @@ import { presentGroup } from '../../../presenters/group.presenter';
 import { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from '../../../services/groups.inputs';
 import type { GroupView } from '../../../services/groups.service';
 import { parse, parseQuery } from '../../../validation';
-import { route, services } from '../route';
+import { routeWith } from '../route';
+import type { Services } from '../../../services';
 
 const present = (v: GroupView) => presentGroup(v.group, v);
 
-export function groupsRoutes(): Router {
+export function groupsRoutes(s: Services): Router {
+  const route = routeWith(s.tokens);
   const r = Router();
   r.get(
     '/groups',
     route({ auth: 'required' }, async (req) => ({
-      groups: (await services(req).groups.list(req.actor, await parseQuery(ListGroupsQuery, req.query))).items.map(present),
+      groups: (await s.groups.list(req.actor, await parseQuery(ListGroupsQuery, req.query))).items.map(present),
     })),
   );
   r.post(
     '/groups',
     route({ auth: 'required', status: 201 }, async (req) => ({
-      group: present(await services(req).groups.create(req.actor, await parse(CreateGroupInput, req.body))),
+      group: present(await s.groups.create(req.actor, await parse(CreateGroupInput, req.body))),
     })),
   );
   r.get(
     '/groups/:id',
-    route({ auth: 'required' }, async (req) => ({ group: present(await services(req).groups.get(req.actor, req.params.id)) })),
+    route({ auth: 'required' }, async (req) => ({ group: present(await s.groups.get(req.actor, req.params.id)) })),
   );
   r.patch(
     '/groups/:id',
     route({ auth: 'required' }, async (req) => ({
-      group: present(await services(req).groups.update(req.actor, req.params.id, await parse(UpdateGroupInput, req.body))),
+      group: present(await s.groups.update(req.actor, req.params.id, await parse(UpdateGroupInput, req.body))),
     })),
   );
   r.delete(
     '/groups/:id',
-    route({ auth: 'required' }, async (req) => ({ success: true, ...(await services(req).groups.delete(req.actor, req.params.id)) })),
+    route({ auth: 'required' }, async (req) => ({ success: true, ...(await s.groups.delete(req.actor, req.params.id)) })),
   );
   r.post(
     '/groups/:id/members',
     route({ auth: 'required' }, async (req) => ({
-      group: present(await services(req).groups.addMembers(req.actor, req.params.id, await parse(GroupMembersInput, req.body))),
+      group: present(await s.groups.addMembers(req.actor, req.params.id, await parse(GroupMembersInput, req.body))),
     })),
   );
   r.delete(
     '/groups/:id/members/:userId',
     route({ auth: 'required' }, async (req) => ({
       success: true,
-      ...(await services(req).groups.removeMember(req.actor, req.params.id, req.params.userId)),
+      ...(await s.groups.removeMember(req.actor, req.params.id, req.params.userId)),
     })),
   );
   return r;

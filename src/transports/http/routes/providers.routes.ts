@@ -2,45 +2,45 @@ import { Router } from 'express';
 import { presentAdminProvider, presentModels, presentPublicProvider } from '../../../presenters/provider.presenter';
 import { CreateProviderInput, TestProviderInput, UpdateProviderInput } from '../../../services/providers.inputs';
 import { parse } from '../../../validation';
-import { route, services } from '../route';
+import { routeWith } from '../route';
+import type { Services } from '../../../services';
 
-export function providersRoutes(): Router {
+export function providersRoutes(s: Services): Router {
+  const route = routeWith(s.tokens);
   const r = Router();
   r.get(
     '/providers',
     route({ auth: 'required' }, async (req) => ({
-      providers: (await services(req).providers.listEnabled(req.actor)).map(presentPublicProvider),
+      providers: (await s.providers.listEnabled(req.actor)).map(presentPublicProvider),
     })),
   );
   r.get(
     '/providers/models',
     route({ auth: 'required' }, async (req) => ({
-      models: presentModels(await services(req).providers.listEnabled(req.actor)),
+      models: presentModels(await s.providers.listEnabled(req.actor)),
     })),
   );
   r.get(
     '/providers/admin',
     route({ auth: 'required' }, async (req) => ({
-      providers: (await services(req).providers.listAll(req.actor)).map(presentAdminProvider),
+      providers: (await s.providers.listAll(req.actor)).map(presentAdminProvider),
     })),
   );
   r.post(
     '/providers',
     route({ auth: 'required', status: 201 }, async (req) => ({
-      provider: presentAdminProvider(await services(req).providers.create(req.actor, await parse(CreateProviderInput, req.body))),
+      provider: presentAdminProvider(await s.providers.create(req.actor, await parse(CreateProviderInput, req.body))),
     })),
   );
   r.patch(
     '/providers/:id',
     route({ auth: 'required' }, async (req) => ({
-      provider: presentAdminProvider(
-        await services(req).providers.update(req.actor, req.params.id, await parse(UpdateProviderInput, req.body)),
-      ),
+      provider: presentAdminProvider(await s.providers.update(req.actor, req.params.id, await parse(UpdateProviderInput, req.body))),
     })),
   );
   const remove = route({ auth: 'required' }, async (req) => ({
     success: true,
-    ...(await services(req).providers.remove(req.actor, req.params.id)),
+    ...(await s.providers.remove(req.actor, req.params.id)),
   }));
   r.delete('/providers/:id', remove);
   // for clients behind proxies that block DELETE
@@ -48,9 +48,7 @@ export function providersRoutes(): Router {
   // `draft` tests a configuration before it is saved
   r.post(
     '/providers/:id/test',
-    route({ auth: 'required' }, async (req) =>
-      services(req).providers.test(req.actor, req.params.id, await parse(TestProviderInput, req.body)),
-    ),
+    route({ auth: 'required' }, async (req) => s.providers.test(req.actor, req.params.id, await parse(TestProviderInput, req.body))),
   );
   return r;
 }
