@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import jwt from 'jsonwebtoken';
+import { RateLimitedError } from '../../errors';
 import type { Services } from '../../services';
 
 /** The close code at token expiry: graphql-ws clients retry 4403 (4401 they treat as fatal). */
@@ -73,9 +74,9 @@ export class WsSessions {
   /** The error for an operation over the per-connection cap (the operation itself is already counted). */
   overCap(ctx: WsConnection): GraphQLError | null {
     if (this.maxOperations <= 0 || Object.keys(ctx.subscriptions).length <= this.maxOperations) return null;
-    return new GraphQLError(`At most ${this.maxOperations} operations at once per connection`, {
-      extensions: { code: 'rate_limited' },
-    });
+    const message = `At most ${this.maxOperations} operations at once per connection`;
+    // mapped like a service's error: extensions.code rate_limited
+    return new GraphQLError(message, { originalError: new RateLimitedError(1, message) });
   }
 
   /** The connection closed: its timer goes. */
