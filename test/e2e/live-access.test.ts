@@ -265,7 +265,7 @@ describe('live streams follow access, across two nodes', () => {
       const closed = new Promise<{ code: number; reason: string }>((res) =>
         sock.on('close', (code, reason) => res({ code, reason: String(reason) })),
       );
-      sock.on('message', (d) => messages.push(JSON.parse(String(d))));
+      sock.on('message', (d) => messages.push(JSON.parse((d as Buffer).toString('utf8'))));
       await new Promise((res) => sock.on('open', res));
       sock.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
       const until = async (type: string) => {
