@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Document, User } from '../entities';
 import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } from '../errors';
 import type { Actor } from './actor';
-import { requireTier } from './resolver';
+import { requireTier } from './read-rules';
 
 /**
  * Live streams follow access (issue 25): every open stream (a chat answer over SSE or graphql-ws, a

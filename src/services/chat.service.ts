@@ -159,13 +159,13 @@ export class ChatService extends BaseService {
 
     // retrieval depends on nothing stored, so it starts at once and runs beside the writes below
     const retrievalStarted = performance.now();
-    const retrieval = (mode === 'docs' ? this.retrieveDocs(actor, project.id, message, timings) : this.retrieveWeb(message, mode, stop)).finally(
-      () => {
-        const ms = performance.now() - retrievalStarted;
-        timings.retrievalMs = Math.round(ms);
-        this.metrics.retrievalDuration.observe({ mode }, ms / 1000);
-      },
-    );
+    const retrieval = (
+      mode === 'docs' ? this.retrieveDocs(actor, project.id, message, timings) : this.retrieveWeb(message, mode, stop)
+    ).finally(() => {
+      const ms = performance.now() - retrievalStarted;
+      timings.retrievalMs = Math.round(ms);
+      this.metrics.retrievalDuration.observe({ mode }, ms / 1000);
+    });
     retrieval.catch(() => undefined); // handled where it is awaited; never an unhandled rejection
     try {
       // 1. provider, conversation, user message (stored before anything streams)

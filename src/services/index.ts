@@ -44,8 +44,8 @@ export interface Services {
   live: LiveAccessService;
   /** A document's ingestion progress as a live stream. */
   progress: DocumentProgressService;
-  /** Starts background work (ingestion workers) when configured. */
-  start(opts?: { workers?: boolean }): Promise<void>;
+  /** Starts background work (ingestion workers) when configured, and (`live`, default true) the live-stream access listener. */
+  start(opts?: { workers?: boolean; live?: boolean }): Promise<void>;
   /** Stops background work; in-flight jobs are left to be picked up again. */
   stop(): Promise<void>;
 }
@@ -83,7 +83,8 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
       await s.secrets.load();
       const workers = opts.workers ?? ctx.config.runWorkers;
       await documents.start({ workers });
-      await live.start();
+      // only processes that serve streams listen for access changes
+      if (opts.live ?? true) await live.start();
       // after the ingestion queue, which creates the job schema and supervises its queues
       await embeddings.start({ workers });
     },
