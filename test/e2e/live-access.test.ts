@@ -231,6 +231,45 @@ describe('live streams follow access, across two nodes', () => {
       },
     );
 
+    it('ends within 2 s after removal from the group that carries the grant, on the other node', async () => {
+      const admin = client(a.baseUrl, root);
+      n += 1;
+      const dept = await admin.post('/api/departments', { name: `Dept ${n}`, color: '#336699', description: 'live access' });
+      expect(dept.status).toBe(201);
+      const departmentId = dept.body.department.id;
+      const user = await admin.post('/api/users', {
+        email: `grouped${n}@example.com`,
+        password: 'member-password',
+        name: `Grouped ${n}`,
+        platformRole: 'none',
+        orgPosition: 'member',
+        departmentId,
+      });
+      expect(user.status).toBe(201);
+      const group = await admin.post('/api/groups', { name: `Readers ${n}`, departmentId });
+      expect(group.status).toBe(201);
+      const groupId = group.body.group.id;
+      expect((await admin.post(`/api/groups/${groupId}/members`, { userIds: [user.body.user.id] })).status).toBeLessThan(300);
+      const project = await admin.post('/api/projects', { name: `Group live ${n}`, isPrivate: true });
+      const projectId = project.body.project.id;
+      expect((await admin.post(`/api/projects/${projectId}/grants`, { targetType: 'group', targetId: groupId, tier: 'use' })).status).toBe(
+        201,
+      );
+      const up = await uploadFiles(a.baseUrl, root, projectId, [
+        { name: 'g.txt', content: Buffer.from('Group notes.'), type: 'text/plain' },
+      ]);
+      const token = (
+        await api(b.baseUrl, 'POST', '/api/auth/login', { body: { email: `grouped${n}@example.com`, password: 'member-password' } })
+      ).body.accessToken;
+      const r = wsSubscribe(token, PROGRESS, { d: up.body.documents[0].id });
+      await r.firstEvent;
+      const changed = performance.now();
+      expect((await admin.delete(`/api/groups/${groupId}/members/${user.body.user.id}`)).status).toBeLessThan(300);
+      const { t } = await r.ended;
+      expect(r.events.at(-1)!.errors?.[0]?.extensions?.code).toBe('forbidden');
+      expect(t - changed).toBeLessThan(2000);
+    });
+
     it('a member who keeps access keeps the stream (a change to someone else ends nothing)', async () => {
       const m = await member({ document: true });
       const other = await member();
