@@ -13,7 +13,7 @@ import { requireTier } from './read-rules';
  * and those that lost access are ended with `unauthorized` or `forbidden`.
  */
 
-/** The PostgreSQL channel the access triggers notify (migration Migration20261124203000). */
+/** The PostgreSQL channel the access triggers notify (migration Migration20261124202229). */
 export const ACCESS_CHANNEL = 'docqa_access_changed';
 
 /** Why a stream was ended: the caller is gone or inactive (`unauthorized`), or lost `use` (`forbidden`). */
