@@ -85,7 +85,7 @@ export async function compose(config: Config, opts: { role: ProcessRole; overrid
           role === 'server' && overrides.firstRun !== false
             ? await bootstrapOnFirstStart(config, services, logger, overrides.console ?? process.stdout)
             : null;
-        await services.start({ workers });
+        await services.start({ workers, live: role === 'server' });
         if (role === 'server') c.app = await createApp({ config, orm: db.orm, services, logger });
         if (role === 'cli' || overrides.listen === false) return;
         if (exposesMetrics(config, role) && config.metrics.port !== null) {

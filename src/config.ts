@@ -45,6 +45,8 @@ export interface Config {
   graphqlMaxRootFields: number;
   /** Largest graphql-ws frame before `connection_init` is accepted (after it: MAX_BODY_KB). */
   graphqlWsInitMaxKb: number;
+  /** Live streams (chat, subscriptions): operations per graphql-ws connection, streams per user per node (0: no cap). */
+  live: { maxPerConnection: number; maxPerUser: number };
   /** Entries in the automatic persisted query cache (0 turns APQ off). */
   graphqlApqCacheSize: number;
   /** Repeated queries run compiled by graphql-jit (false: every operation on graphql-js). */
@@ -335,6 +337,10 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     graphqlMaxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 100_000),
     graphqlMaxRootFields: int(env, 'GRAPHQL_MAX_ROOT_FIELDS', 20, 1, 100_000),
     graphqlWsInitMaxKb: int(env, 'GRAPHQL_WS_INIT_MAX_KB', 16, 1, 1024),
+    live: {
+      maxPerConnection: int(env, 'GRAPHQL_WS_MAX_OPERATIONS', 20, 0, 10_000),
+      maxPerUser: int(env, 'LIVE_STREAMS_PER_USER', 20, 0, 100_000),
+    },
     graphqlApqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 1000, 0, 1_000_000),
     graphqlJit: bool(env, 'GRAPHQL_JIT', true),
     graphqlJitAfter: int(env, 'GRAPHQL_JIT_AFTER', 2, 1, 1_000_000),

@@ -7,7 +7,8 @@ export type ChatTimings = ChatDoneEventDto['timings'];
  * The chat stream's events (spec "Events", DESIGN §3/§6), in order: `meta`, `sources`, `text`…,
  * then `done` or `error`; nothing follows either. Error messages: `LLM_API_ERROR` (the upstream
  * model failed, timed out or no provider could be resolved; `detail` says which),
- * `SEARCH_API_ERROR` (web search failed), `SERVER_SHUTTING_DOWN`, `INTERNAL_ERROR`.
+ * `SEARCH_API_ERROR` (web search failed), `SERVER_SHUTTING_DOWN`, `INTERNAL_ERROR`, and
+ * `unauthorized`/`forbidden` when access is lost mid-stream (DESIGN §9 "live access").
  */
 export type ChatEvent =
   | { event: 'meta'; data: ChatMetaEventDto }
@@ -17,3 +18,8 @@ export type ChatEvent =
   | { event: 'error'; data: ChatErrorEventDto };
 
 export type ChatErrorMessage = ChatErrorEventDto['message'];
+
+/** The last event of a chat stream whose caller lost access mid-answer (`unauthorized` or `forbidden`). */
+export function chatAccessLost(loss: { code: string; message: string }): ChatEvent {
+  return { event: 'error', data: { type: 'error', message: loss.code as ChatErrorMessage, detail: loss.message } };
+}

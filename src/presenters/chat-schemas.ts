@@ -66,7 +66,11 @@ export const CHAT_SCHEMAS: Record<string, Schema> = {
   }),
   ChatErrorEvent: obj({
     type: { const: 'error' },
-    message: enumOf('LLM_API_ERROR', 'SEARCH_API_ERROR', 'SERVER_SHUTTING_DOWN', 'INTERNAL_ERROR'),
+    message: {
+      ...enumOf('LLM_API_ERROR', 'SEARCH_API_ERROR', 'SERVER_SHUTTING_DOWN', 'INTERNAL_ERROR', 'unauthorized', 'forbidden'),
+      description:
+        'unauthorized: the caller was deactivated or deleted mid-answer; forbidden: the caller lost use on the project, or it was deleted',
+    },
     detail: str,
   }),
 };

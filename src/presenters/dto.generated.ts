@@ -466,6 +466,7 @@ export interface ChatDoneEventDto {
 
 export interface ChatErrorEventDto {
   type: "error";
-  message: 'LLM_API_ERROR' | 'SEARCH_API_ERROR' | 'SERVER_SHUTTING_DOWN' | 'INTERNAL_ERROR';
+  /** unauthorized: the caller was deactivated or deleted mid-answer; forbidden: the caller lost use on the project, or it was deleted */
+  message: 'LLM_API_ERROR' | 'SEARCH_API_ERROR' | 'SERVER_SHUTTING_DOWN' | 'INTERNAL_ERROR' | 'unauthorized' | 'forbidden';
   detail: string;
 }

@@ -11,12 +11,13 @@ import { presentSource } from '../presenters/conversation.presenter';
 import { AskInput, ChatMode } from './chat.inputs';
 import { citationsFor, storeAssistant, storeQuestion } from './chat-store';
 import { BaseService, ServiceContext } from './context';
+import type { LiveAccessService } from './live-access.service';
 import type { ProvidersService } from './providers.service';
 import type { RetrievalService } from './retrieval.service';
 import { observeChat } from '../observability/chat-metrics';
 
 export type { ChatErrorMessage, ChatEvent, ChatTimings } from '../presenters/chat-event.presenter';
-import type { ChatErrorMessage, ChatEvent, ChatTimings } from '../presenters/chat-event.presenter';
+import { chatAccessLost, type ChatErrorMessage, type ChatEvent, type ChatTimings } from '../presenters/chat-event.presenter';
 
 /** Web results given to the model per search depth. */
 const WEB_RESULTS = { basic: 5, advanced: 8 } as const;
@@ -36,7 +37,7 @@ type StopReason = 'client' | 'shutdown';
 export class ChatService extends BaseService {
   constructor(
     ctx: ServiceContext,
-    private readonly deps: { providers: ProvidersService; retrieval: RetrievalService },
+    private readonly deps: { providers: ProvidersService; retrieval: RetrievalService; live: LiveAccessService },
   ) {
     super(ctx);
   }
@@ -45,9 +46,14 @@ export class ChatService extends BaseService {
    * The chat pipeline (DESIGN §6) as one async sequence of events. Access (`use`), the mode and
    * the conversation are checked BEFORE the sequence is returned, so a transport can still answer
    * a plain 403/404/400. Aborting `signal`, or ending the iteration early (`return()`), aborts
-   * the upstream request and stores what arrived as an incomplete answer.
+   * the upstream request and stores what arrived as an incomplete answer; so does losing access
+   * mid-answer (on any node), and the stream then ends with an error event naming why.
    */
   async ask(actor: Actor, projectId: string, input: AskInput, signal?: AbortSignal): Promise<AsyncIterable<ChatEvent>> {
+    return this.deps.live.guard(actor, { projectId }, signal, (s) => this.start(actor, projectId, input, s), chatAccessLost);
+  }
+
+  private async start(actor: Actor, projectId: string, input: AskInput, signal: AbortSignal): Promise<AsyncIterable<ChatEvent>> {
     const started = performance.now();
     const em = this.em();
     const { project } = await requireTier(em, actor, projectId, 'use');

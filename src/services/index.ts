@@ -11,10 +11,12 @@ import type { ServiceContext } from './context';
 import { ConversationsService } from './conversations.service';
 import { DepartmentsService } from './departments.service';
 import { DeploymentSecrets } from './deployment-secrets';
+import { DocumentProgressService } from './document-progress.service';
 import { DocumentsService } from './documents.service';
 import { EmbeddingsService } from './embeddings.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
+import { LiveAccessService } from './live-access.service';
 import { ProjectsService } from './projects.service';
 import { ProvidersService } from './providers.service';
 import { RerankService } from './rerank.service';
@@ -43,8 +45,12 @@ export interface Services {
   embeddings: EmbeddingsService;
   chat: ChatService;
   conversations: ConversationsService;
-  /** Starts background work (ingestion workers) when configured. */
-  start(opts?: { workers?: boolean }): Promise<void>;
+  /** Open streams (chat, subscriptions) and the access changes that end them (issue 25). */
+  live: LiveAccessService;
+  /** A document's ingestion progress as a live stream. */
+  progress: DocumentProgressService;
+  /** Starts background work (ingestion workers) when configured, and (`live`, default true) the live-stream access listener. */
+  start(opts?: { workers?: boolean; live?: boolean }): Promise<void>;
   /** Stops background work; in-flight jobs are left to be picked up again. */
   stop(): Promise<void>;
 }
@@ -60,6 +66,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
   const documents = new DocumentsService(ctx, embeddings);
   const authPool = new AuthPool(ctx);
   const tokens = new Tokens(ctx, secrets, authPool);
+  const live = new LiveAccessService(ctx);
   const s: Services = {
     ctx,
     secrets,
@@ -76,18 +83,22 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     documents,
     retrieval,
     embeddings,
-    chat: new ChatService(ctx, { providers, retrieval }),
+    chat: new ChatService(ctx, { providers, retrieval, live }),
     conversations: new ConversationsService(ctx),
+    live,
+    progress: new DocumentProgressService(ctx, { documents, live }),
     async start(opts = {}) {
       await s.secrets.load();
       const workers = opts.workers ?? ctx.config.runWorkers;
       await documents.start({ workers });
+      // only processes that serve streams listen for access changes
+      if (opts.live ?? true) await live.start();
       // after the ingestion queue, which creates the job schema and supervises its queues
       await embeddings.start({ workers });
     },
     async stop() {
       // side by side: the embedding queue's stop must not delay handing ingestion jobs back
-      await Promise.all([embeddings.stop(), documents.stop()]);
+      await Promise.all([embeddings.stop(), documents.stop(), live.stop()]);
       await authPool.close();
     },
   };

@@ -30,13 +30,13 @@ import type { Logger } from '../../logger';
 import type { Services } from '../../services';
 import type { Config } from '../../config';
 import { clientAddress, trustFunction } from '../../util/client-address';
-import { authenticateBearer } from '../bearer';
 import { createContext, GraphqlContext } from './context';
 import { formatErrors, formatGraphqlError, OWN_CODES } from './errors';
 import { costLimitRule, depthLimitRule, documentShapeError, MAX_TOKENS } from './limits';
 import { mountPlayground } from './playground';
 import { jitGateway } from './jit';
 import { buildGraphqlSchema } from './schema';
+import { WsSessions } from './ws-sessions';
 import { graphqlMetricsPlugin } from '../../observability/graphql-metrics';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -223,20 +223,22 @@ export async function mountGraphql(
   // valid token: an anonymous peer cannot make us buffer or parse more than that
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: config.maxBodyKb * 1024 });
   wss.on('connection', (socket) => setMaxPayload(socket, config.graphqlWsInitMaxKb * 1024));
+  const sessions = new WsSessions(services, config.live.maxPerConnection);
   const ws = useServer<{ authorization?: unknown }, Partial<WsExtra>>(
     {
       schema,
-      // the token travels in connection_init; a connection without a valid one is refused (4403)
+      // the token travels in connection_init; a connection without a valid one is refused (4403),
+      // one with a valid one lives until the token expires (ws-sessions.ts: re-authentication)
       onConnect: async (ctx) => {
-        try {
-          await authenticateBearer(services.tokens, ctx.connectionParams?.authorization);
-          if (ctx.extra.socket) setMaxPayload(ctx.extra.socket, config.maxBodyKb * 1024);
-          return true;
-        } catch {
-          return false;
-        }
+        if (!(await sessions.connect(ctx))) return false;
+        if (ctx.extra.socket) setMaxPayload(ctx.extra.socket, config.maxBodyKb * 1024);
+        return true;
       },
+      onPing: (ctx, payload) => sessions.ping(ctx, payload),
+      onClose: (ctx) => sessions.end(ctx),
       onSubscribe: async (ctx, _id, payload) => {
+        const overCap = sessions.overCap(ctx);
+        if (overCap) return [overCap];
         let document;
         try {
           document = parse(payload.query, { maxTokens: MAX_TOKENS });
@@ -251,7 +253,7 @@ export async function mountGraphql(
         // the user is re-read for every operation, as REST does per request: role changes apply at once
         // the same client-address rule (TRUST_PROXY) as REST's req.ip
         const ip = ctx.extra.request ? clientAddress(ctx.extra.request, trustFunction(config.trustProxy)) : 'unknown';
-        const contextValue = await createContext(services, ctx.connectionParams?.authorization, ip);
+        const contextValue = await createContext(services, sessions.authorization(ctx), ip);
         const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
         return args;
       },

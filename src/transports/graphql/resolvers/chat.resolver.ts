@@ -60,7 +60,7 @@ export class ChatResolver {
   @Authorized()
   @Subscription(() => ChatEventUnion, {
     description:
-      'POST /chat/projects/:projectId as a subscription: meta, sources, text..., then done or error. Unsubscribing aborts the upstream call.',
+      'POST /chat/projects/:projectId as a subscription: meta, sources, text..., then done or error (message unauthorized or forbidden when the caller loses access mid-answer). Unsubscribing aborts the upstream call.',
     subscribe: async ({ args, context }: SubscribeResolverData<unknown, { projectId: string; input: unknown }, GraphqlContext>) => {
       const input = await parse(AskInput, args.input);
       // access, mode and conversation are checked before the stream starts: a denied caller gets an error, no events

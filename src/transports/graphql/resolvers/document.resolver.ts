@@ -71,11 +71,14 @@ export class DocumentResolver {
 
   @Authorized()
   @Subscription(() => DocumentProgressType, {
-    description: "A document's ingestion progress (use tier): the current state, then every change, ending after ready or failed",
+    description:
+      "A document's ingestion progress (use tier): the current state, then every change, ending after ready or failed. Ends with an error (extensions.code unauthorized or forbidden) when the caller is deactivated or loses use, or the document or project is deleted",
     subscribe: async ({ args, context }: SubscribeResolverData<unknown, { documentId: string }, GraphqlContext>) =>
-      abortableStream(() => context.services.documents.watch(actorOf(context), args.documentId)),
+      abortableStream(() => context.services.progress.watch(actorOf(context), args.documentId)),
   })
-  documentProgress(@Root() p: DocumentProgress, @Arg('documentId', () => ID) _documentId: string) {
+  documentProgress(@Root() p: DocumentProgress | Error, @Arg('documentId', () => ID) _documentId: string) {
+    // access was lost: the stream's last value is the error to report
+    if (p instanceof Error) throw p;
     return { ...presentDocumentProgress(p), pagesDone: p.pagesDone, pagesTotal: p.pagesTotal };
   }
 

@@ -53,9 +53,11 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     method: 'post',
     path: '/chat/projects/:projectId',
     tag: 'chat',
-    summary: 'Ask a question; the answer streams as Server-Sent Events',
+    summary:
+      'Ask a question; the answer streams as Server-Sent Events. It ends with an `error` event (message `unauthorized` or `forbidden`) when the caller is deactivated or deleted, or loses `use` on the project, or the project is deleted, while it streams; 429 over LIVE_STREAMS_PER_USER open streams',
     body: AskInput,
     ok: { 200: null },
+    errors: [429],
     stream: true,
   },
   { method: 'get', path: '/chat/config', tag: 'chat', summary: 'Which chat modes this server offers', ok: { 200: ref('ChatModes') } },
