@@ -4,9 +4,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // playground/ is browser code bundled by esbuild (scripts/build-playground.mjs), outside the Node tsconfig the
+  // playground/ and web/ are browser code bundled by esbuild (scripts/build-playground.mjs, build-web.mjs), outside the Node tsconfig the
   // type-checked rules need; migrations are generated and never edited
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'migrations/', 'test/fixtures/', 'playground/', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'migrations/', 'test/fixtures/', 'playground/', 'web/', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
