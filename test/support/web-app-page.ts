@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { openPage, type OpenedPage } from './browser';
+
+/** The web app in a real Chromium, with its console errors and page errors collected. */
+export interface AppPage extends OpenedPage {
+  consoleErrors: string[];
+}
+
+export async function openApp(url: string): Promise<AppPage> {
+  const opened = await openPage(url);
+  const consoleErrors: string[] = [];
+  opened.page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+  opened.page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+  return { ...opened, consoleErrors };
+}
+
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 });
+}
+
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's serious and critical violations on the page as it is now. The script is evaluated
+ * through the DevTools protocol (the page's CSP forbids inline scripts, as it should).
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(AXE);
+  const violations = (await page.evaluate('window.axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)')) as any[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+}
+
+/** True when the page's layout is no wider than its viewport (nothing to scroll sideways). */
+export async function fitsWidth(page: Page): Promise<boolean> {
+  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) as boolean;
+}
+
+/** Everything in localStorage, as one string (the test asserts no token is in it). */
+export async function localStorageDump(page: Page): Promise<string> {
+  return (await page.evaluate('JSON.stringify({ ...localStorage })')) as string;
+}
+
+/** The refresh token the app keeps for this tab (sessionStorage), or null. */
+export async function storedRefreshToken(page: Page): Promise<string | null> {
+  return (await page.evaluate('sessionStorage.getItem("docqa.refreshToken")')) as string | null;
+}
+
+/** Polls `fn` until it returns `want` (fails with the last value after `timeoutMs`). */
+export async function until<T>(fn: () => Promise<T>, want: T, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await fn();
+    if (last === want) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`waited ${timeoutMs} ms for ${String(want)}; last value ${String(last)}`);
+}
