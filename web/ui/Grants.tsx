@@ -99,6 +99,7 @@ function AddGrant({ onAdd, busy }: { onAdd(type: TargetType, id: string, tier: T
     const wanted = name.trim().toLowerCase();
     const match =
       targets.options.find((o) => o.label.toLowerCase() === wanted) ?? (targets.options.length === 1 ? targets.options[0] : undefined);
+    if (!match && targets.loading) return setError('Still looking up names: try again in a moment.');
     if (!match) return setError(`Pick a ${TYPE_LABEL[type].toLowerCase()} from the suggestions: none is called “${name.trim()}”.`);
     setError(null);
     void onAdd(type, match.id, tier).then(() => setName(''));

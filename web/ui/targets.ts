@@ -12,14 +12,16 @@ export interface TargetOption {
  * Grant targets picked by name: people through GET /users?search= (as typed), groups and
  * departments through their lists. These lookups are for admins (and managers); anyone else is told.
  */
-export function useTargets(type: TargetType, query: string): { options: TargetOption[]; error: string | null } {
+export function useTargets(type: TargetType, query: string): { options: TargetOption[]; error: string | null; loading: boolean } {
   const { api } = useSession();
   const [options, setOptions] = useState<TargetOption[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
   const q = type === 'user' ? query.trim() : '';
 
   useEffect(() => {
     const ctl = new AbortController();
+    setLoading(true);
     const t = setTimeout(() => {
       const load = async (): Promise<TargetOption[]> => {
         if (type === 'user') {
@@ -40,10 +42,12 @@ export function useTargets(type: TargetType, query: string): { options: TargetOp
         (o) => {
           setOptions(o);
           setError(null);
+          setLoading(false);
         },
         (e: unknown) => {
           if (ctl.signal.aborted) return;
           setOptions([]);
+          setLoading(false);
           setError(`The list of names could not be read: ${messageOf(e)}`);
         },
       );
@@ -54,5 +58,5 @@ export function useTargets(type: TargetType, query: string): { options: TargetOp
     };
   }, [api, type, q]);
 
-  return { options, error };
+  return { options, error, loading };
 }

@@ -1,0 +1,196 @@
+import http from 'node:http';
+import { chatFactories, factories } from '../support/factories';
+import { makePdf } from '../support/pdf';
+import { uploadFiles } from '../support/documents';
+import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
+import { createTestApp, TestApp } from '../support/test-app';
+import { axeViolations, openApp, signIn, until, type AppPage } from '../support/web-app-page';
+
+/**
+ * The web app's harder cases in a real Chromium: the upload queue under 429, a failed document's
+ * error, a stream error, the stop button, and what each access tier sees.
+ */
+const PASSWORD = 'web-app-pass-1';
+
+let t: TestApp;
+let stub: OpenAiStub;
+const opened: AppPage[] = [];
+
+beforeAll(async () => {
+  stub = await startOpenAiStub({ deltas: ['Fine', ' answer', '.'] });
+  // one upload at a time per user, so a second one is answered 429; PDFs of at most 2 pages
+  t = await createTestApp({ workers: true, env: { UPLOAD_CONCURRENCY_PER_USER: '1', PDF_MAX_PAGES: '2' } });
+  await factories(t.orm, t.services).superadmin();
+  await chatFactories(t.orm, t.services).makeProvider({ baseUrl: stub.url, slug: 'stub', models: ['stub-model'], isDefault: true });
+}, 60_000);
+
+afterEach(async () => {
+  for (const a of opened.splice(0)) {
+    expect(a.foreignRequests).toEqual([]);
+    await a.close();
+  }
+});
+
+afterAll(async () => {
+  await t?.close();
+  await stub?.close();
+});
+
+async function openAs(email: string, path = '/'): Promise<AppPage> {
+  const a = await openApp(`${t.baseUrl}${path}`);
+  opened.push(a);
+  await signIn(a.page, email, PASSWORD);
+  return a;
+}
+
+/** Starts an upload whose body is not finished: it holds the user's only upload slot until `finish`. */
+async function holdUploadSlot(token: string, projectId: string): Promise<{ finish(): Promise<void> }> {
+  const boundary = 'held-slot-boundary';
+  const req = http.request(`${t.baseUrl}/api/projects/${projectId}/documents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+  });
+  const done = new Promise<number>((resolve, reject) => {
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+  });
+  req.write(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.md"\r\nContent-Type: text/markdown\r\n\r\n# Held\n`,
+  );
+  // the slot is taken once the server has authorised the request: a second upload is then refused
+  await until(async () => (await uploadFiles(t.baseUrl, token, projectId, [{ name: 'probe.md', content: '# probe' }])).status, 429);
+  return {
+    finish: async () => {
+      req.end(`\nheld upload body\r\n--${boundary}--\r\n`);
+      expect(await done).toBe(202);
+    },
+  };
+}
+
+describe('web app: documents', () => {
+  it('queues uploads through 429 + Retry-After, then shows a failed document with its error text', async () => {
+    const f = factories(t.orm, t.services);
+    const owner = await f.makeUser({ platformRole: 'admin', password: PASSWORD });
+    const project = await f.makeProject({ owner, name: 'Queue project' });
+    const slot = await holdUploadSlot(owner.token, project.id);
+
+    const { page } = await openAs(owner.email, `/projects/${project.id}/documents`);
+    const statuses: number[] = [];
+    page.on('response', (r) => {
+      if (r.request().method() === 'POST' && r.url().endsWith(`/api/projects/${project.id}/documents`)) statuses.push(r.status());
+    });
+    await page.locator('input[type=file]').setInputFiles([
+      { name: 'one.md', mimeType: 'text/markdown', buffer: Buffer.from('# One\n\nThe first file of the queue.\n') },
+      // three pages, over PDF_MAX_PAGES: it fails, and says why
+      {
+        name: 'long.pdf',
+        mimeType: 'application/pdf',
+        buffer: makePdf([{ paragraphs: ['Page one.'] }, { paragraphs: ['Page two.'] }, { paragraphs: ['Page three.'] }]),
+      },
+    ]);
+    await page
+      .getByText(/Server busy: trying again in \d s/)
+      .first()
+      .waitFor({ timeout: 20_000 });
+    expect(statuses).toContain(429);
+    expect(await axeViolations(page)).toEqual([]);
+
+    await slot.finish();
+    const rows = page.locator('.doc-table tbody tr');
+    await until(() => rows.count(), 2, 30_000);
+    await page.locator('tr', { hasText: 'one.md' }).locator('.ok-badge', { hasText: 'Ready' }).waitFor({ timeout: 30_000 });
+    const failed = page.locator('tr', { hasText: 'long.pdf' });
+    await failed.locator('.badge', { hasText: 'Failed' }).waitFor({ timeout: 30_000 });
+    expect(await failed.locator('.error-text').innerText()).toMatch(/3 pages, more than the limit of 2/);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(2);
+
+    // delete, after a confirmation
+    await page.getByRole('button', { name: 'Delete long.pdf' }).click();
+    await page.getByRole('button', { name: 'Confirm deleting long.pdf' }).click();
+    await failed.waitFor({ state: 'detached' });
+  }, 120_000);
+});
+
+describe('web app: asking', () => {
+  it('shows a stream error in words, and Stop aborts the answer and the upstream call', async () => {
+    const f = factories(t.orm, t.services);
+    const owner = await f.makeUser({ platformRole: 'admin', password: PASSWORD });
+    const project = await f.makeProject({ owner, name: 'Ask project' });
+    const { page } = await openAs(owner.email, `/projects/${project.id}`);
+
+    stub.once({ status: 500, errorBody: { error: { message: 'model overloaded' } } });
+    await page.getByLabel('Your question').fill('Will this fail?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    const failed = page.locator('.turn.assistant').last();
+    await failed.getByRole('alert').filter({ hasText: 'The language model could not answer' }).waitFor({ timeout: 20_000 });
+
+    stub.once({ deltas: ['Slowly', ' then', ' more', ' and', ' more'], deltaDelayMs: 1500 });
+    const before = stub.requests.length;
+    await page.getByLabel('Your question').fill('Take your time');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.locator('.turn.assistant').last().locator('.answer-text', { hasText: 'Slowly' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('.turn.assistant').last().getByText('You stopped this answer.').waitFor();
+    const upstream = stub.requests.slice(before).find((r) => r.body?.stream)!;
+    await upstream.closed;
+    expect(upstream.aborted).toBe(true);
+  }, 90_000);
+});
+
+describe('web app: what each tier sees', () => {
+  it('`use` sees no settings, no uploads and no grants panel; `full` adds, changes and removes a grant by name', async () => {
+    const f = factories(t.orm, t.services);
+    const owner = await f.makeUser({ platformRole: 'admin', password: PASSWORD, name: 'Olivia Owner' });
+    const reader = await f.makeUser({ password: PASSWORD, name: 'Rita Reader' });
+    const project = await f.makeProject({ owner, name: 'Tier project' });
+    await f.makeGrant({ project, user: reader, tier: 'use' });
+
+    // use: Ask and Documents only
+    const asReader = await openAs(reader.email, `/projects/${project.id}`);
+    const tabs = asReader.page.getByRole('navigation', { name: 'Project' });
+    await tabs.getByRole('link', { name: 'Ask' }).waitFor();
+    expect(await tabs.getByRole('link').allInnerTexts()).toEqual(['Ask', 'Documents (0)']);
+    await asReader.page.locator('.badge', { hasText: 'Can ask' }).waitFor();
+    await tabs.getByRole('link', { name: /Documents/ }).click();
+    await asReader.page.getByText('No documents yet.').waitFor();
+    expect(await asReader.page.locator('input[type=file]').count()).toBe(0);
+    await asReader.page.goto(`${t.baseUrl}/projects/${project.id}/access`);
+    await asReader.page.getByText('Your access to this project does not include this page.').waitFor();
+    expect(await asReader.page.getByRole('heading', { name: 'Who has access' }).count()).toBe(0);
+    expect(asReader.consoleErrors).toEqual([]);
+
+    // full: the grants panel; the reader's grant changed to edit, a department added, both removed
+    const dept = await f.makeDepartment({ name: `Support ${Date.now()}` });
+    const asOwner = await openAs(owner.email, `/projects/${project.id}/access`);
+    const { page } = asOwner;
+    await page.getByRole('heading', { name: 'Who has access' }).waitFor();
+    const readerRow = page.locator('tr', { hasText: 'Rita Reader' });
+    await readerRow.getByRole('combobox').selectOption('edit');
+    await until(
+      async () =>
+        (await t.orm.em.fork().getConnection().execute(`select tier from project_grants where user_id = '${reader.id}'`))[0]?.tier,
+      'edit',
+    );
+
+    const give = page.getByRole('form', { name: 'Give access' });
+    await give.getByLabel(/^To a/).selectOption('department');
+    await give.getByLabel(/^Name/).fill(dept.name);
+    await give.locator(`datalist option[value="${dept.name}"]`).waitFor({ state: 'attached' }); // the names were looked up
+    await give.getByLabel(/^Access/).selectOption('full');
+    await give.getByRole('button', { name: 'Give access' }).click();
+    const deptRow = page.locator('tr', { hasText: dept.name });
+    await deptRow.waitFor();
+    expect(await deptRow.getByRole('combobox').inputValue()).toBe('full');
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: `Remove access for ${dept.name}` }).click();
+    await deptRow.waitFor({ state: 'detached' });
+    await readerRow.getByRole('button', { name: /Remove access/ }).click();
+    await readerRow.waitFor({ state: 'detached' });
+    await page.getByText('Nobody has been given access yet.').waitFor();
+    expect(asOwner.consoleErrors).toEqual([]);
+  }, 120_000);
+});
