@@ -4,6 +4,8 @@ import { makePdf } from '../support/pdf';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
 import { createTestApp, TestApp } from '../support/test-app';
 import {
+  armFirstTextProbe,
+  firstTextLatency,
   axeViolations,
   fitsWidth,
   localStorageDump,
@@ -139,12 +141,14 @@ describe("a new user's first ten minutes", () => {
     await page.getByRole('link', { name: 'Ask', exact: true }).click();
     await page.getByLabel('Your question').fill('How long does the warranty last?');
     const answer = page.locator('.turn.assistant').last();
+    await armFirstTextProbe(page);
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await page.getByRole('button', { name: 'Stop' }).waitFor();
     await answer.locator('.answer-text', { hasText: 'The warranty' }).waitFor({ timeout: 20_000 });
-    const firstTextMs = (await page.evaluate('performance.getEntriesByName("docqa:first-text-event")[0]?.startTime ?? null')) as
-      number | null;
-    expect(firstTextMs).not.toBeNull();
+    // a benchmark, not a timed test (bench/web-app.ts measures it over many answers): reported here
+    const firstText = await firstTextLatency(page);
+    const asked = stub.requests.filter((r) => r.body?.stream).at(-1)!;
+    const upstreamFirstDelta = performance.timeOrigin + asked.firstDeltaAt!;
     expect(await answer.locator('.answer-text').innerText()).not.toContain('date of purchase'); // not all at once
     await answer.locator('.answer-text', { hasText: 'from the date of purchase' }).waitFor({ timeout: 20_000 });
     await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });
@@ -203,6 +207,9 @@ describe("a new user's first ten minutes", () => {
     expect(app.consoleErrors).toEqual([]);
     expect(await localStorageDump(page)).toBe('{}');
     // eslint-disable-next-line no-console
-    console.log(`web app: first text event at ${firstTextMs?.toFixed(0)} ms after navigation start`);
+    console.log(
+      `web app: first text in the DOM ${firstText.domMs.toFixed(1)} ms after the app read its event, ` +
+        `${(firstText.domEpochMs - upstreamFirstDelta).toFixed(1)} ms after the upstream stub wrote its first delta`,
+    );
   }, 240_000);
 });

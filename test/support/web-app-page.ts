@@ -64,3 +64,43 @@ export async function until<T>(fn: () => Promise<T>, want: T, timeoutMs = 20_000
   }
   throw new Error(`waited ${timeoutMs} ms for ${String(want)}; last value ${String(last)}`);
 }
+
+/**
+ * Arms a measurement of the next answer's first text: the app marks `docqa:first-text-event` when
+ * its stream reader yields the first `text` event; this observer notes when that text is in the
+ * page's DOM, and the next animation frame (painted). Read it with `firstTextLatency`.
+ */
+export async function armFirstTextProbe(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    performance.clearMarks('docqa:first-text-event');
+    window.__firstText = null;
+    const turns = document.querySelectorAll('.turn.assistant').length;
+    const obs = new MutationObserver(() => {
+      const all = document.querySelectorAll('.turn.assistant .answer-text');
+      const el = all.length > turns ? all[all.length - 1] : null;
+      if (el && el.textContent.trim()) {
+        obs.disconnect();
+        const dom = performance.now();
+        requestAnimationFrame(() => { window.__firstText = { dom, frame: performance.now() }; });
+      }
+    });
+    obs.observe(document.body, { subtree: true, childList: true, characterData: true });
+  })()`);
+}
+
+export interface FirstText {
+  /** From the app's first `text` event to the text in the DOM, and to the next frame. */
+  domMs: number;
+  frameMs: number;
+  /** Wall-clock time (ms since the epoch, sub-millisecond) when the text was in the DOM. */
+  domEpochMs: number;
+}
+
+export async function firstTextLatency(page: Page): Promise<FirstText> {
+  await until(async () => (await page.evaluate('window.__firstText !== null')) as boolean, true);
+  return (await page.evaluate(`(() => {
+    const mark = performance.getEntriesByName('docqa:first-text-event')[0];
+    const seen = window.__firstText;
+    return { domMs: seen.dom - mark.startTime, frameMs: seen.frame - mark.startTime, domEpochMs: performance.timeOrigin + seen.dom };
+  })()`)) as FirstText;
+}
