@@ -1,10 +1,11 @@
 import http from 'node:http';
 import { chatFactories, factories } from '../support/factories';
 import { makePdf } from '../support/pdf';
-import { uploadFiles } from '../support/documents';
+import { uploadFiles, waitForDocument } from '../support/documents';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
 import { createTestApp, TestApp } from '../support/test-app';
 import { axeViolations, openApp, signIn, until, type AppPage } from '../support/web-app-page';
+import type { Page } from 'playwright-core';
 
 /**
  * The web app's harder cases in a real Chromium: the upload queue under 429, a failed document's
@@ -193,4 +194,55 @@ describe('web app: what each tier sees', () => {
     await page.getByText('Nobody has been given access yet.').waitFor();
     expect(asOwner.consoleErrors).toEqual([]);
   }, 120_000);
+});
+
+/** Presses Tab until the focused element's text or label matches `name` (at most 40 times). */
+async function tabTo(page: Page, name: RegExp): Promise<void> {
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press('Tab');
+    const focused = (await page.evaluate(
+      '(() => { const e = document.activeElement; return e ? (e.getAttribute("aria-label") || e.labels?.[0]?.innerText || e.innerText || "") : ""; })()',
+    )) as string;
+    if (name.test(focused)) return;
+  }
+  throw new Error(`Tab never reached ${String(name)}`);
+}
+
+describe('web app: keyboard only', () => {
+  it('signs in, opens a project, asks, opens a citation and closes it without a mouse', async () => {
+    const f = factories(t.orm, t.services);
+    const owner = await f.makeUser({ platformRole: 'admin', password: PASSWORD });
+    const project = await f.makeProject({ owner, name: `Keyboard project ${Date.now()}` });
+    const up = await uploadFiles(t.baseUrl, owner.token, project.id, [
+      { name: 'keys.md', content: '# Keys\n\nThe spare office key hangs in the reception cabinet.\n', type: 'text/markdown' },
+    ]);
+    expect((await waitForDocument(t.baseUrl, owner.token, up.body.documents[0].id)).status).toBe('ready');
+
+    const a = await openApp(`${t.baseUrl}/`);
+    opened.push(a);
+    const { page } = a;
+    await page.getByLabel('Email').waitFor();
+    await page.keyboard.type(owner.email); // the email field has the focus
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+
+    await tabTo(page, new RegExp(`^${project.name}$`));
+    await page.keyboard.press('Enter');
+    await tabTo(page, /^Your question/);
+    stub.once({ deltas: ['It hangs in ', 'the reception cabinet [1].'] });
+    await page.keyboard.type('Where is the spare key?');
+    await page.keyboard.press('Enter');
+    await page.locator('.turn.assistant .answer-text', { hasText: 'reception cabinet' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Ask', exact: true }).waitFor();
+
+    await tabTo(page, /^Source 1: keys\.md/);
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('mark', { hasText: 'spare office key' }).waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(a.consoleErrors).toEqual([]);
+  }, 90_000);
 });

@@ -3,6 +3,7 @@ import { makeDocx } from '../support/docx';
 import { makePdf } from '../support/pdf';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
 import { createTestApp, TestApp } from '../support/test-app';
+import { startupBanner } from '../../src/first-run';
 import {
   armFirstTextProbe,
   firstTextLatency,
@@ -75,6 +76,14 @@ describe('serving', () => {
     expect((await html('/unknown/path')).status).toBe(404);
   });
 
+  it('is named first in the start-up banner (and not at all when off)', () => {
+    const facts = { baseUrl: 'http://localhost:3000', chatModel: { ok: false as const, reason: 'none' }, bootstrap: 'created' as const };
+    const lines = startupBanner(t.config, facts).split('\n');
+    expect(lines[0]).toBe('DocQA is ready');
+    expect(lines[1]).toMatch(/^ {2}web app {8}http:\/\/localhost:3000\/ /);
+    expect(startupBanner({ ...t.config, webApp: false }, facts)).not.toContain('web app');
+  });
+
   it('is not served when WEB_APP=false', async () => {
     const off = await createTestApp({ env: { WEB_APP: 'false' } });
     try {
@@ -135,6 +144,7 @@ describe("a new user's first ten minutes", () => {
     const rows = page.locator('.doc-table tbody tr');
     await until(() => rows.count(), 3, 30_000);
     await until(() => page.locator('.doc-table .ok-badge', { hasText: 'Ready' }).count(), 3, 60_000);
+    await page.locator('tr', { hasText: 'handbook.pdf' }).getByText('2 pages').waitFor();
     expect(await axeViolations(page)).toEqual([]);
 
     // ask: the answer streams in, token by token

@@ -13,12 +13,13 @@ export interface ProgressEvent {
   status: DocumentStatus;
   pagesDone: number;
   pagesTotal: number;
+  pageCount: number;
   chunkCount: number;
   error: string | null;
 }
 
 const QUERY = `subscription Progress($id: ID!) {
-  documentProgress(documentId: $id) { documentId status pagesDone pagesTotal chunkCount error }
+  documentProgress(documentId: $id) { documentId status pagesDone pagesTotal pageCount chunkCount error }
 }`;
 
 let client: Promise<Client> | null = null;

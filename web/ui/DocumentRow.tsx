@@ -25,37 +25,41 @@ export const DocumentRow = memo(function DocumentRow({
   const reading = doc.status === 'queued' || doc.status === 'processing';
   const embedding = doc.status === 'ready' && doc.embeddings !== null && doc.embeddings.chunksEmbedded < doc.embeddings.chunksTotal;
 
-  // pages: the progress stream; at its end (or if it fails) the document is read again for its final state
+  // pages: the progress stream; at its end (or if it fails) the document is read again for its final
+  // state and its embeddings (updates after this row stopped reading are still the document's news)
   useEffect(() => {
     if (!reading) return;
-    let live = true;
+    let finished = false;
     const reread = () =>
       void api.get<{ document: DocumentInfo }>(`/documents/${doc.id}`).then(
-        (r) => live && onUpdate(r.document),
+        (r) => onUpdate(r.document),
         () => undefined,
       );
     const stop = watchProgress(
       api,
       doc.id,
-      (e) =>
-        live &&
+      (e) => {
         onUpdate({
           ...doc,
           status: e.status,
           progress: { pagesDone: e.pagesDone, pagesTotal: e.pagesTotal },
+          pageCount: e.pageCount,
           chunkCount: e.chunkCount,
           error: e.error,
-        }),
+        });
+        if ((e.status === 'ready' || e.status === 'failed') && !finished) {
+          finished = true;
+          reread();
+        }
+      },
       (err) => {
-        if (!live) return;
+        if (finished) return;
+        finished = true;
         if (err) setTimeout(reread, POLL_MS);
         else reread();
       },
     );
-    return () => {
-      live = false;
-      stop();
-    };
+    return stop;
     // one subscription per reading phase, not per event
   }, [doc.id, reading]);
 
@@ -89,7 +93,7 @@ export const DocumentRow = memo(function DocumentRow({
         <span className="muted small">
           {' '}
           {formatBytes(doc.size)}
-          {doc.status === 'ready' && ` · ${doc.pageCount} page${doc.pageCount === 1 ? '' : 's'}`}
+          {doc.status === 'ready' && doc.pageCount > 0 && ` · ${doc.pageCount} page${doc.pageCount === 1 ? '' : 's'}`}
         </span>
       </td>
       <td>
