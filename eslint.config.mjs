@@ -6,7 +6,20 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   // playground/ and web/ are browser code bundled by esbuild (scripts/build-playground.mjs, build-web.mjs), outside the Node tsconfig the
   // type-checked rules need; migrations are generated and never edited
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'migrations/', 'test/fixtures/', 'playground/', 'web/', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'migrations/',
+      'test/fixtures/',
+      'playground/',
+      'web/',
+      '**/*.js',
+      '**/*.cjs',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

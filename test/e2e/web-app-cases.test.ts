@@ -200,9 +200,9 @@ describe('web app: what each tier sees', () => {
 async function tabTo(page: Page, name: RegExp): Promise<void> {
   for (let i = 0; i < 40; i++) {
     await page.keyboard.press('Tab');
-    const focused = (await page.evaluate(
+    const focused = await page.evaluate<string>(
       '(() => { const e = document.activeElement; return e ? (e.getAttribute("aria-label") || e.labels?.[0]?.innerText || e.innerText || "") : ""; })()',
-    )) as string;
+    );
     if (name.test(focused)) return;
   }
   throw new Error(`Tab never reached ${String(name)}`);

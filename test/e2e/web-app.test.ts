@@ -216,7 +216,6 @@ describe("a new user's first ten minutes", () => {
     expect(app.foreignRequests).toEqual([]);
     expect(app.consoleErrors).toEqual([]);
     expect(await localStorageDump(page)).toBe('{}');
-    // eslint-disable-next-line no-console
     console.log(
       `web app: first text in the DOM ${firstText.domMs.toFixed(1)} ms after the app read its event, ` +
         `${(firstText.domEpochMs - upstreamFirstDelta).toFixed(1)} ms after the upstream stub wrote its first delta`,

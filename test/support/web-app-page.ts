@@ -32,7 +32,7 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
  */
 export async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(AXE);
-  const violations = (await page.evaluate('window.axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)')) as any[];
+  const violations = await page.evaluate<any[]>('window.axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)');
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
@@ -40,17 +40,17 @@ export async function axeViolations(page: Page): Promise<string[]> {
 
 /** True when the page's layout is no wider than its viewport (nothing to scroll sideways). */
 export async function fitsWidth(page: Page): Promise<boolean> {
-  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) as boolean;
+  return await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
 }
 
 /** Everything in localStorage, as one string (the test asserts no token is in it). */
 export async function localStorageDump(page: Page): Promise<string> {
-  return (await page.evaluate('JSON.stringify({ ...localStorage })')) as string;
+  return await page.evaluate<string>('JSON.stringify({ ...localStorage })');
 }
 
 /** The refresh token the app keeps for this tab (sessionStorage), or null. */
 export async function storedRefreshToken(page: Page): Promise<string | null> {
-  return (await page.evaluate('sessionStorage.getItem("docqa.refreshToken")')) as string | null;
+  return await page.evaluate<string | null>('sessionStorage.getItem("docqa.refreshToken")');
 }
 
 /** Polls `fn` until it returns `want` (fails with the last value after `timeoutMs`). */
@@ -97,10 +97,10 @@ export interface FirstText {
 }
 
 export async function firstTextLatency(page: Page): Promise<FirstText> {
-  await until(async () => (await page.evaluate('window.__firstText !== null')) as boolean, true);
-  return (await page.evaluate(`(() => {
+  await until(async () => await page.evaluate<boolean>('window.__firstText !== null'), true);
+  return await page.evaluate<FirstText>(`(() => {
     const mark = performance.getEntriesByName('docqa:first-text-event')[0];
     const seen = window.__firstText;
     return { domMs: seen.dom - mark.startTime, frameMs: seen.frame - mark.startTime, domEpochMs: performance.timeOrigin + seen.dom };
-  })()`)) as FirstText;
+  })()`);
 }
