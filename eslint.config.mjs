@@ -3,29 +3,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const COMPOSITION_RULES = [
-  {
-    selector: 'CallExpression[callee.name=/^(createServices|createApp)$/]',
-    message: 'Assemble a process with compose() in src/composition.ts.',
-  },
-  {
-    selector: "MemberExpression[object.property.name='locals'][property.name='services']",
-    message: 'Route modules receive the services they use as arguments.',
-  },
-];
-// a service acts for someone: the caller, or Actor.system() for the system's own jobs; never "nobody"
-const ACTOR_RULES = [
-  {
-    selector:
-      ":function > Identifier > TSTypeAnnotation > TSUnionType:has(TSTypeReference > Identifier[name='Actor']):has(TSNullKeyword, TSUndefinedKeyword)",
-    message: 'Service methods take a non-null Actor (Actor.system() for background jobs).',
-  },
-  {
-    selector: ":function > Identifier[optional=true] > TSTypeAnnotation > TSTypeReference > Identifier[name='Actor']",
-    message: 'Service methods take a non-null Actor (Actor.system() for background jobs).',
-  },
-];
-
 export default tseslint.config(
   // playground/ is browser code bundled by esbuild (scripts/build-playground.mjs), outside the Node tsconfig the
   // type-checked rules need; migrations are generated and never edited
@@ -47,18 +24,6 @@ export default tseslint.config(
         'error',
         { object: 'process', property: 'env', message: 'Read configuration through loadConfig() in src/config.ts and pass Config down.' },
       ],
-      // one composition root: every process (server, worker, CLI, test, bench) is assembled by compose()
-      'no-restricted-syntax': ['error', ...COMPOSITION_RULES],
-    },
-  },
-  {
-    files: ['src/composition.ts'],
-    rules: { 'no-restricted-syntax': 'off' },
-  },
-  {
-    files: ['src/services/**/*.ts'],
-    rules: {
-      'no-restricted-syntax': ['error', ...COMPOSITION_RULES, ...ACTOR_RULES],
     },
   },
   {
