@@ -131,7 +131,10 @@ describe("a new user's first ten minutes", () => {
 
     // a reload lands on the same screen, still signed in (the tab's refresh token resumes the session)
     await page.reload();
-    await page.getByRole('link', { name: /^Documents/ }).and(page.locator('[aria-current=page]')).waitFor();
+    await page
+      .getByRole('link', { name: /^Documents/ })
+      .and(page.locator('[aria-current=page]'))
+      .waitFor();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
 
     // three files, picked at once: PDF, DOCX, Markdown; each reaches Ready
