@@ -3,6 +3,7 @@ import { chatFactories, factories } from '../support/factories';
 import { makePdf } from '../support/pdf';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
+import { startSearchStub } from '../support/search-stub';
 import { createTestApp, TestApp } from '../support/test-app';
 import { axeViolations, openApp, signIn, until, type AppPage } from '../support/web-app-page';
 import type { Page } from 'playwright-core';
@@ -138,6 +139,54 @@ describe('web app: asking', () => {
     const upstream = stub.requests.slice(before).find((r) => r.body?.stream)!;
     await upstream.closed;
     expect(upstream.aborted).toBe(true);
+  }, 90_000);
+});
+
+describe('web app: modes and models', () => {
+  it('offers the web mode where the server has web search, and a model choice; a web citation shows its result', async () => {
+    const search = await startSearchStub({
+      apiKey: 'search-key',
+      results: [{ title: 'Kettle recall notice', url: 'https://example.org/recall', content: 'The 2024 kettle model is recalled.' }],
+    });
+    const withSearch = await createTestApp({ env: { SEARCH_API_URL: search.url, SEARCH_API_KEY: 'search-key' } });
+    try {
+      const f = factories(withSearch.orm, withSearch.services);
+      await f.superadmin();
+      await chatFactories(withSearch.orm, withSearch.services).makeProvider({
+        baseUrl: stub.url,
+        slug: 'two-models',
+        models: ['small-model', 'large-model'],
+        isDefault: true,
+      });
+      const owner = await f.makeUser({ platformRole: 'admin', password: PASSWORD });
+      const project = await f.makeProject({ owner, name: 'Modes project' });
+      const a = await openApp(`${withSearch.baseUrl}/projects/${project.id}`);
+      opened.push(a);
+      const { page } = a;
+      await signIn(page, owner.email, PASSWORD);
+
+      await page.getByRole('radio', { name: 'Web' }).check();
+      await page.getByLabel(/^Model/).selectOption('two-models/large-model');
+      stub.once({ deltas: ['It was recalled ', '[1].'] });
+      const before = stub.requests.length;
+      await page.getByLabel('Your question').fill('Is the kettle recalled?');
+      await page.getByRole('button', { name: 'Ask', exact: true }).click();
+      const answer = page.locator('.turn.assistant').last();
+      await answer.locator('.answer-text', { hasText: 'It was recalled' }).waitFor({ timeout: 20_000 });
+      expect(search.requests).toHaveLength(1);
+      const upstream = stub.requests.slice(before).find((r) => r.body?.stream)!;
+      expect(upstream.body.model).toBe('large-model');
+
+      await answer.getByRole('link', { name: 'Source 1: Kettle recall notice' }).first().click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByText('The 2024 kettle model is recalled.').waitFor();
+      expect(await dialog.getByRole('link', { name: 'Open example.org' }).getAttribute('href')).toBe('https://example.org/recall');
+      expect(await axeViolations(page)).toEqual([]);
+      expect(a.consoleErrors).toEqual([]);
+    } finally {
+      await withSearch.close();
+      await search.close();
+    }
   }, 90_000);
 });
 

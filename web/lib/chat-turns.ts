@@ -18,6 +18,8 @@ export interface CitationTarget {
   documentName: string;
   pageNumber: number;
   url?: string;
+  /** The passage as the stream's `sources` gave it (web results have no chunk to look up). */
+  snippet?: string;
 }
 
 export function turnsFrom(messages: Message[]): Turn[] {
@@ -26,7 +28,7 @@ export function turnsFrom(messages: Message[]): Turn[] {
 
 export function citationTarget(turn: Turn, n: number): CitationTarget | null {
   const s = turn.sources[n - 1];
-  if (s) return { n, chunkId: s.id, documentName: s.documentName, pageNumber: s.pageNumber, url: s.url };
+  if (s) return { n, chunkId: s.id, documentName: s.documentName, pageNumber: s.pageNumber, url: s.url, snippet: s.snippet };
   const c = turn.citations.find((x) => x.index === n);
   return c ? { n, chunkId: c.chunkId, documentName: c.documentName, pageNumber: c.pageNumber, url: c.url } : null;
 }

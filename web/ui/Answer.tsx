@@ -33,7 +33,7 @@ export const TurnView = memo(function TurnView({ turn, onCite }: { turn: Turn; o
                     key={j}
                     href={`#source-${target.n}`}
                     className="cite"
-                    aria-label={`Source ${target.n}: ${target.documentName}, page ${target.pageNumber}`}
+                    aria-label={`Source ${target.n}: ${target.documentName}${target.url ? '' : `, page ${target.pageNumber}`}`}
                     onClick={(e) => {
                       e.preventDefault();
                       onCite(target);
@@ -76,7 +76,8 @@ function Sources({ turn, onCite }: { turn: Turn; onCite(t: CitationTarget): void
               onCite(t);
             }}
           >
-            {t.documentName}, page {t.pageNumber}
+            {t.documentName}
+            {t.url ? '' : `, page ${t.pageNumber}`}
           </a>
         </li>
       ))}

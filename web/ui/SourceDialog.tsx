@@ -30,18 +30,27 @@ export function SourceDialog({ target, onClose }: { target: CitationTarget; onCl
         </button>
       </div>
       <p className="meta">
-        <span className="badge">Page {s?.pageNumber ?? target.pageNumber}</span>
+        {web ? <span className="badge">Web result</span> : <span className="badge">Page {s?.pageNumber ?? target.pageNumber}</span>}
         {web && target.url && (
           <a href={target.url} target="_blank" rel="noreferrer noopener">
-            Open the web page
+            Open {hostOf(target.url)}
           </a>
         )}
       </p>
+      {web && target.snippet && <blockquote className="passage">{target.snippet}</blockquote>}
       {source.loading && !web && <Loading what="the passage" />}
       <ErrorText>{source.error}</ErrorText>
       {s && <Passage context={s.context} snippet={s.snippet} />}
     </dialog>
   );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the web page';
+  }
 }
 
 /** The paragraph around the cited chunk, with the chunk itself marked. */
