@@ -1,6 +1,4 @@
-import http from 'node:http';
 import { chatFactories, factories } from '../support/factories';
-import { makePdf } from '../support/pdf';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
 import { startSearchStub } from '../support/search-stub';
@@ -9,8 +7,8 @@ import { axeViolations, openApp, signIn, until, type AppPage } from '../support/
 import type { Page } from 'playwright-core';
 
 /**
- * The web app's harder cases in a real Chromium: the upload queue under 429, a failed document's
- * error, a stream error, the stop button, and what each access tier sees.
+ * The web app's other cases in a real Chromium: a stream error and Stop, the web mode and model
+ * choice, what each access tier sees, and keyboard-only use.
  */
 const PASSWORD = 'web-app-pass-1';
 
@@ -20,8 +18,7 @@ const opened: AppPage[] = [];
 
 beforeAll(async () => {
   stub = await startOpenAiStub({ deltas: ['Fine', ' answer', '.'] });
-  // one upload at a time per user, so a second one is answered 429; PDFs of at most 2 pages
-  t = await createTestApp({ workers: true, env: { UPLOAD_CONCURRENCY_PER_USER: '1', PDF_MAX_PAGES: '2' } });
+  t = await createTestApp({ workers: true });
   await factories(t.orm, t.services).superadmin();
   await chatFactories(t.orm, t.services).makeProvider({ baseUrl: stub.url, slug: 'stub', models: ['stub-model'], isDefault: true });
 }, 60_000);
@@ -44,77 +41,6 @@ async function openAs(email: string, path = '/'): Promise<AppPage> {
   await signIn(a.page, email, PASSWORD);
   return a;
 }
-
-/** Starts an upload whose body is not finished: it holds the user's only upload slot until `finish`. */
-async function holdUploadSlot(token: string, projectId: string): Promise<{ finish(): Promise<void> }> {
-  const boundary = 'held-slot-boundary';
-  const req = http.request(`${t.baseUrl}/api/projects/${projectId}/documents`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-  });
-  const done = new Promise<number>((resolve, reject) => {
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-  });
-  req.write(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.md"\r\nContent-Type: text/markdown\r\n\r\n# Held\n`,
-  );
-  // the slot is taken once the server has authorised the request: a second upload is then refused
-  await until(async () => (await uploadFiles(t.baseUrl, token, projectId, [{ name: 'probe.md', content: '# probe' }])).status, 429);
-  return {
-    finish: async () => {
-      req.end(`\nheld upload body\r\n--${boundary}--\r\n`);
-      expect(await done).toBe(202);
-    },
-  };
-}
-
-describe('web app: documents', () => {
-  it('queues uploads through 429 + Retry-After, then shows a failed document with its error text', async () => {
-    const f = factories(t.orm, t.services);
-    const owner = await f.makeUser({ platformRole: 'admin', password: PASSWORD });
-    const project = await f.makeProject({ owner, name: 'Queue project' });
-    const slot = await holdUploadSlot(owner.token, project.id);
-
-    const { page } = await openAs(owner.email, `/projects/${project.id}/documents`);
-    const statuses: number[] = [];
-    page.on('response', (r) => {
-      if (r.request().method() === 'POST' && r.url().endsWith(`/api/projects/${project.id}/documents`)) statuses.push(r.status());
-    });
-    await page.locator('input[type=file]').setInputFiles([
-      { name: 'one.md', mimeType: 'text/markdown', buffer: Buffer.from('# One\n\nThe first file of the queue.\n') },
-      // three pages, over PDF_MAX_PAGES: it fails, and says why
-      {
-        name: 'long.pdf',
-        mimeType: 'application/pdf',
-        buffer: makePdf([{ paragraphs: ['Page one.'] }, { paragraphs: ['Page two.'] }, { paragraphs: ['Page three.'] }]),
-      },
-    ]);
-    await page
-      .getByText(/Server busy: trying again in \d s/)
-      .first()
-      .waitFor({ timeout: 20_000 });
-    expect(statuses).toContain(429);
-    expect(await axeViolations(page)).toEqual([]);
-
-    await slot.finish();
-    const rows = page.locator('.doc-table tbody tr');
-    await until(() => rows.count(), 2, 30_000);
-    await page.locator('tr', { hasText: 'one.md' }).locator('.ok-badge', { hasText: 'Ready' }).waitFor({ timeout: 30_000 });
-    const failed = page.locator('tr', { hasText: 'long.pdf' });
-    await failed.locator('.badge', { hasText: 'Failed' }).waitFor({ timeout: 30_000 });
-    expect(await failed.locator('.error-text').innerText()).toMatch(/3 pages, more than the limit of 2/);
-    expect(statuses.filter((s) => s === 202)).toHaveLength(2);
-
-    // delete, after a confirmation
-    await page.getByRole('button', { name: 'Delete long.pdf' }).click();
-    await page.getByRole('button', { name: 'Confirm deleting long.pdf' }).click();
-    await failed.waitFor({ state: 'detached' });
-  }, 120_000);
-});
 
 describe('web app: asking', () => {
   it('shows a stream error in words, and Stop aborts the answer and the upstream call', async () => {
@@ -214,6 +140,7 @@ describe('web app: what each tier sees', () => {
 
     // full: the grants panel; the reader's grant changed to edit, a department added, both removed
     const dept = await f.makeDepartment({ name: `Support ${Date.now()}` });
+    const group = await f.makeGroup({ name: `Editors ${Date.now()}`, department: dept });
     const asOwner = await openAs(owner.email, `/projects/${project.id}/access`);
     const { page } = asOwner;
     await page.getByRole('heading', { name: 'Who has access' }).waitFor();
@@ -236,6 +163,13 @@ describe('web app: what each tier sees', () => {
     expect(await deptRow.getByRole('combobox').inputValue()).toBe('full');
     expect(await axeViolations(page)).toEqual([]);
 
+    const groupLabel = `${group.name} (${dept.name})`;
+    await give.getByLabel(/^To a/).selectOption('group');
+    await give.locator(`datalist option[value="${groupLabel}"]`).waitFor({ state: 'attached' });
+    await give.getByLabel(/^Name/).fill(groupLabel);
+    await give.getByLabel(/^Access/).selectOption('edit');
+    await give.getByRole('button', { name: 'Give access' }).click();
+    await page.getByRole('button', { name: `Remove access for ${groupLabel}` }).click();
     await page.getByRole('button', { name: `Remove access for ${dept.name}` }).click();
     await deptRow.waitFor({ state: 'detached' });
     await readerRow.getByRole('button', { name: /Remove access/ }).click();

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
 import { formatBytes } from '../lib/citations';
 import { UploadQueue, type UploadItem } from '../lib/upload-queue';
 import type { DocumentInfo, Tier } from '../lib/types';
@@ -43,11 +43,15 @@ export function Documents({ projectId, tier, onChanged }: { projectId: string; t
     setDragging(false);
     addFiles(e.dataTransfer.files);
   };
-  const update = (doc: DocumentInfo) => setDocs((d) => d.map((x) => (x.id === doc.id ? doc : x)));
-  const remove = (id: string) => {
-    setDocs((d) => d.filter((x) => x.id !== id));
-    onChanged();
-  };
+  // stable, so a row's timers are not reset each time another row changes
+  const update = useCallback((doc: DocumentInfo) => setDocs((d) => d.map((x) => (x.id === doc.id ? doc : x))), []);
+  const remove = useCallback(
+    (id: string) => {
+      setDocs((d) => d.filter((x) => x.id !== id));
+      onChanged();
+    },
+    [onChanged],
+  );
   const pending = uploads.filter((u) => u.state !== 'done');
 
   return (

@@ -26,7 +26,7 @@ export function useTargets(type: TargetType, query: string): { options: TargetOp
       const load = async (): Promise<TargetOption[]> => {
         if (type === 'user') {
           const r = await api.get<{ users: Array<{ id: string; name: string; email: string }> }>(
-            `/users?limit=20&search=${encodeURIComponent(q)}`,
+            `/users?limit=20${q ? `&search=${encodeURIComponent(q)}` : ''}`,
             ctl.signal,
           );
           return r.users.map((u) => ({ id: u.id, label: `${u.name} (${u.email})` }));
