@@ -15,7 +15,7 @@ import { benchStreams } from './streams';
  * bench/results/summary.json plus one JSON per sub-benchmark.
  *
  *   npm run bench                 # everything (~6–9 minutes on 2 cores)
- *   npm run bench -- --only auth,projects,streams,graphql,retrieval,eval,vectors,ingest,chat,hostile,metrics
+ *   npm run bench -- --only auth,projects,streams,graphql,retrieval,eval,vectors,ingest,chat,hostile,metrics,web
  */
 interface Row {
   metric: string;
@@ -326,6 +326,24 @@ async function main(): Promise<void> {
       value: `${r.during.p99} ms vs ${r.idle.p99} ms idle (max ${r.during.max}; server peak RSS ${r.peakRssMb} MB)`,
       target: 'p99 < 100 ms',
       met: r.met,
+    });
+  });
+
+  await section('web', async () => {
+    const w = await sub('web-app.js', ['--questions', '20'], 'web-app.json');
+    results.web = w;
+    rows.push({
+      metric: 'web app: first-screen JavaScript, gzipped',
+      value: `${(w.firstScreen.jsGzip / 1024).toFixed(1)} KB`,
+      target: '≤ 150 KB',
+      met: w.firstScreen.jsGzip <= 150 * 1024,
+    });
+    const f = w.firstText.fromUpstreamFirstDeltaMs;
+    rows.push({
+      metric: `web app: first text in the page after the upstream's first delta (${w.firstText.questions} answers, Chromium)`,
+      value: `median ${f.median} ms, p90 ${f.p90}, max ${f.max}`,
+      target: '≤ 50 ms',
+      met: f.max <= 50,
     });
   });
 

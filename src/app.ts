@@ -23,6 +23,7 @@ import { groupsRoutes } from './transports/http/routes/groups.routes';
 import { projectsRoutes } from './transports/http/routes/projects.routes';
 import { providersRoutes } from './transports/http/routes/providers.routes';
 import { usersRoutes } from './transports/http/routes/users.routes';
+import { mountWebApp } from './transports/http/web-app';
 import { mountGraphql } from './transports/graphql/server';
 import { inRequestContext } from './db/request-context';
 import { query } from './db/sql';
@@ -128,6 +129,9 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
     next();
   });
   const graphql = await mountGraphql(app, server, { ...deps, requestScope: (fn) => inRequestContext(deps.orm, fn) }, json);
+
+  // the web app's page and assets: after every API route, so none of them is ever shadowed
+  if (config.webApp) mountWebApp(app, logger);
 
   app.use((req, res) => {
     res.status(404).json({ error: 'not_found' });

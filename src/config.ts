@@ -55,6 +55,8 @@ export interface Config {
   graphqlJitAfter: number;
   /** The API reference (/api/docs) and its OpenAPI document (/api/openapi.json). */
   apiDocs: boolean;
+  /** The web app at `/` (sign in, upload, ask); WEB_APP=false turns it off. */
+  webApp: boolean;
   /** Prometheus metrics: off, on a port of their own, or on the main port (behind `token` when set). */
   metrics: { enabled: boolean; port: number | null; token: string | null };
   runWorkers: boolean;
@@ -345,6 +347,7 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     graphqlJit: bool(env, 'GRAPHQL_JIT', true),
     graphqlJitAfter: int(env, 'GRAPHQL_JIT_AFTER', 2, 1, 1_000_000),
     apiDocs: bool(env, 'API_DOCS', !production),
+    webApp: bool(env, 'WEB_APP', true),
     // production exposes metrics only when the operator chose where (a port) or how (a token)
     metrics: { enabled: metricsPort !== null || metricsToken !== null || !production, port: metricsPort, token: metricsToken },
     runWorkers: bool(env, 'RUN_WORKERS', true),

@@ -108,6 +108,7 @@ export function startupBanner(config: Config, facts: BannerFacts): string {
   const u = facts.baseUrl;
   const lines = [
     `DocQA is ready`,
+    ...(config.webApp ? [`  web app        ${u}/   (open it in a browser: sign in, upload, ask)`] : []),
     `  REST API       ${u}/api`,
     `  GraphQL        ${u}/graphql${config.graphqlPlayground ? '   (open it in a browser: the playground)' : ''}`,
     ...Object.entries(facts.pages ?? {}).map(([name, path]) => `  ${name.padEnd(14)} ${u}${path}`),
@@ -119,7 +120,7 @@ export function startupBanner(config: Config, facts: BannerFacts): string {
   } else {
     lines.push(
       `  chat model     NONE: chat answers end with LLM_API_ERROR until you configure one:`,
-      `                 - add a provider (POST /api/providers, or the createProvider mutation in the playground), or`,
+      `                 - add a provider (${config.webApp ? `in the web app at ${u}/models, ` : ''}POST /api/providers, or the createProvider mutation in the playground), or`,
       `                 - set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL (e.g. a local Ollama: LLM_BASE_URL=http://localhost:11434/v1)`,
     );
   }

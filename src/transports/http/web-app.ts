@@ -1,0 +1,96 @@
+import express, { type Express, type RequestHandler } from 'express';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../logger';
+
+/**
+ * The web app (web/), bundled at build time by scripts/build-web.mjs into dist/web/ and served by us
+ * alone: the page at `/` and at the app's own paths (a reload of /projects/… gets the page too), its
+ * script, CSS and icon under /assets/. Everything it calls is the public REST/SSE API on this origin,
+ * so the CSP allows our origin only, for every kind of resource.
+ */
+export const WEB_APP_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "font-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** URL prefix of the bundled files. */
+export const WEB_ASSETS_PATH = '/assets';
+
+/**
+ * The app's own paths (client-side routes). Anything else, /api, /graphql, /healthz, /readyz,
+ * /metrics and the API reference included, is never answered with the page.
+ */
+const APP_PATH = /^\/(?:|sign-in|models|projects(?:\/[\w-]+){0,2})\/?$/;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light">
+<title>DocQA</title>
+<link rel="icon" href="ASSETS/icon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="ASSETS/main.css">
+<script type="module" src="ASSETS/main.js"></script>
+</head>
+<body><div id="root"><p class="boot">Loading DocQA…</p></div>
+<noscript>DocQA's web app needs JavaScript. The REST API is at /api.</noscript>
+</body>
+</html>
+`;
+
+function projectRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
+export function webAssetsDir(): string {
+  return path.join(projectRoot(), 'dist', 'web');
+}
+
+const withCsp: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', WEB_APP_CSP);
+  next();
+};
+
+/** True for a GET of one of the app's paths by a browser (HTML preferred). */
+export function isAppPage(method: string, pathname: string, accepts: (types: string[]) => string | false): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  if (!APP_PATH.test(pathname)) return false;
+  return accepts(['application/json', 'text/html']) === 'text/html';
+}
+
+/** Mounts the assets and the page; call after the API and GraphQL routes, before the final 404. */
+export function mountWebApp(app: Express, logger: Logger): void {
+  const dir = webAssetsDir();
+  if (!existsSync(path.join(dir, 'main.js'))) logger.warn({ dir }, 'web app assets are missing: run `npm run build`');
+  app.use(
+    WEB_ASSETS_PATH,
+    withCsp,
+    // chunks carry a content hash in their names; main.js, main.css and the icon are revalidated
+    express.static(dir, {
+      index: false,
+      redirect: false,
+      fallthrough: false,
+      setHeaders: (res, file) =>
+        res.setHeader('Cache-Control', /-[A-Z0-9]{8}\.js$/.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache'),
+    }),
+  );
+  const page = PAGE.replaceAll('ASSETS', WEB_ASSETS_PATH);
+  app.use((req, res, next) => {
+    if (!isAppPage(req.method, req.path, (t) => req.accepts(t))) return next();
+    res.setHeader('Content-Security-Policy', WEB_APP_CSP);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('html').send(page);
+  });
+}

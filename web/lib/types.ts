@@ -1,0 +1,148 @@
+/** The shapes the app reads from the public REST API (docs/ and the service spec name them). */
+export type Tier = 'use' | 'edit' | 'full';
+export type PlatformRole = 'none' | 'admin' | 'engineer' | 'superadmin';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  platformRole: PlatformRole;
+  orgPosition: string;
+  departmentId: string | null;
+}
+
+export interface ProjectSummary {
+  id: string;
+  name: string;
+  description: string | null;
+  color: string;
+  isPrivate: boolean;
+  accessTier: Tier;
+  accessSource: string;
+  _count: { documents: number; conversations: number };
+}
+
+export interface ProjectDetail {
+  id: string;
+  name: string;
+  description: string | null;
+  color: string;
+  isPrivate: boolean;
+  instructions: string;
+  settings: { model?: string; temperature?: number; topK?: number };
+  _count: { documents: number; conversations: number; chunks: number };
+}
+
+export type DocumentStatus = 'queued' | 'processing' | 'ready' | 'failed';
+
+export interface DocumentInfo {
+  id: string;
+  projectId: string;
+  name: string;
+  size: number;
+  status: DocumentStatus;
+  progress: { pagesDone: number; pagesTotal: number };
+  pageCount: number;
+  chunkCount: number;
+  embeddings: { model: string; chunksEmbedded: number; chunksTotal: number } | null;
+  error: string | null;
+  createdAt: string;
+  duplicate?: boolean;
+}
+
+export interface Source {
+  id: string;
+  documentId: string;
+  documentName: string;
+  pageNumber: number;
+  snippet: string;
+  url?: string;
+}
+
+export interface Citation {
+  index: number;
+  chunkId: string;
+  documentName: string;
+  pageNumber: number;
+  url?: string;
+}
+
+export interface Message {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  createdAt: string;
+  citations: Citation[];
+}
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  updatedAt: string;
+  messageCount: number;
+}
+
+export interface RecentConversation {
+  id: string;
+  title: string;
+  projectId: string;
+  project: { id: string; name: string; color: string };
+  updatedAt: string;
+}
+
+export interface ChunkSource {
+  documentId: string;
+  documentName: string;
+  pageNumber: number;
+  chunkId: string;
+  snippet: string;
+  context: string;
+}
+
+export interface ModelChoice {
+  id: string;
+  model: string;
+  provider: string;
+  isDefault: boolean;
+}
+
+export interface AdminProvider {
+  id: string;
+  name: string;
+  slug: string;
+  baseUrl: string;
+  apiKey: string;
+  models: string[];
+  isDefault: boolean;
+  isEnabled: boolean;
+}
+
+export type ProviderTest =
+  { ok: true; latencyMs: number; status: number; sample: string } | { ok: false; latencyMs: number; status: number; error: string };
+
+export type TargetType = 'user' | 'group' | 'department';
+
+export interface Grant {
+  id: string;
+  tier: Tier;
+  userId: string | null;
+  groupId: string | null;
+  departmentId: string | null;
+  user: { id: string; name: string; email: string } | null;
+  group: { id: string; name: string; department?: { name: string } } | null;
+  department: { id: string; name: string } | null;
+}
+
+export interface ChatModes {
+  docs: boolean;
+  web: boolean;
+  deep: boolean;
+}
+
+/** One event of the chat stream (POST /api/chat/projects/:id). */
+export type ChatEvent =
+  | { event: 'meta'; data: { conversationId: string; messageId: string; model: string } }
+  | { event: 'sources'; data: { chunks: Source[] } }
+  | { event: 'text'; data: { delta: string } }
+  | { event: 'done'; data: { messageId: string; totalTokens: number } }
+  | { event: 'error'; data: { type: string; message: string; detail?: string } };

@@ -1,0 +1,77 @@
+import { useEffect, useMemo, useState } from 'react';
+import { Api } from '../lib/api';
+import { disconnectProgress } from '../lib/progress';
+import { navigate, useRoute } from '../lib/router';
+import type { User } from '../lib/types';
+import { SessionContext, type Session } from '../session';
+import { Home } from './Home';
+import { Models } from './Models';
+import { ProjectPage } from './ProjectPage';
+import { Shell } from './Shell';
+import { SignIn } from './SignIn';
+
+type State = { phase: 'starting' } | { phase: 'signed-out'; notice?: string } | { phase: 'signed-in'; user: User };
+
+export function App() {
+  const api = useMemo(() => new Api(), []);
+  const [state, setState] = useState<State>({ phase: 'starting' });
+  const route = useRoute();
+
+  useEffect(() => {
+    api.onExpired = () => {
+      disconnectProgress();
+      setState({ phase: 'signed-out', notice: 'Your session has ended. Please sign in again.' });
+    };
+    api.resume().then(
+      (user) => setState(user ? { phase: 'signed-in', user } : { phase: 'signed-out' }),
+      () => setState({ phase: 'signed-out' }),
+    );
+  }, [api]);
+
+  if (state.phase === 'starting')
+    return (
+      <p className="boot" role="status">
+        Loading DocQA…
+      </p>
+    );
+  if (state.phase === 'signed-out')
+    return (
+      <SignIn
+        api={api}
+        notice={state.notice}
+        onSignedIn={(user) => {
+          if (location.pathname === '/sign-in') navigate('/', true);
+          setState({ phase: 'signed-in', user });
+        }}
+      />
+    );
+
+  const session: Session = {
+    api,
+    user: state.user,
+    signOut: async () => {
+      disconnectProgress();
+      try {
+        await api.signOut();
+      } finally {
+        navigate('/', true);
+        setState({ phase: 'signed-out', notice: 'You are signed out.' });
+      }
+    },
+  };
+  return (
+    <SessionContext.Provider value={session}>
+      <Shell route={route}>
+        {route.name === 'home' && <Home />}
+        {route.name === 'models' && <Models />}
+        {route.name === 'project' && <ProjectPage key={route.projectId} route={route} />}
+        {route.name === 'not-found' && (
+          <section>
+            <h1>Not found</h1>
+            <p>There is no page here.</p>
+          </section>
+        )}
+      </Shell>
+    </SessionContext.Provider>
+  );
+}

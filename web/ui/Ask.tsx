@@ -1,0 +1,161 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError } from '../lib/api';
+import { askStream, type AskRequest } from '../lib/chat-stream';
+import { applyEvent, turnsFrom, type CitationTarget, type Turn } from '../lib/chat-turns';
+import { navigate, projectPath } from '../lib/router';
+import type { ChatModes, ConversationSummary, Message, ModelChoice } from '../lib/types';
+import { useSession } from '../session';
+import { TurnView } from './Answer';
+import { Composer } from './Composer';
+import { ErrorText, Link, useLoad } from './common';
+import { SourceDialog } from './SourceDialog';
+
+let turnKey = 0;
+
+/** Ask: the project's conversations, the open one, and the question box; answers stream in. */
+export function Ask({ projectId, conversationId }: { projectId: string; conversationId: string | null }) {
+  const { api } = useSession();
+  const convs = useLoad(
+    (s) => api.get<{ conversations: ConversationSummary[] }>(`/chat/projects/${encodeURIComponent(projectId)}/conversations`, s),
+    [projectId],
+  );
+  const modes = useLoad((s) => api.get<ChatModes>('/chat/config', s), []);
+  const models = useLoad((s) => api.get<{ models: ModelChoice[] }>('/providers/models', s), []);
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [streaming, setStreaming] = useState(false);
+  const [cite, setCite] = useState<CitationTarget | null>(null);
+  const abort = useRef<AbortController | null>(null);
+  /** The conversation this screen itself started (its URL changes, its turns stay). */
+  const own = useRef<string | null>(null);
+  const pending = useRef<((t: Turn) => Turn)[]>([]);
+  const frame = useRef<number | null>(null);
+  const endRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (conversationId && conversationId === own.current) return;
+    abort.current?.abort();
+    own.current = null;
+    setLoadError(null);
+    if (!conversationId) return setTurns([]);
+    const ctl = new AbortController();
+    api.get<{ conversation: { messages: Message[] } }>(`/chat/conversations/${encodeURIComponent(conversationId)}`, ctl.signal).then(
+      (r) => setTurns(turnsFrom(r.conversation.messages)),
+      (e: unknown) => !ctl.signal.aborted && setLoadError(e instanceof Error ? e.message : 'The conversation could not be loaded'),
+    );
+    return () => ctl.abort();
+  }, [api, conversationId]);
+
+  useEffect(() => () => abort.current?.abort(), []);
+
+  /** Stream changes to the last turn are applied once per frame, so long answers stay responsive. */
+  const flush = useCallback(() => {
+    frame.current = null;
+    const fns = pending.current;
+    pending.current = [];
+    if (fns.length) setTurns((ts) => [...ts.slice(0, -1), fns.reduce((t, f) => f(t), ts[ts.length - 1])]);
+  }, []);
+  const change = useCallback(
+    (fn: (t: Turn) => Turn, now = false) => {
+      pending.current.push(fn);
+      if (now) {
+        if (frame.current !== null) cancelAnimationFrame(frame.current);
+        flush();
+      } else frame.current ??= requestAnimationFrame(flush);
+    },
+    [flush],
+  );
+
+  const ask = async (req: AskRequest) => {
+    const ctl = new AbortController();
+    abort.current = ctl;
+    setStreaming(true);
+    const body = { ...req, conversationId: own.current ?? conversationId ?? undefined };
+    setTurns((ts) => [
+      ...ts,
+      { key: `q${++turnKey}`, role: 'user', content: req.message, sources: [], citations: [], state: 'done' },
+      { key: `a${turnKey}`, role: 'assistant', content: '', sources: [], citations: [], state: 'streaming' },
+    ]);
+    let first = true;
+    let ended = false;
+    try {
+      for await (const e of askStream(api, projectId, body, ctl.signal)) {
+        if (e.event === 'meta' && !body.conversationId) {
+          own.current = e.data.conversationId;
+          navigate(projectPath(projectId, 'ask', e.data.conversationId), true);
+        }
+        if (e.event === 'done' || e.event === 'error') ended = true;
+        // the first words go on screen at once; the rest once per frame
+        change((t) => applyEvent(t, e), first && e.event === 'text');
+        if (e.event === 'text' && first) {
+          // for the browser test's first-text latency: when the first words arrived from the stream
+          performance.mark('docqa:first-text-event');
+          first = false;
+        }
+      }
+      if (!ended)
+        change((t) => ({ ...t, state: 'error', error: 'The answer stopped before it was finished: the connection ended.' }), true);
+    } catch (err) {
+      if (ctl.signal.aborted) change((t) => ({ ...t, state: 'stopped' }), true);
+      else if (err instanceof ApiError)
+        change((t) => ({ ...t, state: 'error', error: `The question could not be asked: ${err.message}` }), true);
+      else change((t) => ({ ...t, state: 'error', error: 'The connection to the server was lost before the answer finished.' }), true);
+    } finally {
+      change((t) => t, true);
+      setStreaming(false);
+      abort.current = null;
+      convs.reload();
+    }
+  };
+
+  useEffect(() => {
+    endRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [turns.length]);
+
+  return (
+    <div className="ask">
+      <aside className="conversations" aria-labelledby="convs-title">
+        <div className="section-head">
+          <h2 id="convs-title">Conversations</h2>
+        </div>
+        <Link to={projectPath(projectId)} className="button new-conv">
+          New conversation
+        </Link>
+        <ErrorText>{convs.error}</ErrorText>
+        <ul className="plain-list">
+          {convs.data?.conversations.map((c) => (
+            <li key={c.id}>
+              <Link to={projectPath(projectId, 'ask', c.id)} current={c.id === conversationId}>
+                {c.title || 'Untitled'}
+              </Link>
+              <span className="muted small"> {c.messageCount} messages</span>
+            </li>
+          ))}
+        </ul>
+        {convs.data?.conversations.length === 0 && <p className="muted small">None yet.</p>}
+      </aside>
+      <section className="thread" aria-label="Conversation">
+        <ErrorText>{loadError}</ErrorText>
+        {turns.length === 0 && !loadError && (
+          <p className="muted empty-thread">
+            Ask a question about this project&rsquo;s documents. Answers cite their sources: open a [1] to read the passage.
+          </p>
+        )}
+        <ol className="turns" aria-live="polite">
+          {turns.map((t) => (
+            <TurnView key={t.key} turn={t} onCite={setCite} />
+          ))}
+        </ol>
+        <div ref={endRef} />
+        <Composer
+          modes={modes.data}
+          models={models.data?.models ?? []}
+          streaming={streaming}
+          onAsk={(r) => void ask(r)}
+          onStop={() => abort.current?.abort()}
+        />
+      </section>
+      {cite && <SourceDialog key={cite.chunkId} target={cite} onClose={() => setCite(null)} />}
+    </div>
+  );
+}
