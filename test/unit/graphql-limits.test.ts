@@ -8,15 +8,8 @@ import {
   parse,
   validate,
 } from 'graphql';
-import {
-  costLimitRule,
-  DEFAULT_LIST_SIZE,
-  DEFAULT_PAGE_SIZE,
-  depthLimitRule,
-  operationCost,
-  operationShape,
-  shapeLimitRule,
-} from '../../src/transports/graphql/limits';
+import { costLimitRule, DEFAULT_LIST_SIZE, DEFAULT_PAGE_SIZE, operationCost } from '../../src/transports/graphql/cost';
+import { depthLimitRule, operationShape, shapeLimitRule } from '../../src/transports/graphql/limits';
 import { buildGraphqlSchema } from '../../src/transports/graphql/schema';
 
 let schema: GraphQLSchema;
