@@ -5,11 +5,11 @@ import { Citation, Conversation, newId } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import { streamChatCompletion } from '../llm/openai-client';
 import { buildPrompt, ContextItem, estimateTokens } from '../llm/prompt';
-import { webSearch } from '../llm/search-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import { presentSource } from '../presenters/conversation.presenter';
 import { AskInput, ChatMode } from './chat.inputs';
 import { citationsFor, storeAssistant, storeQuestion } from './chat-store';
+import { documentContext, webContext } from './chat-context';
 import { BaseService, ServiceContext } from './context';
 import type { LiveAccessService } from './live-access.service';
 import type { ProvidersService } from './providers.service';
@@ -19,8 +19,6 @@ import { observeChat } from '../observability/chat-metrics';
 export type { ChatErrorMessage, ChatEvent, ChatTimings } from '../presenters/chat-event.presenter';
 import { chatAccessLost, type ChatErrorMessage, type ChatEvent, type ChatTimings } from '../presenters/chat-event.presenter';
 
-/** Web results given to the model per search depth. */
-const WEB_RESULTS = { basic: 5, advanced: 8 } as const;
 interface RunInput {
   actor: Actor;
   project: { id: string; instructions: string; model: string | null; temperature: number | null };
@@ -160,7 +158,9 @@ export class ChatService extends BaseService {
     // retrieval depends on nothing stored, so it starts at once and runs beside the writes below
     const retrievalStarted = performance.now();
     const retrieval = (
-      mode === 'docs' ? this.retrieveDocs(actor, project.id, message, timings) : this.retrieveWeb(message, mode, stop)
+      mode === 'docs'
+        ? documentContext(this.deps.retrieval, actor, project.id, message, timings)
+        : webContext(this.config, message, mode, stop)
     ).finally(() => {
       const ms = performance.now() - retrievalStarted;
       timings.retrievalMs = Math.round(ms);
@@ -263,37 +263,6 @@ export class ChatService extends BaseService {
         await storeAnswer(true).catch((e) => this.logger.error({ err: e }, 'could not store the incomplete answer'));
       }
     }
-  }
-
-  private async retrieveDocs(actor: Actor, projectId: string, question: string, timings: ChatTimings): Promise<ContextItem[]> {
-    // on the caller's behalf: retrieval checks `use` again, right before it reads; the number of
-    // chunks is the project's settings.topK (retrieval applies it and its default)
-    const hits = await this.deps.retrieval.search(actor, projectId, question, { timings });
-    return hits.map((h) => ({
-      id: h.chunkId,
-      documentId: h.documentId,
-      documentName: h.documentName,
-      pageNumber: h.pageNumber,
-      text: h.text,
-    }));
-  }
-
-  private async retrieveWeb(question: string, mode: ChatMode, signal: AbortSignal): Promise<ContextItem[]> {
-    const depth = mode === 'deep' ? 'advanced' : 'basic';
-    const results = await webSearch(
-      { baseUrl: this.config.searchApiUrl, apiKey: this.config.searchApiKey ?? '' },
-      { query: question, depth, maxResults: WEB_RESULTS[depth] },
-      { signal, timeoutMs: Math.min(this.config.upstreamTimeoutMs, 60_000) },
-    );
-    // DESIGN: web sources are {id: "web-N", documentId: url, documentName: title, pageNumber: 1, snippet, url}
-    return results.map((r, i) => ({
-      id: `web-${i + 1}`,
-      documentId: r.url,
-      documentName: r.title,
-      pageNumber: 1,
-      text: r.content,
-      url: r.url,
-    }));
   }
 
   /** GET /chat/config: which modes this server offers (web and deep need SEARCH_API_KEY). */

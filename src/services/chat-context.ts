@@ -1,0 +1,51 @@
+import type { Actor } from '../access/actor';
+import type { Config } from '../config';
+import type { ContextItem } from '../llm/prompt';
+import { webSearch } from '../llm/search-client';
+import type { ChatTimings } from '../presenters/chat-event.presenter';
+import type { ChatMode } from './chat.inputs';
+import type { RetrievalService } from './retrieval.service';
+
+/** Web results given to the model per search depth. */
+const WEB_RESULTS = { basic: 5, advanced: 8 } as const;
+
+/**
+ * What the model answers from in `docs` mode: the project's best chunks for the question, read on
+ * the caller's behalf (retrieval checks `use` again, right before it reads). Their number is the
+ * project's settings.topK (retrieval applies it and its default).
+ */
+export async function documentContext(
+  retrieval: RetrievalService,
+  actor: Actor,
+  projectId: string,
+  question: string,
+  timings: ChatTimings,
+): Promise<ContextItem[]> {
+  const hits = await retrieval.search(actor, projectId, question, { timings });
+  return hits.map((h) => ({
+    id: h.chunkId,
+    documentId: h.documentId,
+    documentName: h.documentName,
+    pageNumber: h.pageNumber,
+    text: h.text,
+  }));
+}
+
+/** What the model answers from in `web` and `deep` mode: web search results (deep searches deeper). */
+export async function webContext(config: Config, question: string, mode: ChatMode, signal: AbortSignal): Promise<ContextItem[]> {
+  const depth = mode === 'deep' ? 'advanced' : 'basic';
+  const results = await webSearch(
+    { baseUrl: config.searchApiUrl, apiKey: config.searchApiKey ?? '' },
+    { query: question, depth, maxResults: WEB_RESULTS[depth] },
+    { signal, timeoutMs: Math.min(config.upstreamTimeoutMs, 60_000) },
+  );
+  // DESIGN: web sources are {id: "web-N", documentId: url, documentName: title, pageNumber: 1, snippet, url}
+  return results.map((r, i) => ({
+    id: `web-${i + 1}`,
+    documentId: r.url,
+    documentName: r.title,
+    pageNumber: 1,
+    text: r.content,
+    url: r.url,
+  }));
+}
