@@ -52,6 +52,11 @@ export default tseslint.config(
     },
   },
   {
+    // the wire: presenters and resolvers say what they return (a DTO of presenters/dto.generated.ts or a type built on one)
+    files: ['src/presenters/**/*.ts', 'src/transports/graphql/resolvers/**/*.ts'],
+    rules: { '@typescript-eslint/explicit-function-return-type': ['error', { allowExpressions: true }] },
+  },
+  {
     files: ['src/composition.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },

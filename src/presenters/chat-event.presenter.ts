@@ -19,6 +19,14 @@ export type ChatEvent =
 
 export type ChatErrorMessage = ChatErrorEventDto['message'];
 
+/** An event as the graph's ChatEvent union carries it: its data and its name in one object. */
+export type ChatEventPayload = { [E in ChatEvent as E['event']]: E['data'] & { event: E['event'] } }[ChatEvent['event']];
+
+export function presentChatEvent(e: ChatEvent): ChatEventPayload {
+  // TypeScript does not correlate the union's members across the spread; each member maps to its own
+  return { event: e.event, ...e.data } as ChatEventPayload;
+}
+
 /** The last event of a chat stream whose caller lost access mid-answer (`unauthorized` or `forbidden`). */
 export function chatAccessLost(loss: { code: string; message: string }): ChatEvent {
   return { event: 'error', data: { type: 'error', message: loss.code as ChatErrorMessage, detail: loss.message } };

@@ -29,6 +29,9 @@ export interface RecentConversationRow {
 }
 
 /** GET /chat/projects/:projectId/conversations entries. */
+/** A conversation in the graph's lists: the REST summary and its project. */
+export type GraphConversationSummaryDto = ConversationSummaryDto & { projectId: string };
+
 export function presentConversationSummary(c: ConversationRow): ConversationSummaryDto {
   return {
     id: c.id,

@@ -71,6 +71,9 @@ export interface DocumentProgressDto {
   error: string | null;
 }
 
+/** The graph's DocumentProgress: the event with its page counts also at the top level. */
+export type GraphDocumentProgressDto = DocumentProgressDto & { pagesDone: number; pagesTotal: number };
+
 /** A progress event (GraphQL subscription, or any other push channel). */
 export function presentDocumentProgress(p: DocumentProgress): DocumentProgressDto {
   return {

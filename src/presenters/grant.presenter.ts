@@ -1,6 +1,7 @@
 import type { Tier } from '../entities/base';
 import { presentProjectRef } from './project.presenter';
 import type { GrantDto, GrantsByUserDto } from './dto.generated';
+import type { ProjectRefDto } from './dto.generated';
 
 /** A grant as the services read it: its columns and what REST shows of its target. */
 export interface GrantRow {
@@ -63,7 +64,7 @@ export function presentGrant(g: GrantRow): GrantDto {
   };
 }
 
-function project(r: UserGrantRow) {
+function project(r: UserGrantRow): ProjectRefDto {
   return presentProjectRef({
     id: r.project_id,
     name: r.project_name,
@@ -97,7 +98,8 @@ export type GraphGrantsByUserDto = { [K in keyof GrantsByUserDto]: Array<GrantsB
 
 /** The graph's view of the same lists: each entry also names its grant (`grantId`). */
 export function presentGrantsByUser(g: GrantsByUser): GraphGrantsByUserDto {
-  const withId = <T>(rows: UserGrantRow[], entries: T[]) => entries.map((e, i) => ({ grantId: rows[i].grant_id, ...e }));
+  const withId = <T>(rows: UserGrantRow[], entries: T[]): Array<T & { grantId: string }> =>
+    entries.map((e, i) => ({ grantId: rows[i].grant_id, ...e }));
   const rest = presentGrantsReachingUser(g);
   return {
     direct: withId(g.direct, rest.direct),

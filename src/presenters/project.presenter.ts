@@ -52,6 +52,13 @@ export function projectFieldsFromRow(r: AccessibleProjectRow): ProjectFields {
 }
 
 /** The project fields on the wire (no members, counts or access). */
+/** The caller's tier on a project and why (the graph's Project carries them in every view). */
+export type ProjectAccessDto = Pick<ProjectListItemDto, 'accessTier' | 'accessSource'>;
+/** The graph's full Project: the REST detail and the caller's access. */
+export type GraphProjectDto = ProjectDetailDto & ProjectAccessDto;
+/** A project in a user's project list (the graph's User.projects). */
+export type GraphMemberProjectDto = ProjectBaseDto & ProjectAccessDto;
+
 /** A project's own fields, without its members and counts. */
 export type ProjectBaseDto = Omit<ProjectDetailDto, 'members' | '_count'>;
 

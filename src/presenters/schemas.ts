@@ -39,7 +39,7 @@ const userRecord = {
  * A project's own fields and its visible members (presentProjectBase plus `members`), in the list and
  * the detail: fresh objects for each (validators dereference `$ref`s in place, so none is shared).
  */
-const projectFields = () => ({
+const projectFields = (): Record<string, Schema> => ({
   id: uuid,
   name: str,
   description: nullable(str),

@@ -1,13 +1,19 @@
 import DataLoader from 'dataloader';
 import type { Actor } from '../../access/actor';
 import { NotFoundError, UnauthorizedError } from '../../errors';
-import { presentConversationSummary } from '../../presenters/conversation.presenter';
+import { type GraphConversationSummaryDto, presentConversationSummary } from '../../presenters/conversation.presenter';
 import { presentDepartment } from '../../presenters/department.presenter';
 import { presentDocument } from '../../presenters/document.presenter';
 import { presentGrant } from '../../presenters/grant.presenter';
 import { presentGroup } from '../../presenters/group.presenter';
 import { presentAdminProvider } from '../../presenters/provider.presenter';
-import { presentProjectBase, presentProjectDetail, projectFields } from '../../presenters/project.presenter';
+import {
+  type GraphMemberProjectDto,
+  type GraphProjectDto,
+  presentProjectBase,
+  presentProjectDetail,
+  projectFields,
+} from '../../presenters/project.presenter';
 import { presentUser, presentUserSummary } from '../../presenters/user.presenter';
 import type { AdminProviderDto, DocumentDto } from '../../presenters/dto.generated';
 import type { Services } from '../../services';
@@ -40,7 +46,7 @@ export function createLoaders(services: Services, actor: Actor | null) {
 
   const projects = batched(
     (ids) => services.projects.getMany(caller(), ids),
-    (v) => ({
+    (v): GraphProjectDto => ({
       ...presentProjectDetail(v),
       accessTier: v.access.tier,
       accessSource: v.access.source,
@@ -54,7 +60,11 @@ export function createLoaders(services: Services, actor: Actor | null) {
   const memberProjects = batched(
     (ids) => services.projects.listForMembers(caller(), ids),
     (rows) =>
-      rows.map((r) => ({ ...presentProjectBase(projectFields(r.project)), accessTier: r.access.tier, accessSource: r.access.source })),
+      rows.map((r): GraphMemberProjectDto => ({
+        ...presentProjectBase(projectFields(r.project)),
+        accessTier: r.access.tier,
+        accessSource: r.access.source,
+      })),
   );
   const departments = batched(
     (ids) => services.departments.getMany(caller(), ids),
@@ -85,7 +95,7 @@ export function createLoaders(services: Services, actor: Actor | null) {
   );
   const projectConversations = batched(
     (ids) => services.conversations.listByProjects(caller(), ids),
-    (rows) => rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId })),
+    (rows) => rows.map((r): GraphConversationSummaryDto => ({ ...presentConversationSummary(r), projectId: r.projectId })),
   );
   const conversations = batched(
     (ids) => services.conversations.getMany(caller(), ids),

@@ -7,18 +7,20 @@ import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg } from '../params';
 import { LoginPayloadType, TokenPairType } from '../types/auth.type';
 import { UserType } from '../types/user.type';
+import type { TokenPair } from '../../../auth/tokens';
+import type { LoginResultDto, MeDto } from '../../../presenters/dto.generated';
 
 @Resolver()
 export class AuthResolver {
   @Authorized(PUBLIC)
   @Mutation(() => LoginPayloadType, { description: 'POST /auth/login' })
-  async login(@ValidArg('input', LoginInput) input: LoginInput, @Ctx() ctx: GraphqlContext) {
+  async login(@ValidArg('input', LoginInput) input: LoginInput, @Ctx() ctx: GraphqlContext): Promise<LoginResultDto> {
     return ctx.services.login.attempt(input, ctx.ip);
   }
 
   @Authorized(PUBLIC)
   @Mutation(() => TokenPairType, { description: 'POST /auth/refresh: rotates the refresh token' })
-  async refresh(@ValidArg('input', RefreshInput) input: RefreshInput, @Ctx() ctx: GraphqlContext) {
+  async refresh(@ValidArg('input', RefreshInput) input: RefreshInput, @Ctx() ctx: GraphqlContext): Promise<TokenPair> {
     return ctx.services.tokens.refresh(input.refreshToken);
   }
 
@@ -28,14 +30,14 @@ export class AuthResolver {
     @ValidArg('input', LogoutInput, { nullable: true }) input: LogoutInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<boolean> {
     await ctx.services.tokens.logout(actor, input.refreshToken);
     return true;
   }
 
   @Authorized()
   @Query(() => UserType, { description: 'GET /auth/me: the caller, re-read on every operation' })
-  me(@CurrentActor() actor: Actor) {
+  me(@CurrentActor() actor: Actor): MeDto {
     return presentMe(actor);
   }
 }

@@ -1,7 +1,9 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import type { Actor } from '../../../access/actor';
+import { presentChatEvent } from '../../../presenters/chat-event.presenter';
 import {
+  type GraphConversationSummaryDto,
   presentConversationDetail,
   presentConversationSummary,
   presentMessage,
@@ -15,6 +17,9 @@ import { CurrentActor, ValidArg } from '../params';
 import { abortableStream } from '../subscriptions';
 import { ChatConfigType, ChatEventUnion, ConversationCountsType, ConversationType, MessageType } from '../types/chat.type';
 import { ProjectType } from '../types/project.type';
+import type { GraphProjectDto } from '../../../presenters/project.presenter';
+import type { ChatModesDto, ConversationDetailDto, RecentConversationDto } from '../../../presenters/dto.generated';
+import type { ChatEventPayload } from '../../../presenters/chat-event.presenter';
 
 type ConversationRoot = ConversationType & { messages?: MessageType[] };
 
@@ -22,7 +27,7 @@ type ConversationRoot = ConversationType & { messages?: MessageType[] };
 export class ChatResolver {
   @Authorized()
   @Query(() => ChatConfigType, { description: 'GET /chat/config: which modes this server offers' })
-  chatConfig(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  chatConfig(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): ChatModesDto {
     return ctx.services.chat.modes(actor);
   }
 
@@ -35,14 +40,18 @@ export class ChatResolver {
     @ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<GraphConversationSummaryDto[]> {
     const rows = await ctx.services.conversations.list(actor, projectId, page);
-    return rows.map((r) => ({ ...presentConversationSummary(r), projectId: r.projectId }));
+    return rows.map((r): GraphConversationSummaryDto => ({ ...presentConversationSummary(r), projectId: r.projectId }));
   }
 
   @Authorized()
   @Query(() => ConversationType, { description: 'GET /chat/conversations/:id: its author (with use tier) or platform staff' })
-  async conversation(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async conversation(
+    @Arg('id', () => ID) id: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<ConversationDetailDto> {
     const { conversation, messages } = await ctx.services.conversations.get(actor, id);
     return presentConversationDetail(conversation, messages);
   }
@@ -53,7 +62,7 @@ export class ChatResolver {
     @ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<RecentConversationDto[]> {
     return (await ctx.services.conversations.recent(actor, page)).map(presentRecentConversation);
   }
 
@@ -67,23 +76,27 @@ export class ChatResolver {
       return abortableStream((signal) => context.services.chat.ask(actorOf(context), args.projectId, input, signal));
     },
   })
-  chat(@Root() event: ChatEvent, @Arg('projectId', () => ID) _projectId: string, @Arg('input', () => AskInput) _input: AskInput) {
-    return { event: event.event, ...event.data };
+  chat(
+    @Root() event: ChatEvent,
+    @Arg('projectId', () => ID) _projectId: string,
+    @Arg('input', () => AskInput) _input: AskInput,
+  ): ChatEventPayload {
+    return presentChatEvent(event);
   }
 
   @FieldResolver(() => [MessageType], { description: 'Oldest first, with citations' })
-  async messages(@Root() c: ConversationRoot, @Ctx() ctx: GraphqlContext) {
+  async messages(@Root() c: ConversationRoot, @Ctx() ctx: GraphqlContext): Promise<MessageType[]> {
     return c.messages ?? (await ctx.loaders.conversationMessages.load(c.id)).map(presentMessage);
   }
 
   @FieldResolver(() => ConversationCountsType, { description: 'REST `_count`' })
-  async counts(@Root() c: ConversationRoot, @Ctx() ctx: GraphqlContext) {
+  async counts(@Root() c: ConversationRoot, @Ctx() ctx: GraphqlContext): Promise<{ messages: number }> {
     if (c.messageCount !== undefined) return { messages: c.messageCount };
     return { messages: (c.messages ?? (await ctx.loaders.conversationMessages.load(c.id))).length };
   }
 
   @FieldResolver(() => ProjectType, { description: "The conversation's project" })
-  async project(@Root() c: ConversationRoot, @Ctx() ctx: GraphqlContext) {
+  async project(@Root() c: ConversationRoot, @Ctx() ctx: GraphqlContext): Promise<GraphProjectDto> {
     return ctx.loaders.projects.load(c.projectId);
   }
 }

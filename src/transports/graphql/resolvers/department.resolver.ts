@@ -10,22 +10,29 @@ import { DeleteResultType, PageArgs } from '../types/common.type';
 import { DepartmentCountsType, DepartmentPage, DepartmentType } from '../types/department.type';
 import { GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
+import type { PageOf } from '../types/common.type';
+import type { GraphDepartmentDto } from '../../../presenters/department.presenter';
+import type { DeleteResultDto, GroupDto, UserSummaryDto } from '../../../presenters/dto.generated';
 
-const present = (v: DepartmentView) => presentDepartment(v.department, v.counts);
+const present = (v: DepartmentView): GraphDepartmentDto => presentDepartment(v.department, v.counts);
 type DepartmentRoot = DepartmentType & { _count?: DepartmentCountsType };
 
 @Resolver(() => DepartmentType)
 export class DepartmentResolver {
   @Authorized()
   @Query(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
-  async departments(@ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async departments(
+    @ValidArgs(PageArgs) page: PageArgs,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<PageOf<GraphDepartmentDto>> {
     const { items, total } = await ctx.services.departments.list(actor, page);
     return { items: items.map(present), total };
   }
 
   @Authorized()
   @Query(() => DepartmentType, { description: 'GET /departments/:id' })
-  async department(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async department(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<GraphDepartmentDto> {
     return present(await ctx.services.departments.get(actor, id));
   }
 
@@ -35,7 +42,7 @@ export class DepartmentResolver {
     @ValidArg('input', CreateDepartmentInput) input: CreateDepartmentInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<GraphDepartmentDto> {
     return present(await ctx.services.departments.create(actor, input));
   }
 
@@ -46,13 +53,17 @@ export class DepartmentResolver {
     @ValidArg('input', UpdateDepartmentInput) input: UpdateDepartmentInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<GraphDepartmentDto> {
     return present(await ctx.services.departments.update(actor, id, input));
   }
 
   @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /departments/:id (admin, superadmin; 409 while referenced)' })
-  async deleteDepartment(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async deleteDepartment(
+    @Arg('id', () => ID) id: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<DeleteResultDto> {
     return { success: true, ...(await ctx.services.departments.delete(actor, id)) };
   }
 
@@ -63,7 +74,7 @@ export class DepartmentResolver {
     @ValidArg('input', AddDepartmentMembersInput) input: AddDepartmentMembersInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<UserSummaryDto[]> {
     return (await ctx.services.departments.addMembers(actor, id, input)).map(presentUserSummary);
   }
 
@@ -76,7 +87,7 @@ export class DepartmentResolver {
     @Arg('userId', () => ID) userId: string,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<DeleteResultDto> {
     return { success: true, ...(await ctx.services.departments.removeMember(actor, id, userId)) };
   }
 
@@ -84,17 +95,17 @@ export class DepartmentResolver {
     nullable: true,
     description: 'REST `_count` {members, groups, grants} (department readers)',
   })
-  async counts(@Root() d: DepartmentRoot, @Ctx() ctx: GraphqlContext) {
-    return d._count ?? (await ctx.loaders.full('Department', d.id))._count;
+  async counts(@Root() d: DepartmentRoot, @Ctx() ctx: GraphqlContext): Promise<DepartmentCountsType | null> {
+    return d._count ?? (await ctx.loaders.departments.load(d.id))._count ?? null;
   }
 
   @FieldResolver(() => [UserType], { nullable: true, description: 'GET /departments/:id/members (department readers)' })
-  async members(@Root() d: DepartmentType, @Ctx() ctx: GraphqlContext) {
+  async members(@Root() d: DepartmentType, @Ctx() ctx: GraphqlContext): Promise<UserSummaryDto[]> {
     return ctx.loaders.departmentMembers.load(d.id);
   }
 
   @FieldResolver(() => [GroupType], { nullable: true, description: "The department's groups (group readers)" })
-  async groups(@Root() d: DepartmentType, @Ctx() ctx: GraphqlContext) {
+  async groups(@Root() d: DepartmentType, @Ctx() ctx: GraphqlContext): Promise<GroupDto[]> {
     return ctx.loaders.departmentGroups.load(d.id);
   }
 }

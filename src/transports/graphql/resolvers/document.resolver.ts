@@ -2,7 +2,13 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Roo
 import type { SubscribeResolverData } from 'type-graphql';
 import type { Actor } from '../../../access/actor';
 import { PayloadTooLargeError } from '../../../errors';
-import { presentChunkSource, presentDocument, presentDocumentProgress, presentUploadResult } from '../../../presenters/document.presenter';
+import {
+  type GraphDocumentProgressDto,
+  presentChunkSource,
+  presentDocument,
+  presentDocumentProgress,
+  presentUploadResult,
+} from '../../../presenters/document.presenter';
 import { ListDocumentsInput } from '../../../services/documents.inputs';
 import type { DocumentProgress } from '../../../services/documents.service';
 import { actorOf, GraphqlContext } from '../context';
@@ -11,6 +17,9 @@ import { abortableStream } from '../subscriptions';
 import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
 import { ChunkSourceType, DocumentPage, DocumentProgressType, DocumentType, UploadDocumentsInput } from '../types/document.type';
 import { ProjectType } from '../types/project.type';
+import type { PageOf } from '../types/common.type';
+import type { GraphProjectDto } from '../../../presenters/project.presenter';
+import type { ChunkSourceDto, DeleteResultDto, DocumentDto, UploadResultDto } from '../../../presenters/dto.generated';
 
 @Resolver(() => DocumentType)
 export class DocumentResolver {
@@ -22,19 +31,23 @@ export class DocumentResolver {
     @ValidArgs(PageArgs) page: PageArgs,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<PageOf<DocumentDto>> {
     return pageOf((await ctx.services.documents.list(actor, projectId, filter)).map(presentDocument), page);
   }
 
   @Authorized()
   @Query(() => DocumentType, { description: 'GET /documents/:id (use tier): status, progress, counts, error' })
-  async document(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async document(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DocumentDto> {
     return presentDocument(await ctx.services.documents.get(actor, id));
   }
 
   @Authorized()
   @Query(() => ChunkSourceType, { description: "GET /chat/chunks/:chunkId/source (use tier on the chunk's project)" })
-  async chunkSource(@Arg('chunkId', () => ID) chunkId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async chunkSource(
+    @Arg('chunkId', () => ID) chunkId: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<ChunkSourceDto> {
     return presentChunkSource(await ctx.services.documents.chunkSource(actor, chunkId));
   }
 
@@ -47,7 +60,7 @@ export class DocumentResolver {
     @ValidArg('input', UploadDocumentsInput) input: UploadDocumentsInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<UploadResultDto[]> {
     const { files, language } = input;
     const maxBytes = ctx.services.ctx.config.maxUploadMb * 1024 * 1024;
     const decoded = files.map((f) => ({ name: f.name, mimeType: f.mimeType, content: Buffer.from(f.contentBase64, 'base64') }));
@@ -59,13 +72,17 @@ export class DocumentResolver {
 
   @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /documents/:id (edit tier)' })
-  async deleteDocument(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async deleteDocument(
+    @Arg('id', () => ID) id: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<DeleteResultDto> {
     return { success: true, id: (await ctx.services.documents.delete(actor, id)).id };
   }
 
   @Authorized()
   @Mutation(() => DocumentType, { description: 'POST /documents/:id/reindex (edit tier)' })
-  async reindexDocument(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async reindexDocument(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DocumentDto> {
     return presentDocument(await ctx.services.documents.reindex(actor, id));
   }
 
@@ -76,14 +93,15 @@ export class DocumentResolver {
     subscribe: async ({ args, context }: SubscribeResolverData<unknown, { documentId: string }, GraphqlContext>) =>
       abortableStream(() => context.services.progress.watch(actorOf(context), args.documentId)),
   })
-  documentProgress(@Root() p: DocumentProgress | Error, @Arg('documentId', () => ID) _documentId: string) {
+  documentProgress(@Root() p: DocumentProgress | Error, @Arg('documentId', () => ID) _documentId: string): GraphDocumentProgressDto {
     // access was lost: the stream's last value is the error to report
     if (p instanceof Error) throw p;
-    return { ...presentDocumentProgress(p), pagesDone: p.pagesDone, pagesTotal: p.pagesTotal };
+    const event: GraphDocumentProgressDto = { ...presentDocumentProgress(p), pagesDone: p.pagesDone, pagesTotal: p.pagesTotal };
+    return event;
   }
 
   @FieldResolver(() => ProjectType, { description: "The document's project" })
-  async project(@Root() d: DocumentType, @Ctx() ctx: GraphqlContext) {
+  async project(@Root() d: DocumentType, @Ctx() ctx: GraphqlContext): Promise<GraphProjectDto> {
     return ctx.loaders.projects.load(d.projectId);
   }
 }

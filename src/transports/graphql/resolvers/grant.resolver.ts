@@ -9,12 +9,19 @@ import { DeleteResultType } from '../types/common.type';
 import { GrantResultType, GrantsByUserType, ProjectGrantType } from '../types/grant.type';
 import { ProjectType } from '../types/project.type';
 import { UserType } from '../types/user.type';
+import type { GraphProjectDto } from '../../../presenters/project.presenter';
+import type { GraphGrantsByUserDto } from '../../../presenters/grant.presenter';
+import type { DeleteResultDto, GrantDto, MemberUserDto, ProjectMemberDto } from '../../../presenters/dto.generated';
 
 @Resolver(() => ProjectGrantType)
 export class GrantResolver {
   @Authorized()
   @Query(() => [ProjectGrantType], { description: 'GET /projects/:projectId/grants (use tier)' })
-  async projectGrants(@Arg('projectId', () => ID) projectId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async projectGrants(
+    @Arg('projectId', () => ID) projectId: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<GrantDto[]> {
     return (await ctx.services.grants.list(actor, projectId)).map(presentGrant);
   }
 
@@ -25,7 +32,7 @@ export class GrantResolver {
     @ValidArg('input', UpsertGrantInput) input: UpsertGrantInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<{ grant: GrantDto; action: 'created' | 'updated' }> {
     const { grant, action } = await ctx.services.grants.upsert(actor, projectId, input);
     return { grant: presentGrant(grant), action };
   }
@@ -37,27 +44,31 @@ export class GrantResolver {
     @Arg('grantId', () => ID) grantId: string,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<DeleteResultDto> {
     return { success: true, ...(await ctx.services.grants.delete(actor, projectId, grantId)) };
   }
 
   @Authorized()
   @Query(() => GrantsByUserType, { description: 'GET /grants/by-user/:userId (admin, superadmin)' })
-  async grantsByUser(@Arg('userId', () => ID) userId: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async grantsByUser(
+    @Arg('userId', () => ID) userId: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<GraphGrantsByUserDto> {
     return presentGrantsByUser(await ctx.services.grants.byUser(actor, userId));
   }
 
   @FieldResolver(() => ProjectType, { description: 'The project (readable by whoever can read its grants)' })
-  async project(@Root() g: ProjectGrantType, @Ctx() ctx: GraphqlContext) {
+  async project(@Root() g: ProjectGrantType, @Ctx() ctx: GraphqlContext): Promise<GraphProjectDto> {
     return ctx.loaders.projects.load(g.projectId);
   }
 
   /** The granter's user, as far as `granterView` (access/view-rules.ts) lets the caller see it. */
   @FieldResolver(() => UserType, { nullable: true })
-  async grantedBy(@Root() g: ProjectGrantType, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async grantedBy(@Root() g: ProjectGrantType, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<MemberUserDto | null> {
     const granterId = g.grantedById;
     if (!granterId) return null;
-    const members = async () => (await ctx.loaders.projects.load(g.projectId)).members;
+    const members = async (): Promise<ProjectMemberDto[]> => (await ctx.loaders.projects.load(g.projectId)).members;
     if ((await granterView(actor, granterId, async () => (await members()).map((m) => m.userId))) === 'full')
       return ctx.loaders.users.load(granterId);
     return (await members()).find((m) => m.userId === granterId)!.user;

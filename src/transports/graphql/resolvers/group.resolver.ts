@@ -8,8 +8,10 @@ import { CurrentActor, ValidArg, ValidArgs } from '../params';
 import { DeleteResultType, PageArgs } from '../types/common.type';
 import { GroupPage, GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
+import type { PageOf } from '../types/common.type';
+import type { DeleteResultDto, GroupDto, UserSummaryDto } from '../../../presenters/dto.generated';
 
-const present = (v: GroupView) => presentGroup(v.group, v);
+const present = (v: GroupView): GroupDto => presentGroup(v.group, v);
 
 @Resolver(() => GroupType)
 export class GroupResolver {
@@ -20,14 +22,14 @@ export class GroupResolver {
     @ValidArgs(PageArgs) page: PageArgs,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<PageOf<GroupDto>> {
     const { items, total } = await ctx.services.groups.list(actor, filter, page);
     return { items: items.map(present), total };
   }
 
   @Authorized()
   @Query(() => GroupType, { description: 'GET /groups/:id' })
-  async group(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async group(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<GroupDto> {
     return present(await ctx.services.groups.get(actor, id));
   }
 
@@ -37,7 +39,7 @@ export class GroupResolver {
     @ValidArg('input', CreateGroupInput) input: CreateGroupInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<GroupDto> {
     return present(await ctx.services.groups.create(actor, input));
   }
 
@@ -48,13 +50,13 @@ export class GroupResolver {
     @ValidArg('input', UpdateGroupInput) input: UpdateGroupInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<GroupDto> {
     return present(await ctx.services.groups.update(actor, id, input));
   }
 
   @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /groups/:id (409 while grants target it)' })
-  async deleteGroup(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async deleteGroup(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DeleteResultDto> {
     return { success: true, ...(await ctx.services.groups.delete(actor, id)) };
   }
 
@@ -65,7 +67,7 @@ export class GroupResolver {
     @ValidArg('input', GroupMembersInput) input: GroupMembersInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<GroupDto> {
     return present(await ctx.services.groups.addMembers(actor, id, input));
   }
 
@@ -76,12 +78,15 @@ export class GroupResolver {
     @Arg('userId', () => ID) userId: string,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<DeleteResultDto> {
     return { success: true, ...(await ctx.services.groups.removeMember(actor, id, userId)) };
   }
 
   @FieldResolver(() => [UserType], { nullable: true, description: 'The members, by name (group readers)' })
-  async members(@Root() g: GroupType & { members?: UserType[] }, @Ctx() ctx: GraphqlContext) {
+  async members(
+    @Root() g: GroupType & { members?: UserType[] },
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<UserSummaryDto[] | UserType[] | undefined> {
     return g.members ?? (await ctx.loaders.groups.load(g.id)).members;
   }
 }

@@ -10,6 +10,16 @@ import { ConversationType } from '../types/chat.type';
 import { DocumentType } from '../types/document.type';
 import { ProjectGrantType } from '../types/grant.type';
 import { ProjectCountsType, ProjectMemberType, ProjectPage, ProjectType, RemoveMemberResultType } from '../types/project.type';
+import type { PageOf } from '../types/common.type';
+import type { GraphConversationSummaryDto } from '../../../presenters/conversation.presenter';
+import type {
+  DeleteResultDto,
+  DocumentDto,
+  GrantDto,
+  ProjectDetailDto,
+  ProjectListItemDto,
+  ProjectMemberDto,
+} from '../../../presenters/dto.generated';
 
 /** What reaches Project's field resolvers: a presented project, with whatever its view carried. */
 type ProjectRoot = ProjectType & {
@@ -23,14 +33,18 @@ type ProjectRoot = ProjectType & {
 export class ProjectResolver {
   @Authorized()
   @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
-  async projects(@ValidArgs(PageArgs) page: PageArgs, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async projects(
+    @ValidArgs(PageArgs) page: PageArgs,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<PageOf<ProjectListItemDto>> {
     const { items, total } = await ctx.services.projects.list(actor, page);
     return { items: items.map(presentProjectListItem), total };
   }
 
   @Authorized()
   @Query(() => ProjectType, { description: 'GET /projects/:id (any tier)' })
-  async project(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async project(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<ProjectDetailDto> {
     return presentProjectDetail(await ctx.services.projects.get(actor, id));
   }
 
@@ -40,7 +54,7 @@ export class ProjectResolver {
     @ValidArg('input', CreateProjectInput) input: CreateProjectInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<ProjectDetailDto> {
     return presentProjectDetail(await ctx.services.projects.create(actor, input));
   }
 
@@ -51,13 +65,13 @@ export class ProjectResolver {
     @ValidArg('input', UpdateProjectInput) input: UpdateProjectInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<ProjectDetailDto> {
     return presentProjectDetail(await ctx.services.projects.update(actor, id, input));
   }
 
   @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:id (full tier)' })
-  async deleteProject(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async deleteProject(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DeleteResultDto> {
     return { success: true, ...(await ctx.services.projects.delete(actor, id)) };
   }
 
@@ -68,44 +82,50 @@ export class ProjectResolver {
     @Arg('userId', () => ID) userId: string,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<{ projectId: string; userId: string; success: boolean }> {
     return { success: true, ...(await ctx.services.projects.removeMember(actor, projectId, userId)) };
   }
 
   // These answer from the parent when its read already carried the value (the list does), with no
   // promise per project; otherwise from the batched full read.
   @FieldResolver(() => [ProjectMemberType], { description: 'The visible member list (any tier)' })
-  members(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+  members(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext): Promise<ProjectMemberDto[]> | ProjectMemberType[] {
     return p.members ?? ctx.loaders.projects.load(p.id).then((v) => v.members);
   }
 
   @FieldResolver(() => [ProjectGrantType], { description: 'GET /projects/:id/grants (use tier)' })
-  grants(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+  grants(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext): Promise<GrantDto[]> {
     return ctx.loaders.grants.load(p.id);
   }
 
   @FieldResolver(() => ProjectCountsType, { description: 'REST `_count`, always with chunks' })
-  counts(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+  counts(
+    @Root() p: ProjectRoot,
+    @Ctx() ctx: GraphqlContext,
+  ): { documents: number; conversations: number; chunks?: number } | Promise<{ documents: number; conversations: number; chunks: number }> {
     return p._count?.chunks !== undefined ? p._count : ctx.loaders.projects.load(p.id).then((v) => v._count);
   }
 
   @FieldResolver(() => TierEnum, { description: "The caller's tier on the project" })
-  accessTier(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+  accessTier(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext): string | Promise<'use' | 'edit' | 'full'> {
     return p.accessTier ?? ctx.loaders.projects.load(p.id).then((v) => v.accessTier);
   }
 
   @FieldResolver(() => AccessSourceEnum, { description: 'Why the caller holds that tier' })
-  accessSource(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+  accessSource(
+    @Root() p: ProjectRoot,
+    @Ctx() ctx: GraphqlContext,
+  ): string | Promise<'user' | 'platform' | 'owner' | 'group' | 'department' | 'public'> {
     return p.accessSource ?? ctx.loaders.projects.load(p.id).then((v) => v.accessSource);
   }
 
   @FieldResolver(() => [DocumentType], { description: 'GET /projects/:projectId/documents (use tier), newest first' })
-  async documents(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+  async documents(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext): Promise<DocumentDto[]> {
     return ctx.loaders.documents.load(p.id);
   }
 
   @FieldResolver(() => [ConversationType], { description: "The caller's own conversations in the project, newest first" })
-  async conversations(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext) {
+  async conversations(@Root() p: ProjectRoot, @Ctx() ctx: GraphqlContext): Promise<GraphConversationSummaryDto[]> {
     return ctx.loaders.projectConversations.load(p.id);
   }
 }

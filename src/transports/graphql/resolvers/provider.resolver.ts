@@ -6,24 +6,26 @@ import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg } from '../params';
 import { DeleteResultType } from '../types/common.type';
 import { ModelType, ProviderTestResultType, ProviderType } from '../types/provider.type';
+import type { ProviderTestResult } from '../../../services/providers.service';
+import type { AdminProviderDto, DeleteResultDto, ModelDto, PublicProviderDto } from '../../../presenters/dto.generated';
 
 @Resolver(() => ProviderType)
 export class ProviderResolver {
   @Authorized()
   @Query(() => [ProviderType], { description: 'GET /providers: enabled providers, no secrets' })
-  async providers(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async providers(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<PublicProviderDto[]> {
     return (await ctx.services.providers.listEnabled(actor)).map(presentPublicProvider);
   }
 
   @Authorized()
   @Query(() => [ModelType], { description: 'GET /providers/models: one entry per model of every enabled provider' })
-  async providerModels(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async providerModels(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<ModelDto[]> {
     return presentModels(await ctx.services.providers.listEnabled(actor));
   }
 
   @Authorized()
   @Query(() => [ProviderType], { description: 'GET /providers/admin (engineer, superadmin): every provider, keys masked' })
-  async adminProviders(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async adminProviders(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<AdminProviderDto[]> {
     return (await ctx.services.providers.listAll(actor)).map(presentAdminProvider);
   }
 
@@ -33,7 +35,7 @@ export class ProviderResolver {
     @ValidArg('input', CreateProviderInput) input: CreateProviderInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<AdminProviderDto> {
     return presentAdminProvider(await ctx.services.providers.create(actor, input));
   }
 
@@ -44,13 +46,17 @@ export class ProviderResolver {
     @ValidArg('input', UpdateProviderInput) input: UpdateProviderInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<AdminProviderDto> {
     return presentAdminProvider(await ctx.services.providers.update(actor, id, input));
   }
 
   @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /providers/:id (engineer, superadmin)' })
-  async deleteProvider(@Arg('id', () => String) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext) {
+  async deleteProvider(
+    @Arg('id', () => String) id: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<DeleteResultDto> {
     return { success: true, ...(await ctx.services.providers.remove(actor, id)) };
   }
 
@@ -63,7 +69,7 @@ export class ProviderResolver {
     @ValidArg('input', TestProviderInput) input: TestProviderInput,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
-  ) {
+  ): Promise<ProviderTestResult> {
     return ctx.services.providers.test(actor, id, input);
   }
 }

@@ -20,6 +20,12 @@ export class PageArgs {
   offset: number = 0;
 }
 
+/** What a page field resolves to. */
+export interface PageOf<T> {
+  items: T[];
+  total: number;
+}
+
 /** A page of a list: the items and the total matching (across all pages). */
 export function Page<T extends object>(item: ClassType<T>, name: string) {
   @ObjectType(`${name}Page`)
@@ -31,7 +37,7 @@ export function Page<T extends object>(item: ClassType<T>, name: string) {
 }
 
 /** Slices a list the service returns whole. */
-export function pageOf<T>(all: T[], page: PageArgs): { items: T[]; total: number } {
+export function pageOf<T>(all: T[], page: PageArgs): PageOf<T> {
   return { items: all.slice(page.offset, page.offset + page.limit), total: all.length };
 }
 
