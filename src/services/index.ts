@@ -2,7 +2,7 @@ import { AuthService } from './auth.service';
 import { AuditService } from './audit.service';
 import { BootstrapService } from './bootstrap.service';
 import { ChatService } from './chat.service';
-import { INGEST_DEAD_QUEUE, INGEST_QUEUE, JOBS_SCHEMA } from '../ingest/queue';
+import { INGEST_DEAD_QUEUE, INGEST_QUEUE, JOBS_SCHEMA } from '../ingest/pipeline/queues';
 import { databaseSources } from '../observability/collectors';
 import { createMetrics } from '../observability/metrics';
 import type { ServiceContext } from './context';
@@ -74,12 +74,13 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
       await s.secrets.load();
       const workers = opts.workers ?? ctx.config.runWorkers;
       await documents.start({ workers });
-      // after the ingestion queue, which creates the job schema and supervises its queues
-      await embeddings.start({ workers });
+      // the embedding stage runs on the document pipeline's job host (one pg-boss per process)
+      await embeddings.start({ workers, jobs: documents.pipeline.jobs });
     },
     async stop() {
-      // side by side: the embedding queue's stop must not delay handing ingestion jobs back
-      await Promise.all([embeddings.stop(), documents.stop()]);
+      // the job host stops every job kind (embedding included), then the vector threads close
+      await documents.stop();
+      await embeddings.stop();
       await s.auth.close();
     },
   };
