@@ -49,6 +49,7 @@ async function poolOverhead(n = 200): Promise<{ inProcessMs: number; poolMs: num
     htmlMaxDepth: 256,
     pdfMaxPages: 5000,
     pdfMaxPageChars: 100_000,
+    maxChunks: 100_000,
   };
   const doc = makePdf([{ paragraphs: ['The warranty lasts thirty-six months from the date of delivery.', 'Returns within 30 days.'] }]);
   const pool = new ParserPool(limits, { threads: 1, maxHeapMb: 512, timeoutMs: 60_000 });

@@ -200,10 +200,10 @@ it('a document whose workers keep dying ends failed (dead letter) instead of pro
 
 it('a worker stopped gracefully mid-job hands the job back; the next worker finishes it', async () => {
   let blocking = true;
-  const real = ParserPool.prototype.parse;
-  jest.spyOn(ParserPool.prototype, 'parse').mockImplementation(async function (this: ParserPool, kind, buf, opts = {}) {
+  const real = ParserPool.prototype.parseAndIndex;
+  jest.spyOn(ParserPool.prototype, 'parseAndIndex').mockImplementation(async function (this: ParserPool, kind, buf, index, opts) {
     const { onProgress, signal } = opts;
-    if (!blocking) return real.call(this, kind, buf, opts);
+    if (!blocking) return real.call(this, kind, buf, index, opts);
     await onProgress?.(1, 3);
     // a long parse that only ends when the worker is told to stop
     await new Promise<void>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));

@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { configForLanguage, detectLanguage } from '../analysis';
+import { configForLanguage } from '../analysis';
 import { kindOfMime } from '../detect';
-import { commitStagedChunks, IndexAnalysis, lockProjectIndex, query, removeDocumentChunks, resolveTextSearchConfig } from '../index-writer';
+import { commitStagedChunks, lockProjectIndex, query, removeDocumentChunks, resolveTextSearchConfig, stageRows } from '../index-writer';
 import type { ParserPool } from '../parsers/pool';
-import { PageStager } from '../stager';
-import { IngestError, ParsedPage } from '../types';
+import { IngestError } from '../types';
 
 /**
  * Bumped when the text analysis changes (chunking, language handling, contextual headers): ready
@@ -74,23 +73,26 @@ export async function indexDocument(
     await deps.announce(em, documentId);
   };
   return em.transactional(async (tx) => {
-    // the language is decided from the first pages (unless the client stated it); pages are
-    // chunked and their vectors built (staged) while later pages are still read
-    const stager = new PageStager(tx, async (sample): Promise<IndexAnalysis> => {
-      const language = doc.language_stated ? doc.language : detectLanguage(sample);
-      const config = await resolveTextSearchConfig(tx, configForLanguage(language, deps.searchLanguage));
-      return { config, language, title: titleOf(doc.name) };
-    });
-    let pages: ParsedPage[];
-    try {
-      pages = await deps.parsers.parse(kind, doc.content, { onProgress, onPage: (page) => stager.push(page), signal });
-    } finally {
-      await stager.settle(); // nothing of ours may still run on the connection when the transaction ends
-    }
-    await stager.finish();
-    if (!stager.chunkCount) throw new IngestError(kind === 'pdf' ? 'no extractable text (scanned document?)' : 'no extractable text');
+    // the worker chunks and analyses (language first, unless stated); batches of rows are staged
+    // on this transaction while later pages are still read
+    let language: string | null = null;
+    let config = '';
+    const read = await deps.parsers.parseAndIndex(
+      kind,
+      doc.content,
+      { title: titleOf(doc.name), statedLanguage: doc.language_stated ? doc.language : null },
+      {
+        onProgress,
+        signal,
+        onAnalysis: async (detected) => {
+          language = detected;
+          config = await resolveTextSearchConfig(tx, configForLanguage(detected, deps.searchLanguage));
+        },
+        onRows: (batch) => stageRows(tx, config, batch.json),
+      },
+    );
+    if (!read.chunks) throw new IngestError(kind === 'pdf' ? 'no extractable text (scanned document?)' : 'no extractable text');
     signal.throwIfAborted();
-    const analysis = await stager.result();
     // the swap: under the project's index lock, old chunks and statistics out, staged ones in
     await lockProjectIndex(tx, doc.project_id);
     // the row lock orders us after a concurrent delete; a deleted document gets no chunks
@@ -99,12 +101,12 @@ export async function indexDocument(
     await removeDocumentChunks(tx, doc.project_id, documentId);
     const chunkCount = await commitStagedChunks(tx, doc.project_id, documentId);
     await query(tx, `update documents set page_count = ?, chunk_count = ?, language = ?, analysis_version = ? where id = ?`, [
-      pages.length,
+      read.pages,
       chunkCount,
-      analysis?.language ?? null,
+      language,
       ANALYSIS_VERSION,
       documentId,
     ]);
-    return { pages: pages.length, chunks: chunkCount };
+    return { pages: read.pages, chunks: chunkCount };
   });
 }
