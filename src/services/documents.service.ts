@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Actor } from '../access/actor';
 import { requireTier } from '../access/resolver';
@@ -9,6 +8,7 @@ import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
 import { detectKind, mimeTypeFor } from '../ingest/detect';
 import { lockProjectIndex, query, removeDocumentChunks } from '../ingest/index-writer';
+import { removeOriginal, storeOriginal } from '../ingest/originals';
 import { DocumentProgress, IngestPipeline, SUPPORTED } from '../ingest/pipeline';
 import { isUuid } from '../validation';
 import { attachEmbeddingProgress } from './embedding-progress';
@@ -184,16 +184,16 @@ export class DocumentsService extends BaseService {
       const kind = detectKind(file.name, file.mimeType, file.stored?.head ?? content);
       try {
         const document = await em.transactional(async (tx) => {
-          // documents keep their original in the database (reindex reads it again), so a streamed
-          // upload is read here, one file at a time: at most MAX_UPLOAD_MB per upload in flight
-          const bytes = file.stored ? await readFile(file.stored.path) : content;
+          // the original goes into a large object in slices (never whole in memory), in this
+          // transaction: the document, its original and its job commit together or not at all
+          const contentOid = await storeOriginal(tx, file.stored ? { path: file.stored.path } : content);
           const doc = tx.create(Document, {
             project: tx.getReference(Project, projectId),
             name: cleanName(file.name),
             mimeType: mimeTypeFor(kind, file.mimeType),
-            size: bytes.length,
+            size: file.stored?.size ?? content.length,
             sha256,
-            content: bytes,
+            contentOid,
             status: kind ? 'queued' : 'failed',
             error: kind ? null : `unsupported file type; upload ${SUPPORTED}`,
             language,
@@ -231,6 +231,7 @@ export class DocumentsService extends BaseService {
     await em.transactional(async (tx) => {
       await lockProjectIndex(tx, projectId);
       await removeDocumentChunks(tx, projectId, id);
+      await removeOriginal(tx, id);
       await query(tx, 'delete from documents where id = ?', [id]);
     });
     em.getUnitOfWork().unsetIdentity(doc);

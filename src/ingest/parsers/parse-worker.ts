@@ -1,6 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import { IndexTask, RowBatch, RowBuilder } from '../index-rows';
 import type { ParseLimits } from '../limits';
+import type { OriginalRef } from '../originals';
+import { readOriginal } from './read-original';
 import { IngestError, ParsedPage, DocumentKind } from '../types';
 import { parseInThread } from './index';
 
@@ -11,7 +13,9 @@ import { parseInThread } from './index';
  */
 export interface ParseTask {
   kind: DocumentKind;
-  data: ArrayBuffer;
+  /** The file (transferred), or where to read it: a stored original, read here in slices. */
+  data?: ArrayBuffer;
+  original?: { url: string; ref: OriginalRef };
   limits: ParseLimits;
   port: MessagePort;
   index?: IndexTask;
@@ -63,9 +67,10 @@ export default async function parseTask(task: ParseTask): Promise<void> {
   let told = 0;
   post({ type: 'start' });
   try {
+    const bytes = task.original ? await readOriginal(task.original.url, task.original.ref) : Buffer.from(task.data!);
     const pages = await parseInThread(
       task.kind,
-      Buffer.from(task.data),
+      bytes,
       task.limits,
       (pagesTotal) => post({ type: 'total', pagesTotal }),
       (page) => {

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { LimitError, ParseLimits, PoolLimits } from '../limits';
 import { DocumentKind, IngestError, ParsedPage, ParseOptions } from '../types';
 import type { IndexTask, RowBatch } from '../index-rows';
+import type { OriginalRef } from '../originals';
 import type { ParseMessage, ParseReply, ParseTask } from './parse-worker';
 
 /**
@@ -32,6 +34,8 @@ export class ParserPool {
   constructor(
     private readonly limits: ParseLimits,
     private readonly pool_: PoolLimits,
+    /** The database the parser threads read stored originals from (parseAndIndex with an OriginalRef). */
+    private readonly dbUrl?: string,
   ) {}
 
   private get piscina(): Piscina {
@@ -73,7 +77,7 @@ export class ParserPool {
    */
   async parseAndIndex(
     kind: DocumentKind,
-    buf: Buffer,
+    buf: Buffer | OriginalRef,
     index: IndexTask,
     opts: Pick<ParseOptions, 'onProgress' | 'signal'> & {
       onAnalysis: (language: string | null) => Promise<void>;
@@ -85,7 +89,7 @@ export class ParserPool {
 
   private async run(
     kind: DocumentKind,
-    buf: Buffer,
+    buf: Buffer | OriginalRef,
     index: IndexTask | undefined,
     opts: Pick<ParseOptions, 'onProgress' | 'signal'>,
     handle: {
@@ -97,7 +101,10 @@ export class ParserPool {
     const { onProgress, signal } = opts;
     signal?.throwIfAborted();
     const { port1, port2 } = new MessageChannel();
-    const data = new Uint8Array(buf).buffer; // a copy of our own to transfer (buf may share a pool)
+    // a buffer is copied to be transferred (it may share a pool); a stored original is read by the thread itself
+    const data = Buffer.isBuffer(buf) ? new Uint8Array(buf).buffer : null;
+    if (!data && !this.dbUrl) throw new Error('the parser pool has no database to read originals from');
+    const source = data ? { data } : { original: { url: this.dbUrl!, ref: buf as OriginalRef } };
     const stop = new AbortController();
     let total = 0;
     let result = { pages: 0, chunks: 0 };
@@ -105,6 +112,8 @@ export class ParserPool {
     let chain: Promise<void> = Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
+    /** Time spent writing rows (not counted against the parse time limit). */
+    let writing = 0;
     const timeoutS = Math.round(this.pool_.timeoutMs / 100) / 10;
     let onAbort: (() => void) | undefined;
     try {
@@ -124,15 +133,24 @@ export class ParserPool {
         const progress = (done: number) => onProgress && then(() => onProgress(done, Math.max(total, done)));
         port1.on('message', (m: ParseMessage) => {
           if (m.type === 'start') {
-            // the clock starts when a worker takes the task, not while it waits in the queue
-            timer = setTimeout(() => fail(new LimitError(`parsing took longer than ${timeoutS} s`)), this.pool_.timeoutMs);
+            // the clock starts when a worker takes the task, not while it waits in the queue, and
+            // stops while rows are written (the database's pace is not the file's doing)
+            const started = performance.now();
+            const check = () => {
+              const left = started + this.pool_.timeoutMs + writing - performance.now();
+              if (left <= 0) fail(new LimitError(`parsing took longer than ${timeoutS} s`));
+              else timer = setTimeout(check, left);
+            };
+            timer = setTimeout(check, this.pool_.timeoutMs);
           } else if (m.type === 'total') total = m.pagesTotal;
           else if (m.type === 'page') progress(handle.page?.(m.page) ?? 0);
           else if (m.type === 'read') progress(m.pagesDone);
           else if (m.type === 'analysis') then(() => handle.analysis?.(m.language));
           else if (m.type === 'rows')
             then(async () => {
+              const t0 = performance.now();
               await handle.rows?.({ json: m.json, count: m.count });
+              writing += performance.now() - t0;
               if (!settled) port1.postMessage({ type: 'ack' } satisfies ParseReply);
             });
           else if (m.type === 'done') {
@@ -152,11 +170,14 @@ export class ParserPool {
                 : new Error(`parsing failed: ${m.message}`),
             );
         });
-        const task: ParseTask = { kind, data, limits: this.limits, port: port2, ...(index ? { index } : {}) };
-        this.piscina.run(task, { transferList: [data, port2] as never, signal: stop.signal }).catch((err: Error & { code?: string }) => {
-          if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') fail(new LimitError(`parser ran out of memory (limit ${this.pool_.maxHeapMb} MB)`));
-          else fail(new Error(`the parser stopped unexpectedly (${err?.message ?? err})`));
-        });
+        const task: ParseTask = { kind, ...source, limits: this.limits, port: port2, ...(index ? { index } : {}) };
+        this.piscina
+          .run(task, { transferList: (data ? [data, port2] : [port2]) as never, signal: stop.signal })
+          .catch((err: Error & { code?: string }) => {
+            if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+              fail(new LimitError(`parser ran out of memory (limit ${this.pool_.maxHeapMb} MB)`));
+            else fail(new Error(`the parser stopped unexpectedly (${err?.message ?? err})`));
+          });
       });
     } finally {
       if (onAbort) signal?.removeEventListener('abort', onAbort);

@@ -21,7 +21,9 @@ export interface IngestRow {
   project_id: string;
   name: string;
   mime_type: string;
-  content: Buffer;
+  /** The original: a large object (null: stored before them, in `content`), and its size in bytes. */
+  content_oid: number | null;
+  size: number;
   language: string | null;
   language_stated: boolean;
 }
@@ -58,6 +60,7 @@ export async function indexDocument(
 ): Promise<{ pages: number; chunks: number } | null> {
   const kind = kindOfMime(doc.mime_type);
   if (!kind) throw new IngestError(`unsupported file type; upload ${SUPPORTED}`);
+  if (!Number(doc.size)) throw new IngestError('the file is empty');
   let lastWrite = 0;
   // progress goes through `em` (its own pooled connection, committed at once), not the
   // transaction below, so watchers see it while the document is being read
@@ -79,7 +82,7 @@ export async function indexDocument(
     let config = '';
     const read = await deps.parsers.parseAndIndex(
       kind,
-      doc.content,
+      { documentId, oid: doc.content_oid === null ? null : Number(doc.content_oid), size: Number(doc.size) },
       { title: titleOf(doc.name), statedLanguage: doc.language_stated ? doc.language : null },
       {
         onProgress,

@@ -5,6 +5,7 @@ import type { Logger } from '../../logger';
 import { ingestFailureReason } from '../../observability/ingest-metrics';
 import type { Metrics } from '../../observability/metrics';
 import { query } from '../index-writer';
+import { sweepOrphanOriginals } from '../originals';
 import { ParserPool } from '../parsers/pool';
 import { DocumentProgress, ProgressHub } from '../progress';
 import { IngestError } from '../types';
@@ -16,6 +17,9 @@ import { announce, progressStream, snapshot } from './progress-stream';
 import { reanalyseStale } from './reanalysis';
 
 export { ANALYSIS_VERSION, SUPPORTED } from './index-document';
+
+/** How often originals left behind by project deletions are unlinked. */
+const ORIGINALS_SWEEP_SECONDS = 600;
 export type { Outcome } from './finish';
 export type { DocumentProgress } from '../progress';
 
@@ -78,7 +82,7 @@ export class IngestPipeline {
     await hub.start();
     this.host = host;
     this.hub = hub;
-    this.parsers = new ParserPool(c.parseLimits, c.parserPool);
+    this.parsers = new ParserPool(c.parseLimits, c.parserPool, this.deps.url);
     if (opts.workers) {
       host.work(INGEST_QUEUE, c.workerConcurrency, (job, signal) => this.runIngest(job, signal));
       host.work(INGEST_DEAD_QUEUE, 1, (job) => this.deadLetter(job));
@@ -87,6 +91,8 @@ export class IngestPipeline {
       });
       // documents indexed by an older version of the analysis are re-analysed in the background
       await host.send(REANALYSE_QUEUE);
+      // originals of documents that went with their project (one node at a time would do; it is idempotent)
+      host.every(ORIGINALS_SWEEP_SECONDS, 'originals sweep', () => this.sweepOriginals());
       this.deps.logger.info({ concurrency: c.workerConcurrency }, 'ingestion workers started');
     }
   }
@@ -176,7 +182,7 @@ export class IngestPipeline {
     const [doc] = await query<IngestRow>(
       em,
       `update documents set status = 'processing', pages_done = 0, pages_total = 0, attempts = attempts + 1, updated_at = now()
-        where id = ? returning project_id, name, mime_type, content, language, language_stated`,
+        where id = ? returning project_id, name, mime_type, content_oid, size, language, language_stated`,
       [job.documentId],
     );
     let outcome: Outcome = { kind: 'gone' };
@@ -214,6 +220,13 @@ export class IngestPipeline {
       searchLanguage: this.deps.config.searchLanguage,
       announce: (em: EntityManager, id: string) => this.announce(em, id),
     };
+  }
+
+  /** Unlinks originals no document refers to (see sweepOrphanOriginals); returns how many. */
+  async sweepOriginals(): Promise<number> {
+    const n = await sweepOrphanOriginals(this.deps.em());
+    if (n) this.deps.logger.info({ originals: n }, 'orphaned originals removed');
+    return n;
   }
 
   /** The re-analysis sweep (see reanalysis.ts); returns the number of documents re-analysed. */
