@@ -17,7 +17,7 @@ import { startBenchEnv } from './lib/env';
  * before each input through /proc/PID/clear_refs), and pages/s. Also the parser pool's overhead
  * per document against parsing in this thread.
  *
- *   node dist/bench/heavy.js [--scale 1] [--deadline 300] [--out file.json]
+ *   node dist/bench/heavy.js [--scale 1] [--deadline 300] [--out file.json] [--only book.pdf,bulky.pdf]
  */
 export interface HeavyBenchCase {
   label: string;
@@ -82,7 +82,7 @@ async function poolOverhead(n = 200): Promise<{ inProcessMs: number; poolMs: num
   }
 }
 
-export async function benchHeavy(opts: { scale: number; deadlineSeconds: number }) {
+export async function benchHeavy(opts: { scale: number; deadlineSeconds: number; only?: string[] }) {
   const env = await startBenchEnv({ JOB_POLLING_SECONDS: '1', MAX_UPLOAD_MB: '60' });
   const pid = env.server.proc.pid!;
   try {
@@ -108,7 +108,8 @@ export async function benchHeavy(opts: { scale: number; deadlineSeconds: number 
     const idle = await idleProbe.stop();
     const baseRssMb = rssOf(pid, 'VmRSS');
     const cases: HeavyBenchCase[] = [];
-    for (const c of await heavyCases({ scale: opts.scale, ...LIMITS })) {
+    const all = await heavyCases({ scale: opts.scale, ...LIMITS });
+    for (const c of opts.only?.length ? all.filter((x) => opts.only!.includes(x.name)) : all) {
       await new Promise((r) => setTimeout(r, 1000)); // let the previous input's garbage go
       try {
         writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
@@ -158,7 +159,8 @@ export async function benchHeavy(opts: { scale: number; deadlineSeconds: number 
 
 async function main(): Promise<void> {
   const scale = Number(arg('scale', '1'));
-  const r = await benchHeavy({ scale, deadlineSeconds: Number(arg('deadline', '300')) });
+  const only = arg('only', '').split(',').filter(Boolean);
+  const r = await benchHeavy({ scale, deadlineSeconds: Number(arg('deadline', '300')), only });
   const out = { ...r, scale, measuredAt: new Date().toISOString() };
   const file = arg('out', '') ? (writeFileSync(arg('out', ''), JSON.stringify(out, null, 2)), arg('out', '')) : writeResult('heavy', out);
   process.stdout.write(
