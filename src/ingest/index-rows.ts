@@ -32,8 +32,8 @@ export interface StagedRow {
   s: number[] | null;
   t: string;
   c: string;
-  /** Body: plain (non-CJK, identifiers expanded) text, whether it is ASCII, CJK bigram vector literal. */
-  x: string;
+  /** Body: plain (non-CJK, identifiers expanded) text (null: the same as `t`), whether it is ASCII, CJK bigram vector literal. */
+  x: string | null;
   a: boolean;
   k: string | null;
   /** Header (title and section), analysed the same way. */
@@ -59,6 +59,7 @@ function analysed(text: string): { x: string; a: boolean; k: string | null } {
 /** A chunk's row: its text and context, the analysed text, and its analysed contextual header. */
 export function stagedRow(c: ChunkDraft, title: string | undefined): StagedRow {
   const head = analysed([title, c.section].filter(Boolean).join('\n'));
+  const body = analysed(c.text);
   return {
     o: c.ordinal,
     p: c.pageNumber,
@@ -66,7 +67,8 @@ export function stagedRow(c: ChunkDraft, title: string | undefined): StagedRow {
     s: c.pageStarts ?? null,
     t: c.text,
     c: c.context,
-    ...analysed(c.text),
+    ...body,
+    x: body.x === c.text ? null : body.x, // most chunks: no need to send the text twice
     h: head.x,
     ha: head.a,
     hk: head.k,

@@ -6,6 +6,21 @@ export async function query<T = Record<string, unknown>>(em: EntityManager, sql:
 }
 
 /**
+ * Runs a statement whose parameters are large (batches of rows, slices of originals) with real bind
+ * parameters on `em`'s transaction. MikroORM's execute() inlines parameters into the SQL text, which
+ * escapes megabytes of text on the event loop (and doubles what the garbage collector has to free).
+ */
+export async function bulk(em: EntityManager, sql: string, params: unknown[]): Promise<void> {
+  const q = em
+    .getConnection()
+    .getKnex()
+    .raw(sql, params as never);
+  const ctx: unknown = em.getTransactionContext();
+  if (ctx) q.transacting(ctx as never);
+  await q;
+}
+
+/**
  * Serialises writers of one project's index inside the current transaction. Index writes change
  * shared rows (the project's term statistics); taking this lock first means concurrent ingests
  * and deletes in one project queue for a few milliseconds instead of deadlocking on term rows.
@@ -99,14 +114,14 @@ export async function stageRows(em: EntityManager, config: string, rows: string)
        (ordinal int, page_number int, page_end int, page_starts int[], text text, context text, tsv tsvector, term_count int) on commit drop`,
   );
   // the header goes after a placeholder lexeme at HEADER_POSITION (`||` shifts the right vector
-  // past the left one's last position), which is then deleted
-  await query(
+  // past the left one's last position), which is then deleted; `x` is left out when it equals `t`
+  await bulk(
     em,
     `insert into docqa_staged_chunks (ordinal, page_number, page_end, page_starts, text, context, tsv, term_count)
        select x.o, x.p, x.e, x.s, x.t, x.c, v.tsv,
               coalesce((select sum(coalesce(array_length(u.positions, 1), 1)) from unnest(v.tsv) u), 0)
          from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, s int[], t text, c text, x text, a boolean, k text, h text, ha boolean, hk text)
-         cross join lateral (select to_tsvector(?::regconfig, case when x.a then x.x else docqa_unaccent(x.x) end)
+         cross join lateral (select to_tsvector(?::regconfig, case when x.a then coalesce(x.x, x.t) else docqa_unaccent(coalesce(x.x, x.t)) end)
                                     || coalesce(x.k::tsvector, ''::tsvector) as body,
                                     to_tsvector(?::regconfig, case when x.ha then x.h else docqa_unaccent(x.h) end)
                                     || coalesce(x.hk::tsvector, ''::tsvector) as head) b

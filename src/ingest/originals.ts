@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createReadStream } from 'node:fs';
-import { query } from './index-writer';
+import { bulk, query } from './index-writer';
 
 /**
  * Originals are PostgreSQL large objects (docs/decisions/0008-originals-as-large-objects.md): one
@@ -30,7 +30,7 @@ export async function storeOriginal(tx: EntityManager, source: { path: string } 
   const id = Number(oid);
   let offset = 0;
   const put = async (slice: Buffer) => {
-    await query(tx, 'select lo_put(?::oid, ?, ?)', [id, offset, slice]);
+    await bulk(tx, 'select lo_put(?::oid, ?, ?)', [id, offset, slice]);
     offset += slice.length;
   };
   if (Buffer.isBuffer(source)) {
