@@ -56,9 +56,14 @@ function analysed(text: string): { x: string; a: boolean; k: string | null } {
   return { x: plain, a: ASCII.test(plain), k: cjkVectorLiteral(bigrams) };
 }
 
+let lastHeader: { text: string; analysis: ReturnType<typeof analysed> } | null = null;
+
 /** A chunk's row: its text and context, the analysed text, and its analysed contextual header. */
 export function stagedRow(c: ChunkDraft, title: string | undefined): StagedRow {
-  const head = analysed([title, c.section].filter(Boolean).join('\n'));
+  const header = [title, c.section].filter(Boolean).join('\n');
+  // consecutive chunks mostly share their header (title and section): analysed once
+  if (lastHeader?.text !== header) lastHeader = { text: header, analysis: analysed(header) };
+  const head = lastHeader.analysis;
   const body = analysed(c.text);
   return {
     o: c.ordinal,
