@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../logger';
+import { scopedLogger } from '../../observability/request-context';
 import type { IngestFailureReason, Metrics } from '../../observability/metrics';
 import { lockProjectIndex, query, removeDocumentChunks } from '../index-writer';
 
@@ -41,7 +42,9 @@ export class Finisher {
   constructor(private readonly deps: FinishDeps) {}
 
   async finish(documentId: string, outcome: Outcome, startedAt = performance.now()): Promise<boolean> {
-    const { logger, metrics } = this.deps;
+    const { metrics } = this.deps;
+    // the job's own logger (its lines carry the job, the document and the request that queued it)
+    const logger = scopedLogger(this.deps.logger);
     const em = this.deps.em();
     const ms = Math.round(performance.now() - startedAt);
     const seconds = ms / 1000;

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Config } from '../../config';
 import type { Logger } from '../../logger';
 import { ingestFailureReason } from '../../observability/ingest-metrics';
+import { scopedLogger } from '../../observability/request-context';
 import type { Metrics } from '../../observability/metrics';
 import { query } from '../index-writer';
 import { sweepOrphanOriginals } from '../originals';
@@ -166,7 +167,7 @@ export class IngestPipeline {
   }
 
   private announce(em: EntityManager, documentId: string): Promise<void> {
-    return announce(this.hub, this.deps.logger, em, documentId);
+    return announce(this.hub, scopedLogger(this.deps.logger), em, documentId);
   }
 
   // ---------------------------------------------------------------- jobs
@@ -232,7 +233,12 @@ export class IngestPipeline {
   /** The re-analysis sweep (see reanalysis.ts); returns the number of documents re-analysed. */
   reanalyseStale(signal: AbortSignal): Promise<number> {
     return reanalyseStale(
-      { em: this.deps.em(), logger: this.deps.logger, index: this.indexDeps, continueLater: () => this.jobs.send(REANALYSE_QUEUE) },
+      {
+        em: this.deps.em(),
+        logger: scopedLogger(this.deps.logger),
+        index: this.indexDeps,
+        continueLater: () => this.jobs.send(REANALYSE_QUEUE),
+      },
       this.deps.config.ingestJobTimeoutSeconds,
       signal,
     );
