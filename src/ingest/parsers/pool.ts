@@ -188,6 +188,11 @@ export class ParserPool {
     return result;
   }
 
+  /** Starts the pool's first thread now (a worker process parses soon; its first document should not wait for it). */
+  warm(): void {
+    void this.piscina;
+  }
+
   /** Stops the threads (at shutdown); parses still running are rejected. */
   async destroy(): Promise<void> {
     const pool = this.pool;

@@ -85,6 +85,7 @@ export class IngestPipeline {
     this.hub = hub;
     this.parsers = new ParserPool(c.parseLimits, c.parserPool, this.deps.url);
     if (opts.workers) {
+      this.parsers.warm();
       host.work(INGEST_QUEUE, c.workerConcurrency, (job, signal) => this.runIngest(job, signal));
       host.work(INGEST_DEAD_QUEUE, 1, (job) => this.deadLetter(job));
       host.work(REANALYSE_QUEUE, 1, async (_job, signal) => {
