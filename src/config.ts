@@ -364,6 +364,7 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
       htmlMaxDepth: int(env, 'HTML_MAX_DEPTH', 256, 8, 10_000),
       pdfMaxPages: int(env, 'PDF_MAX_PAGES', 5000, 1, 1_000_000),
       pdfMaxPageChars: int(env, 'PDF_MAX_PAGE_CHARS', 100_000, 1000, 100_000_000),
+      maxChunks: int(env, 'MAX_CHUNKS_PER_DOCUMENT', 100_000, 10, 100_000_000),
     },
     parserPool: {
       threads: int(env, 'PARSER_THREADS', workerConcurrency, 1, 64),

@@ -64,9 +64,17 @@ export class Document {
   @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
   uploadedBy?: User | null;
 
-  /** The original file, kept so reindex works; loaded only when asked for. */
-  @Property({ type: 'blob', lazy: true })
-  content!: Buffer;
+  /**
+   * The original file as a PostgreSQL large object (see docs/decisions/0008): written from the
+   * upload in slices inside the upload's transaction, read back in slices by the parser thread,
+   * unlinked with the document. Null only for documents stored before it existed (`content`).
+   */
+  @Property({ columnType: 'oid', type: 'number', nullable: true })
+  contentOid?: number | null;
+
+  /** The original of documents uploaded before large objects (read in slices); new documents leave it null. */
+  @Property({ type: 'blob', lazy: true, nullable: true })
+  content?: Buffer | null;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date & Opt = new Date();

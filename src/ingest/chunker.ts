@@ -1,5 +1,7 @@
-import { splitParagraphs } from './paginate';
+import { closesParagraphs, Paragraph, paragraphsOf } from './paragraphs';
 import type { ParsedPage } from './types';
+
+export { closesParagraphs };
 
 /** A chunk ready to be indexed. */
 export interface ChunkDraft {
@@ -47,21 +49,6 @@ export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = {
   contextChars: 2400,
 };
 
-interface Paragraph {
-  index: number;
-  text: string;
-  page: number;
-  pageEnd: number;
-  /** Where each page's part of the text starts (more than one entry only for joined paragraphs). */
-  pageStarts: Array<{ offset: number; page: number }>;
-  /** The heading in force where the paragraph starts (the last one at or before it, across pages). */
-  section?: string;
-  /** The entry terms inside the paragraph (see ENTRY_TERM). */
-  entries: string[];
-  /** Whether the text ends a sentence (a paragraph that does not may continue on the next page). */
-  endsSentence: boolean;
-}
-
 /** A sentence (or a piece of an over-long sentence) of one paragraph. */
 interface Unit {
   text: string;
@@ -73,94 +60,6 @@ interface Unit {
 }
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
-const ENDS_SENTENCE = /[.!?:;)"'\]»”’…]$/;
-
-/**
- * The term of a reference entry: a line that is only an option or directive name
- * (`HandleLidSwitch=`, `MaxAuthTries`, `--no-clobber`, `-o, --output=FILE`, `AcceptEnv`) or a
- * manual's section name (`OPTIONS`, `SEE ALSO`), followed by a line that starts its description
- * with a capital letter. Man pages, configuration references and option lists are made of such
- * entries; each one becomes a paragraph whose term is its section heading (BM25F weights it).
- */
-const ENTRY_TERM =
-  /^(?:-{1,2}[\p{L}\p{N}][\p{L}\p{N}_.-]*(?:[= ]?[\p{L}<[][^\s,]*)?(?:, ?-{1,2}[\p{L}\p{N}][\p{L}\p{N}_.-]*(?:[= ]?[\p{L}<[][^\s,]*)?)*|[\p{L}][\p{L}\p{N}_.]*[\p{Ll}\p{N}][\p{Lu}][\p{L}\p{N}_.]*=?|[\p{L}][\p{L}\p{N}_.]*=|\p{Lu}{3,}(?: \p{Lu}{2,}){0,3})$/u;
-const ENTRY_LINE_CHARS = 60;
-const STARTS_DESCRIPTION = /^[\p{Lu}"'“(]/u;
-
-/** The entry terms of a paragraph: lines that are only a term (ENTRY_TERM) and are followed by a description. */
-function entryTerms(paragraph: string): string[] {
-  const lines = paragraph.split('\n').map((l) => l.trim());
-  const out: string[] = [];
-  for (let i = 0; i + 1 < lines.length; i++) {
-    if (lines[i].length <= ENTRY_LINE_CHARS && ENTRY_TERM.test(lines[i]) && STARTS_DESCRIPTION.test(lines[i + 1])) out.push(lines[i]);
-  }
-  return out;
-}
-
-/**
- * Paragraphs of all pages, whitespace-normalised. A paragraph cut by a page break (the page's last
- * paragraph does not end a sentence and the next page's first one starts in lower case) is joined
- * back into one paragraph that records both pages.
- */
-function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
-  const out: Paragraph[] = [];
-  let section: string | undefined;
-  for (const page of pages) {
-    const raw = splitParagraphs(page.text);
-    let cursor = 0;
-    let h = 0;
-    const headings = [...(page.sections ?? [])].sort((a, b) => a.offset - b.offset);
-    const sectionOf = raw.map((r) => {
-      const at = page.text.indexOf(r, cursor);
-      cursor = at < 0 ? cursor : at + r.length;
-      // a heading counts from the paragraph it starts in (it may not start exactly at a paragraph)
-      while (h < headings.length && headings[h].offset < cursor) section = headings[h++].title.replace(/\s+/g, ' ').trim() || section;
-      // entry terms inside the paragraph (see ENTRY_TERM) are headings of it; the last one is in
-      // force for the paragraphs after it
-      const entries = entryTerms(r);
-      const inForce = section;
-      if (entries.length) section = entries[entries.length - 1];
-      return { inForce, entries };
-    });
-    const paras = raw
-      .map((p, i) => ({ text: p.replace(/\s+/g, ' ').trim(), section: sectionOf[i].inForce, entries: sectionOf[i].entries }))
-      .filter((p) => p.text);
-    paras.forEach(({ text, section, entries }, i) => {
-      const last = out[out.length - 1];
-      // `endsSentence` is kept rather than re-testing the joined text: an end-anchored regular
-      // expression reads the whole (growing) string, which made joining many pages quadratic
-      if (i === 0 && last && last.pageEnd === page.pageNumber - 1 && !last.endsSentence && /^[a-z]/.test(text)) {
-        last.pageStarts.push({ offset: last.text.length + 1, page: page.pageNumber });
-        last.text = `${last.text} ${text}`;
-        last.pageEnd = page.pageNumber;
-        last.endsSentence = ENDS_SENTENCE.test(text);
-        last.entries.push(...entries);
-      } else
-        out.push({
-          index: out.length,
-          text,
-          page: page.pageNumber,
-          pageEnd: page.pageNumber,
-          pageStarts: [{ offset: 0, page: page.pageNumber }],
-          endsSentence: ENDS_SENTENCE.test(text),
-          section,
-          entries,
-        });
-    });
-  }
-  return out;
-}
-
-/**
- * True when no paragraph can run from this page onto the next (its last paragraph ends a
- * sentence, or it has none). Chunking a document in runs of pages that end on such pages gives
- * exactly the chunks of chunking it whole, because chunks only span pages inside such a paragraph;
- * ingestion uses this to index early pages while later ones are still being read.
- */
-export function closesParagraphs(page: ParsedPage): boolean {
-  const paras = splitParagraphs(page.text);
-  return paras.length === 0 || ENDS_SENTENCE.test(paras[paras.length - 1].replace(/\s+/g, ' ').trim());
-}
 
 /** Splits text longer than `max` at whitespace into pieces of at most `max` characters. */
 function splitLong(text: string, max: number): string[] {

@@ -1,7 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { analyseText, cjkVectorLiteral } from './analysis';
-import type { ChunkDraft } from './chunker';
 import { query } from '../db/sql';
+
+/**
+ * Runs a statement whose parameters are large (batches of rows, slices of originals) with real bind
+ * parameters on `em`'s transaction. MikroORM's execute() inlines parameters into the SQL text, which
+ * escapes megabytes of text on the event loop (and doubles what the garbage collector has to free).
+ */
+export async function bulk(em: EntityManager, sql: string, params: unknown[]): Promise<void> {
+  const q = em
+    .getConnection()
+    .getKnex()
+    .raw(sql, params as never);
+  const ctx: unknown = em.getTransactionContext();
+  if (ctx) q.transacting(ctx as never);
+  await q;
+}
 
 /**
  * Serialises writers of one project's index inside the current transaction. Index writes change
@@ -47,9 +60,6 @@ export async function removeDocumentChunks(em: EntityManager, projectId: string,
   return chunks;
 }
 
-// eslint-disable-next-line no-control-regex -- the ASCII range deliberately includes the control characters
-const ASCII = /^[\x00-\x7f]*$/;
-
 /** How a document's chunks are analysed for the full-text index. */
 export interface IndexAnalysis {
   /** PostgreSQL text-search configuration of the document's language (see resolveTextSearchConfig). */
@@ -82,60 +92,32 @@ export async function resolveTextSearchConfig(em: EntityManager, wanted: string)
  */
 export const HEADER_POSITION = 8192;
 
-/** A chunk's contextual header: the document title and the heading of its section. */
-function headerText(chunk: ChunkDraft, title: string | undefined): string {
-  return [title, chunk.section].filter(Boolean).join('\n');
-}
-
-/** One text's analysis for the staging statement: plain text, whether it is ASCII, CJK bigrams. */
-function analysed(text: string): { x: string; a: boolean; k: string | null } {
-  const { plain, bigrams } = analyseText(text);
-  return { x: plain, a: ASCII.test(plain), k: cjkVectorLiteral(bigrams) };
-}
-
 /**
  * Computes chunks' full-text vectors into a temporary table of the current transaction, where they
- * wait (invisible to everyone else) until commitStagedChunks(). Ingestion stages pages while later
- * pages are still being read, so PostgreSQL builds vectors on one core while pdf.js parses on the
- * other. A vector is the document language's configuration over the unaccented non-CJK text
- * (identifiers expanded), `||` the CJK bigrams (see analysis.ts) — the same analysis questions
- * get — then the header analysed the same way, moved to HEADER_POSITION. Pure-ASCII text skips
- * the unaccent call (it would return it unchanged), which roughly halves the cost of building
- * vectors for English documents.
+ * wait (invisible to everyone else) until commitStagedChunks(). `rows` is a batch of StagedRow as
+ * JSON text, built in a parser pool worker (index-rows.ts): the server only passes it on, so
+ * PostgreSQL builds vectors on one core while the worker reads and analyses on the other. A vector
+ * is the document language's configuration over the unaccented non-CJK text (identifiers
+ * expanded), `||` the CJK bigrams (see analysis.ts) — the same analysis questions get — then the
+ * header analysed the same way, moved to HEADER_POSITION. Pure-ASCII text skips the unaccent call
+ * (it would return it unchanged), which roughly halves the cost of building vectors for English
+ * documents.
  */
-export async function stageChunks(em: EntityManager, analysis: IndexAnalysis, chunks: ChunkDraft[]): Promise<void> {
+export async function stageRows(em: EntityManager, config: string, rows: string): Promise<void> {
   await query(
     em,
     `create temp table if not exists docqa_staged_chunks
        (ordinal int, page_number int, page_end int, page_starts int[], text text, context text, tsv tsvector, term_count int) on commit drop`,
   );
-  // batches keep each statement's parameter reasonably sized for very large documents
-  for (let i = 0; i < chunks.length; i += 500) {
-    const batch = chunks.slice(i, i + 500).map((c) => {
-      const body = analysed(c.text);
-      const head = analysed(headerText(c, analysis.title));
-      return {
-        o: c.ordinal,
-        p: c.pageNumber,
-        e: c.pageEnd,
-        s: c.pageStarts ?? null,
-        t: c.text,
-        c: c.context,
-        ...body,
-        h: head.x,
-        ha: head.a,
-        hk: head.k,
-      };
-    });
-    // the header goes after a placeholder lexeme at HEADER_POSITION (`||` shifts the right vector
-    // past the left one's last position), which is then deleted
-    await query(
-      em,
-      `insert into docqa_staged_chunks (ordinal, page_number, page_end, page_starts, text, context, tsv, term_count)
+  // the header goes after a placeholder lexeme at HEADER_POSITION (`||` shifts the right vector
+  // past the left one's last position), which is then deleted; `x` is left out when it equals `t`
+  await bulk(
+    em,
+    `insert into docqa_staged_chunks (ordinal, page_number, page_end, page_starts, text, context, tsv, term_count)
        select x.o, x.p, x.e, x.s, x.t, x.c, v.tsv,
               coalesce((select sum(coalesce(array_length(u.positions, 1), 1)) from unnest(v.tsv) u), 0)
          from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, s int[], t text, c text, x text, a boolean, k text, h text, ha boolean, hk text)
-         cross join lateral (select to_tsvector(?::regconfig, case when x.a then x.x else docqa_unaccent(x.x) end)
+         cross join lateral (select to_tsvector(?::regconfig, case when x.a then coalesce(x.x, x.t) else docqa_unaccent(coalesce(x.x, x.t)) end)
                                     || coalesce(x.k::tsvector, ''::tsvector) as body,
                                     to_tsvector(?::regconfig, case when x.ha then x.h else docqa_unaccent(x.h) end)
                                     || coalesce(x.hk::tsvector, ''::tsvector) as head) b
@@ -143,9 +125,8 @@ export async function stageChunks(em: EntityManager, analysis: IndexAnalysis, ch
                                     else ts_delete(b.body
                                            || ('docqa_header:' || greatest(1, ${HEADER_POSITION} - coalesce((select max(p) from unnest(b.body) u, unnest(u.positions) p), 0)))::tsvector
                                            || b.head, 'docqa_header') end as tsv) v`,
-      [JSON.stringify(batch), analysis.config, analysis.config],
-    );
-  }
+    [rows, config, config],
+  );
 }
 
 /**
@@ -182,20 +163,4 @@ export async function commitStagedChunks(em: EntityManager, projectId: string, d
   );
   await query(em, 'drop table docqa_staged_chunks');
   return added.chunks;
-}
-
-/**
- * Inserts a document's chunks (stage + commit in one go). Call inside a transaction holding
- * lockProjectIndex().
- */
-export async function insertDocumentChunks(
-  em: EntityManager,
-  projectId: string,
-  documentId: string,
-  analysis: IndexAnalysis,
-  chunks: ChunkDraft[],
-): Promise<number> {
-  if (!chunks.length) return 0;
-  await stageChunks(em, analysis, chunks);
-  return commitStagedChunks(em, projectId, documentId);
 }

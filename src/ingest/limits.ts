@@ -14,6 +14,8 @@ export interface ParseLimits {
   pdfMaxPages: number;
   /** Characters of text on one PDF page. */
   pdfMaxPageChars: number;
+  /** Chunks of one document, of any format (MAX_CHUNKS_PER_DOCUMENT). */
+  maxChunks: number;
 }
 
 /** The pool's limits per document: the parser thread's heap, and the wall-clock time of one parse. */

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { EmbedQueue } from '../ingest/embed-job';
+import type { JobHost } from '../ingest/pipeline/job-host';
+import { EMBED_QUEUE } from '../ingest/pipeline/queues';
 import { query } from '../db/sql';
 import { embedTexts } from '../llm/embeddings-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
@@ -46,47 +47,38 @@ export class EmbeddingsService extends BaseService {
   readonly store = new VectorStore(this.config.embeddingCacheMb * 1024 * 1024, this.logger, {
     threads: Math.min(2, availableParallelism()),
   });
-  private queue: EmbedQueue | null = null;
-  private sweepTimer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<unknown> | null = null;
+  /** The process's one job host (the document pipeline's): embedding jobs and the sweep run on it. */
+  private queue: JobHost | null = null;
   private readonly failingUntil = new Backoff(QUERY_BACKOFF_MS);
 
-  async start(opts: { workers: boolean }): Promise<void> {
+  async start(opts: { workers: boolean; jobs: JobHost }): Promise<void> {
     await this.store.detect(this.freshEm());
-    const queue = new EmbedQueue(
-      this.ctx.orm.config.get<'clientUrl', string>('clientUrl'),
-      {
-        retryLimit: this.config.embeddingRetryLimit,
-        retryDelaySeconds: this.config.embeddingRetryDelaySeconds,
-        expireSeconds: this.config.ingestJobTimeoutSeconds,
-        pollingSeconds: this.config.jobPollingSeconds,
-      },
-      this.logger,
-    );
-    await queue.start();
-    this.queue = queue;
+    this.queue = opts.jobs;
     if (opts.workers) {
-      queue.work(2, (documentId) => this.embedDocument(documentId));
-      this.sweepTimer = setInterval(() => void this.sweepOnce(), this.config.embeddingSweepSeconds * 1000);
-      this.sweepTimer.unref();
+      opts.jobs.work(EMBED_QUEUE, 2, async (job) => {
+        try {
+          await this.embedDocument(job.documentId);
+        } catch (e) {
+          const reason = e instanceof Error ? e.message : String(e);
+          this.logger.warn({ documentId: job.documentId, reason }, 'embedding attempt failed; it will be retried');
+          throw e;
+        }
+      });
+      opts.jobs.every(this.config.embeddingSweepSeconds, 'embedding sweep', () => this.sweep());
     }
   }
 
+  /** The job host stops the embedding workers and the sweep (with the document pipeline); this closes the vector threads. */
   async stop(): Promise<void> {
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
-    this.sweepTimer = null;
-    await this.sweeping?.catch(() => undefined);
-    const queue = this.queue;
     this.queue = null;
-    await queue?.stop();
-    await this.store.close(); // the vector scoring threads
+    await this.store.close();
   }
 
   /** The ingestion job calls this once a document's chunks are committed (best effort: the sweep is the safety net). */
   async documentIndexed(documentId: string): Promise<void> {
     try {
       const [source] = await this.sourcesForDocuments([documentId]);
-      if (source) await this.queue?.enqueue(documentId);
+      if (source) await this.queue?.send(EMBED_QUEUE, documentId);
     } catch (err) {
       this.logger.warn({ err, documentId }, 'enqueuing the embedding stage failed; the sweep will pick the document up');
     }
@@ -195,7 +187,7 @@ export class EmbeddingsService extends BaseService {
             limit ${SWEEP_LIMIT}`,
           [JSON.stringify(projectIds), model],
         );
-        for (const m of missing) await this.queue?.enqueue(m.document_id, this.config.embeddingSweepSeconds);
+        for (const m of missing) await this.queue?.send(EMBED_QUEUE, m.document_id, this.config.embeddingSweepSeconds);
         enqueued += missing.length;
         const incomplete = new Set(missing.map((m) => m.project_id));
         const complete = projectIds.filter((id) => !incomplete.has(id));
@@ -210,13 +202,6 @@ export class EmbeddingsService extends BaseService {
       }
       return enqueued;
     });
-  }
-
-  private sweepOnce(): void {
-    if (this.sweeping) return;
-    this.sweeping = this.sweep()
-      .catch((err) => this.logger.warn({ err }, 'embedding sweep failed'))
-      .finally(() => (this.sweeping = null));
   }
 
   // ---------------------------------------------------------------- query time

@@ -4,7 +4,7 @@ import { Tokens } from '../auth/tokens';
 import { AuditService } from './audit.service';
 import { BootstrapService } from './bootstrap.service';
 import { ChatService } from './chat.service';
-import { INGEST_DEAD_QUEUE, INGEST_QUEUE, JOBS_SCHEMA } from '../ingest/queue';
+import { INGEST_DEAD_QUEUE, INGEST_QUEUE, JOBS_SCHEMA } from '../ingest/pipeline/queues';
 import { databaseSources } from '../observability/collectors';
 import { createMetrics } from '../observability/metrics';
 import type { ServiceContext } from './context';
@@ -93,12 +93,13 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
       await documents.start({ workers });
       // only processes that serve streams listen for access changes
       if (opts.live ?? true) await live.start();
-      // after the ingestion queue, which creates the job schema and supervises its queues
-      await embeddings.start({ workers });
+      // the embedding stage runs on the document pipeline's job host (one pg-boss per process)
+      await embeddings.start({ workers, jobs: documents.pipeline.jobs });
     },
     async stop() {
-      // side by side: the embedding queue's stop must not delay handing ingestion jobs back
-      await Promise.all([embeddings.stop(), documents.stop(), live.stop()]);
+      // the job host stops every job kind (embedding included), then the vector threads close
+      await Promise.all([documents.stop(), live.stop()]);
+      await embeddings.stop();
       await authPool.close();
     },
   };

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { uploadFiles, waitForDocument } from '../support/documents';
+import { heavyCases } from '../support/heavy';
 import { hostileCases, HostileCase, probe, processMemoryMb } from '../support/hostile';
 import { api } from '../support/http';
 import { Proc, startServerProcess } from '../support/processes';
@@ -111,16 +112,44 @@ describe('hostile documents', () => {
     process.stdout.write(`hostile set: ${JSON.stringify({ idle, healthz, memory, outcomes })}\n`);
     expect(healthz.failures).toBe(0);
     expect(healthz.count).toBeGreaterThan(50);
-    // The issue's target is p99 < 100 ms. NOT MET YET: on 2 shared cores (load ~25) this run
-    // measured p99 1.6 s (idle 0.1 s). Parsing is off the event loop; what remains on it is storing
-    // multi-MB originals as bytea (hex-encoded by pg), reading them back, and chunking a 1 MB page.
-    // Asserted here: the server never stopped answering (no failed probe, no stall over 5 s).
+    // The issue's target (p99 ≤ 100 ms) is measured per input by bench/heavy.ts (README, "Heavy and
+    // hostile ingestion"); on a shared, loaded machine this all-at-once run varies a lot, so what is
+    // asserted here is that the server never stopped answering (no failed probe, no stall over 5 s).
     expect(healthz.max).toBeLessThan(5000);
     expect(memory.peakRss).toBeLessThan(RSS_BOUND_MB);
     // the server is still whole: it answers an authenticated request
     expect((await api(server.baseUrl, 'GET', `/api/projects/${projectId}/documents`, { token })).status).toBe(200);
     // no upload file outlives its request
     expect(readdirSync(tmpDir)).toEqual([]);
+  });
+
+  it('heavy and hostile inputs one at a time (smaller sizes than bench/heavy.ts): each ends as expected while /healthz, probed every 20 ms, keeps answering', async () => {
+    const heavy = await api(server.baseUrl, 'POST', '/api/projects', { token, body: { name: 'Heavy' } });
+    const heavyProject = heavy.body.project.id as string;
+    const cases = await heavyCases({
+      scale: 0.1,
+      maxPages: LIMITS.pdfMaxPages,
+      maxExpandedMb: LIMITS.maxExpandedMb,
+      htmlMaxDepth: LIMITS.htmlMaxDepth,
+    });
+    const report: Array<{ name: string; status: string; p50: number; p99: number; max: number }> = [];
+    for (const c of cases) {
+      const health = probe(`${server.baseUrl}/healthz`, 20);
+      const res = await uploadFiles(server.baseUrl, token, heavyProject, [{ name: c.name, content: c.content }]);
+      expect(res.status).toBe(202);
+      const doc = await waitForDocument(server.baseUrl, token, res.body.documents[0].id, 120_000);
+      const h = await health.stop();
+      report.push({ name: c.name, status: doc.status, p50: h.p50, p99: h.p99, max: h.max });
+      expect({ name: c.name, status: doc.status }).toEqual({ name: c.name, status: c.status });
+      if (c.error) expect(doc.error).toMatch(c.error);
+      // responsive throughout: no probe failed, none waited anywhere near the 5 s probe time-out
+      // (the 100 ms p99 target is the bench's, measured on a quiet machine: see README)
+      expect({ name: c.name, failures: h.failures }).toEqual({ name: c.name, failures: 0 });
+      expect(h.max).toBeLessThan(2500);
+    }
+    const { rows } = await sql.query('select name, attempts from documents where project_id = $1', [heavyProject]);
+    for (const row of rows) expect({ name: row.name, attempts: row.attempts }).toEqual({ name: row.name, attempts: 1 });
+    process.stdout.write(`heavy inputs: ${JSON.stringify(report)}\n`);
   });
 
   /** Starts a multipart upload whose body never finishes (until `abort`). */

@@ -20,6 +20,8 @@ export async function parseInThread(
   limits: ParseLimits,
   onTotal: (pagesTotal: number) => void,
   onPage: (page: ParsedPage) => void,
+  /** Awaited between pages: lets the consumer hold reading back until it has caught up. */
+  pace: () => Promise<void> = () => Promise.resolve(),
 ): Promise<number> {
   if (buf.length === 0) throw new IngestError('the file is empty');
   const budget = new TextBudget(limits.maxExpandedBytes);
@@ -27,7 +29,7 @@ export async function parseInThread(
     budget.add(page.text.length);
     onPage(page);
   };
-  if (kind === 'pdf') return readPdf(buf, limits, onTotal, emit);
+  if (kind === 'pdf') return readPdf(buf, limits, onTotal, emit, pace);
   let pages: ParsedPage[];
   switch (kind) {
     case 'docx':
@@ -47,6 +49,9 @@ export async function parseInThread(
   if (pages.length > limits.pdfMaxPages)
     throw new LimitError(`the document has ${pages.length} pages, more than the limit of ${limits.pdfMaxPages}`);
   onTotal(pages.length);
-  for (const page of pages) emit(page);
+  for (const page of pages) {
+    emit(page);
+    await pace();
+  }
   return pages.length;
 }

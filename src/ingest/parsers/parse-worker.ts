@@ -1,14 +1,24 @@
 import type { MessagePort } from 'node:worker_threads';
+import { IndexTask, RowBatch, RowBuilder } from '../index-rows';
 import type { ParseLimits } from '../limits';
+import type { OriginalRef } from '../originals';
+import { readOriginal } from './read-original';
 import { IngestError, ParsedPage, DocumentKind } from '../types';
 import { parseInThread } from './index';
 
-/** What the pool sends a worker: the file (transferred, not copied) and a port for its pages. */
+/**
+ * What the pool sends a worker: the file (transferred, not copied) and a port for its results.
+ * With `index`, the worker also chunks and analyses the pages and sends index rows instead of
+ * pages (see index-rows.ts).
+ */
 export interface ParseTask {
   kind: DocumentKind;
-  data: ArrayBuffer;
+  /** The file (transferred), or where to read it: a stored original, read here in slices. */
+  data?: ArrayBuffer;
+  original?: { url: string; ref: OriginalRef };
   limits: ParseLimits;
   port: MessagePort;
+  index?: IndexTask;
 }
 
 /** Messages on a task's port, in order; `done` or `failed` is the last. */
@@ -16,27 +26,67 @@ export type ParseMessage =
   | { type: 'start' }
   | { type: 'total'; pagesTotal: number }
   | { type: 'page'; page: ParsedPage }
-  | { type: 'done'; pages: number }
+  | { type: 'read'; pagesDone: number }
+  | { type: 'analysis'; language: string | null }
+  | ({ type: 'rows' } & RowBatch)
+  | { type: 'done'; pages: number; chunks: number }
   | { type: 'failed'; name: string; message: string; ingest: boolean };
+
+/** The server acknowledges each batch of rows once it is in PostgreSQL. */
+export type ParseReply = { type: 'ack' };
+
+/** Row batches sent and not yet acknowledged before reading pauses (bounds the server's memory). */
+const MAX_UNACKED = 2;
 
 /**
  * The parser pool's task (piscina calls the default export in a worker thread). Everything goes
- * back over the task's own port, so pages stream to the server while later ones are read, and an
- * error keeps its kind (an IngestError is not retried) without relying on how errors clone.
+ * back over the task's own port, so results stream to the server while later pages are read, and
+ * an error keeps its kind (an IngestError is not retried) without relying on how errors clone.
  */
 export default async function parseTask(task: ParseTask): Promise<void> {
   const { port } = task;
   const post = (m: ParseMessage) => port.postMessage(m);
+  let unacked = 0;
+  let resume: (() => void) | null = null;
+  port.on('message', (m: ParseReply) => {
+    if (m?.type !== 'ack') return;
+    unacked--;
+    resume?.();
+  });
+  const builder = task.index
+    ? new RowBuilder(task.index, task.limits.maxChunks, (m) => {
+        if (m.type === 'rows') unacked++;
+        post(m);
+      })
+    : null;
+  const pace = async () => {
+    while (unacked >= MAX_UNACKED) await new Promise<void>((r) => (resume = r));
+    resume = null;
+  };
+  let done = 0;
+  let told = 0;
   post({ type: 'start' });
   try {
+    const bytes = task.original ? await readOriginal(task.original.url, task.original.ref) : Buffer.from(task.data!);
     const pages = await parseInThread(
       task.kind,
-      Buffer.from(task.data),
+      bytes,
       task.limits,
       (pagesTotal) => post({ type: 'total', pagesTotal }),
-      (page) => post({ type: 'page', page }),
+      (page) => {
+        if (!builder) return post({ type: 'page', page });
+        builder.push(page);
+        done++;
+        // progress is a hint for live views: a few messages a second are plenty
+        if (Date.now() - told >= 100) {
+          told = Date.now();
+          post({ type: 'read', pagesDone: done });
+        }
+      },
+      pace,
     );
-    post({ type: 'done', pages });
+    builder?.finish();
+    post({ type: 'done', pages, chunks: builder?.chunkCount ?? 0 });
   } catch (e) {
     const err = e as Error;
     // a stack overflow or an over-long string is the file's doing too, so it is not retried

@@ -109,6 +109,7 @@ export async function readPdf(
   limits: Pick<ParseLimits, 'pdfMaxPages' | 'pdfMaxPageChars'>,
   onTotal: (n: number) => void,
   onPage: (page: ParsedPage) => void,
+  pace: () => Promise<void> = () => Promise.resolve(),
 ): Promise<number> {
   const lib = await loadPdfjs();
   let doc: Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
@@ -182,6 +183,7 @@ export async function readPdf(
       const items = await inflight.get(n)!;
       inflight.delete(n);
       running.push({ pageNumber: n, text: layoutPage(items) });
+      await pace();
     }
     running.finish();
     return doc.numPages;

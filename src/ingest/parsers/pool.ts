@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { LimitError, ParseLimits, PoolLimits } from '../limits';
 import { DocumentKind, IngestError, ParsedPage, ParseOptions } from '../types';
-import type { ParseMessage, ParseTask } from './parse-worker';
+import type { IndexTask, RowBatch } from '../index-rows';
+import type { OriginalRef } from '../originals';
+import type { ParseMessage, ParseReply, ParseTask } from './parse-worker';
 
 /**
  * The compiled worker script. Under ts-jest this module is TypeScript but worker threads need
@@ -31,6 +34,8 @@ export class ParserPool {
   constructor(
     private readonly limits: ParseLimits,
     private readonly pool_: PoolLimits,
+    /** The database the parser threads read stored originals from (parseAndIndex with an OriginalRef). */
+    private readonly dbUrl?: string,
   ) {}
 
   private get piscina(): Piscina {
@@ -53,43 +58,111 @@ export class ParserPool {
    * another reason (retryable).
    */
   async parse(kind: DocumentKind, buf: Buffer, opts: ParseOptions = {}): Promise<ParsedPage[]> {
-    const { onPage, onProgress, signal } = opts;
+    const pages: ParsedPage[] = [];
+    await this.run(kind, buf, undefined, opts, {
+      page: (page) => {
+        pages.push(page);
+        opts.onPage?.(page);
+        return pages.length;
+      },
+    });
+    return pages;
+  }
+
+  /**
+   * Parses, chunks and analyses a document in a worker thread (see index-rows.ts): the language
+   * comes first (`onAnalysis`, before any rows), then bounded batches of index rows (`onRows`,
+   * awaited one after another; the worker pauses reading while two batches wait). Fails like
+   * parse(), and with the rejection of `onAnalysis`/`onRows` (the worker is then stopped).
+   */
+  async parseAndIndex(
+    kind: DocumentKind,
+    buf: Buffer | OriginalRef,
+    index: IndexTask,
+    opts: Pick<ParseOptions, 'onProgress' | 'signal'> & {
+      onAnalysis: (language: string | null) => Promise<void>;
+      onRows: (batch: RowBatch) => Promise<void>;
+    },
+  ): Promise<{ pages: number; chunks: number }> {
+    return this.run(kind, buf, index, opts, { analysis: opts.onAnalysis, rows: opts.onRows });
+  }
+
+  private async run(
+    kind: DocumentKind,
+    buf: Buffer | OriginalRef,
+    index: IndexTask | undefined,
+    opts: Pick<ParseOptions, 'onProgress' | 'signal'>,
+    handle: {
+      page?: (page: ParsedPage) => number;
+      analysis?: (language: string | null) => Promise<void>;
+      rows?: (batch: RowBatch) => Promise<void>;
+    },
+  ): Promise<{ pages: number; chunks: number }> {
+    const { onProgress, signal } = opts;
     signal?.throwIfAborted();
     const { port1, port2 } = new MessageChannel();
-    const data = new Uint8Array(buf).buffer; // a copy of our own to transfer (buf may share a pool)
+    // a buffer is copied to be transferred (it may share a pool); a stored original is read by the thread itself
+    const data = Buffer.isBuffer(buf) ? new Uint8Array(buf).buffer : null;
+    if (!data && !this.dbUrl) throw new Error('the parser pool has no database to read originals from');
+    const source = data ? { data } : { original: { url: this.dbUrl!, ref: buf as OriginalRef } };
     const stop = new AbortController();
-    const pages: ParsedPage[] = [];
     let total = 0;
-    let progress: Promise<void> = Promise.resolve();
+    let result = { pages: 0, chunks: 0 };
+    // progress writes and row batches are chained, so they land in order and their errors surface
+    let chain: Promise<void> = Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
-    let limitHit: IngestError | null = null;
+    let settled = false;
+    /** Time spent writing rows (not counted against the parse time limit). */
+    let writing = 0;
     const timeoutS = Math.round(this.pool_.timeoutMs / 100) / 10;
     let onAbort: (() => void) | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
-        onAbort = () => {
+        const fail = (e: Error) => {
+          if (settled) return;
+          settled = true;
           stop.abort();
-          reject(signal?.reason instanceof Error ? signal.reason : new Error('parsing aborted'));
+          reject(e);
         };
+        const then = (step: () => Promise<void> | void) => {
+          chain = chain.then(step);
+          chain.catch((e: Error) => fail(e));
+        };
+        onAbort = () => fail(signal?.reason instanceof Error ? signal.reason : new Error('parsing aborted'));
         signal?.addEventListener('abort', onAbort, { once: true });
+        const progress = (done: number) => onProgress && then(() => onProgress(done, Math.max(total, done)));
         port1.on('message', (m: ParseMessage) => {
           if (m.type === 'start') {
-            // the clock starts when a worker takes the task, not while it waits in the queue
-            timer = setTimeout(() => {
-              limitHit = new LimitError(`parsing took longer than ${timeoutS} s`);
-              stop.abort();
-              reject(limitHit);
-            }, this.pool_.timeoutMs);
+            // the clock starts when a worker takes the task, not while it waits in the queue, and
+            // stops while rows are written (the database's pace is not the file's doing)
+            const started = performance.now();
+            const check = () => {
+              const left = started + this.pool_.timeoutMs + writing - performance.now();
+              if (left <= 0) fail(new LimitError(`parsing took longer than ${timeoutS} s`));
+              else timer = setTimeout(check, left);
+            };
+            timer = setTimeout(check, this.pool_.timeoutMs);
           } else if (m.type === 'total') total = m.pagesTotal;
-          else if (m.type === 'page') {
-            pages.push(m.page);
-            onPage?.(m.page);
-            const done = pages.length;
-            // progress writes are chained so they land in order and their errors surface below
-            if (onProgress) progress = progress.then(() => onProgress(done, Math.max(total, done)));
-          } else if (m.type === 'done') resolve();
-          else if (m.type === 'failed')
-            reject(
+          else if (m.type === 'page') progress(handle.page?.(m.page) ?? 0);
+          else if (m.type === 'read') progress(m.pagesDone);
+          else if (m.type === 'analysis') then(() => handle.analysis?.(m.language));
+          else if (m.type === 'rows')
+            then(async () => {
+              const t0 = performance.now();
+              await handle.rows?.({ json: m.json, count: m.count });
+              writing += performance.now() - t0;
+              if (!settled) port1.postMessage({ type: 'ack' } satisfies ParseReply);
+            });
+          else if (m.type === 'done') {
+            result = { pages: m.pages, chunks: m.chunks };
+            then(() => {
+              if (!settled) {
+                settled = true;
+                resolve();
+              }
+            });
+          } else if (m.type === 'failed')
+            fail(
               m.ingest
                 ? m.name === 'LimitError'
                   ? new LimitError(m.message)
@@ -97,21 +170,27 @@ export class ParserPool {
                 : new Error(`parsing failed: ${m.message}`),
             );
         });
-        const task: ParseTask = { kind, data, limits: this.limits, port: port2 };
-        this.piscina.run(task, { transferList: [data, port2] as never, signal: stop.signal }).catch((err: Error & { code?: string }) => {
-          if (limitHit || signal?.aborted) return; // already settled
-          if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY')
-            reject(new LimitError(`parser ran out of memory (limit ${this.pool_.maxHeapMb} MB)`));
-          else reject(new Error(`the parser stopped unexpectedly (${err?.message ?? err})`));
-        });
+        const task: ParseTask = { kind, ...source, limits: this.limits, port: port2, ...(index ? { index } : {}) };
+        this.piscina
+          .run(task, { transferList: (data ? [data, port2] : [port2]) as never, signal: stop.signal })
+          .catch((err: Error & { code?: string }) => {
+            if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+              fail(new LimitError(`parser ran out of memory (limit ${this.pool_.maxHeapMb} MB)`));
+            else fail(new Error(`the parser stopped unexpectedly (${err?.message ?? err})`));
+          });
       });
     } finally {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
       clearTimeout(timer);
       port1.close();
     }
-    await progress;
-    return pages;
+    await chain.catch(() => undefined); // nothing of ours may still run (e.g. on a transaction) once we return
+    return result;
+  }
+
+  /** Starts the pool's first thread now (a worker process parses soon; its first document should not wait for it). */
+  warm(): void {
+    void this.piscina;
   }
 
   /** Stops the threads (at shutdown); parses still running are rejected. */

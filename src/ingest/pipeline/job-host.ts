@@ -1,46 +1,27 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import PgBoss from 'pg-boss';
-import type { Logger } from '../logger';
-import { currentRequestId, makeScope, runInScope } from '../observability/request-context';
+import type { Logger } from '../../logger';
+import { currentRequestId, makeScope, runInScope } from '../../observability/request-context';
+import { JOBS_SCHEMA, JobKind, JobSettings, queueOptions } from './queues';
 
-/** Queue of ingestion jobs; a job's data is `{ documentId, requestId? }`. */
-export const INGEST_QUEUE = 'document-ingest';
-/** Jobs that used up their retries (or whose worker kept dying) land here; its worker marks the document failed. */
-export const INGEST_DEAD_QUEUE = 'document-ingest-dead';
-/**
- * Background re-analysis of documents indexed with an older text analysis (language, CJK bigrams,
- * contextual headers). `stately`: at most one sweep waiting and one running.
- */
-export const REANALYSE_QUEUE = 'document-reanalyse';
-/** pg-boss keeps its tables in this schema of the application's database. */
-export const JOBS_SCHEMA = 'pgboss';
-
-export interface IngestJobData {
-  documentId: string;
-  /** The request that queued the job: the job's log lines carry it too. */
-  requestId?: string;
-}
-
-export interface QueueSettings {
-  /** Retries after the first attempt. */
-  retryLimit: number;
-  /** Base delay of the exponential backoff between attempts. */
-  retryDelaySeconds: number;
-  /** An active job older than this is considered dead (its worker crashed) and is retried. */
-  jobTimeoutSeconds: number;
-  /** How often expired jobs are looked for (one process does it at a time). */
-  maintenanceSeconds: number;
-  /** How often an idle worker polls for jobs. */
-  pollingSeconds: number;
-}
-
-/** An ingestion job as the handler sees it. */
-export interface IngestJob {
+/** A job as its handler sees it. */
+export interface HostJob {
   id: string;
+  /** The document the job is about (ingest, dead-letter, embed); '' for sweeps. */
   documentId: string;
   /** 0 for the first attempt. */
   retryCount: number;
   retryLimit: number;
+  /** The last attempt's failure (dead-letter jobs: why the job gave up). */
+  lastError: string;
+}
+
+export type JobHandler = (job: HostJob, signal: AbortSignal) => Promise<void>;
+
+interface JobData {
+  documentId?: string;
+  /** The request that queued the job: the job's log lines carry it too. */
+  requestId?: string;
 }
 
 /**
@@ -65,19 +46,21 @@ function transactionDb(em: EntityManager): PgBoss.Db {
 }
 
 /**
- * The durable ingestion queue (pg-boss in the application's PostgreSQL). Retries use exponential
- * backoff; a job whose worker died stays `active` until `jobTimeoutSeconds`, then pg-boss's
- * maintenance fails it into a retry (or, with no retries left, into the dead-letter queue).
+ * The process's one job host: a single pg-boss instance (one small pool of connections) serving
+ * every job kind — ingestion, its dead letters, the embedding stage, the re-analysis sweep — and
+ * the periodic sweeps. Retries use exponential backoff; a job whose worker died stays `active`
+ * until its expiry, then pg-boss's maintenance fails it into a retry (or the dead-letter queue).
  *
- * Workers are our own fetch → handle → complete/fail loops rather than `boss.work()`: that lets a
- * job be aborted when its time is up or the process stops (its retry then starts promptly), and
- * every completion is awaited, so a database hiccup is logged instead of becoming an unhandled
- * rejection.
+ * Workers are our own fetch → handle → complete/fail loops rather than `boss.work()`: a job is
+ * aborted when its time is up or the process stops (its retry then starts promptly), and every
+ * completion is awaited, so a database hiccup is logged instead of becoming an unhandled rejection.
  */
-export class IngestQueue {
+export class JobHost {
   private boss: PgBoss | null = null;
   private stopping = false;
   private readonly loops: Promise<void>[] = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly periodic = new Set<Promise<unknown>>();
   /** Wakes idle loops (after a local enqueue commits, or on stop). */
   private wake = new AbortController();
   /** Aborts the jobs in flight (on stop, after the grace period). */
@@ -85,7 +68,7 @@ export class IngestQueue {
 
   constructor(
     private readonly url: string,
-    private readonly settings: QueueSettings,
+    private readonly settings: JobSettings,
     private readonly logger: Logger,
   ) {}
 
@@ -94,7 +77,8 @@ export class IngestQueue {
       connectionString: this.url,
       schema: JOBS_SCHEMA,
       application_name: 'docqa-jobs',
-      max: 4,
+      // one pool for every job kind (it replaced two instances of 4 and 2 connections)
+      max: 6,
       supervise: true,
       maintenanceIntervalSeconds: this.settings.maintenanceSeconds,
       schedule: false,
@@ -104,49 +88,34 @@ export class IngestQueue {
     // nodes starting together make the same queues at once; PostgreSQL may pick one of them as a
     // deadlock victim, and the queue statements are idempotent, so the loser simply runs them again
     await retryOnDeadlock(async () => {
-      await boss.createQueue(INGEST_DEAD_QUEUE, { name: INGEST_DEAD_QUEUE, retryLimit: 5, retryDelay: 5, retryBackoff: true });
-      const options: PgBoss.Queue = {
-        name: INGEST_QUEUE,
-        retryLimit: this.settings.retryLimit,
-        retryDelay: this.settings.retryDelaySeconds,
-        retryBackoff: true,
-        expireInSeconds: this.settings.jobTimeoutSeconds,
-        deadLetter: INGEST_DEAD_QUEUE,
-      };
-      await boss.createQueue(INGEST_QUEUE, options);
-      await boss.updateQueue(INGEST_QUEUE, options); // settings may have changed since the queue was made
-      await boss.createQueue(REANALYSE_QUEUE, {
-        name: REANALYSE_QUEUE,
-        policy: 'stately',
-        retryLimit: 5,
-        retryDelay: 30,
-        retryBackoff: true,
-        expireInSeconds: this.settings.jobTimeoutSeconds,
-      });
+      for (const options of queueOptions(this.settings)) {
+        await boss.createQueue(options.name, options);
+        await boss.updateQueue(options.name, options);
+      }
     });
     this.boss = boss;
   }
 
   private get started(): PgBoss {
-    if (!this.boss) throw new Error('the ingestion queue is not started');
+    if (!this.boss) throw new Error('the job host is not started');
     return this.boss;
   }
 
-  /** Adds an ingestion job inside the transaction `em` belongs to. */
-  async enqueue(em: EntityManager, documentId: string): Promise<void> {
+  /** Adds a job inside the transaction `em` belongs to (it exists once that commits). */
+  async insert(em: EntityManager, kind: JobKind, documentId: string): Promise<void> {
     const requestId = currentRequestId();
-    const data: IngestJobData = requestId ? { documentId, requestId } : { documentId };
-    await this.started.insert([{ name: INGEST_QUEUE, data }], { db: transactionDb(em) });
+    const data: JobData = requestId ? { documentId, requestId } : { documentId };
+    await this.started.insert([{ name: kind, data }], { db: transactionDb(em) });
   }
 
-  /** Asks for a re-analysis sweep (ignored while one is already waiting). */
-  async enqueueReanalysis(): Promise<void> {
-    await this.started.send(REANALYSE_QUEUE, {});
-  }
-
-  /** Runs `handler` for re-analysis sweeps, one at a time in this process. */
-  workReanalysis(handler: (signal: AbortSignal) => Promise<void>): void {
-    this.loops.push(this.loop(REANALYSE_QUEUE, (_job, signal) => handler(signal)));
+  /**
+   * Adds a job now. `dedupeSeconds` drops a request for the same document made in the same time
+   * slot (sweeps use it, so jobs never pile up behind an embedder that is down).
+   */
+  async send(kind: JobKind, documentId = '', dedupeSeconds?: number): Promise<void> {
+    const opts = dedupeSeconds && documentId ? { singletonKey: documentId, singletonSeconds: dedupeSeconds } : {};
+    await this.started.send(kind, documentId ? { documentId } : {}, opts);
+    this.nudge();
   }
 
   /** Tells this process's idle workers to look for jobs now (call after an enqueue committed). */
@@ -156,28 +125,37 @@ export class IngestQueue {
   }
 
   /**
-   * Runs `handler` for ingestion jobs, `concurrency` at a time. A throw fails the attempt (retried
+   * Runs `handler` for jobs of `kind`, `concurrency` at a time. A throw fails the attempt (retried
    * with backoff); `signal` aborts when the job's time is up or the process stops.
    */
-  work(concurrency: number, handler: (job: IngestJob, signal: AbortSignal) => Promise<void>): void {
-    for (let i = 0; i < concurrency; i++) this.loops.push(this.loop(INGEST_QUEUE, handler));
+  work(kind: JobKind, concurrency: number, handler: JobHandler): void {
+    for (let i = 0; i < concurrency; i++) this.loops.push(this.loop(kind, handler));
   }
 
-  /** Runs `handler` for jobs that will not be retried again, with the last failure's message. */
-  workDead(handler: (documentId: string, reason: string) => Promise<void>): void {
-    this.loops.push(this.loop(INGEST_DEAD_QUEUE, (job) => handler(job.documentId, job.lastError)));
+  /** Runs `task` every `seconds` (never two at once in this process); stop() waits for a run in flight. */
+  every(seconds: number, name: string, task: () => Promise<unknown>): void {
+    let running: Promise<unknown> | null = null;
+    const timer = setInterval(() => {
+      if (running || this.stopping) return;
+      running = task()
+        .catch((err) => this.logger.warn({ err, task: name }, 'periodic job failed'))
+        .finally(() => {
+          if (running) this.periodic.delete(running);
+          running = null;
+        });
+      this.periodic.add(running);
+    }, seconds * 1000);
+    timer.unref();
+    this.timers.push(timer);
   }
 
-  private async loop(
-    queue: string,
-    handler: (job: IngestJob & { lastError: string }, signal: AbortSignal) => Promise<void>,
-  ): Promise<void> {
+  private async loop(kind: JobKind, handler: JobHandler): Promise<void> {
     while (!this.stopping) {
-      let job: PgBoss.JobWithMetadata<IngestJobData> | undefined;
+      let job: PgBoss.JobWithMetadata<JobData> | undefined;
       try {
-        [job] = await this.started.fetch<IngestJobData>(queue, { includeMetadata: true, batchSize: 1 });
+        [job] = await this.started.fetch<JobData>(kind, { includeMetadata: true, batchSize: 1 });
       } catch (err) {
-        if (!this.stopping) this.logger.warn({ err, queue }, 'fetching jobs failed');
+        if (!this.stopping) this.logger.warn({ err, queue: kind }, 'fetching jobs failed');
       }
       if (!job) {
         await sleep(this.settings.pollingSeconds * 1000, this.wake.signal);
@@ -185,25 +163,24 @@ export class IngestQueue {
       }
       const timeout = AbortSignal.timeout(this.settings.jobTimeoutSeconds * 1000);
       const signal = AbortSignal.any([timeout, this.abortAll.signal]);
-      const scope = makeScope(this.logger, typeof job.data.requestId === 'string' ? job.data.requestId : undefined, {
+      const documentId = typeof job.data?.documentId === 'string' ? job.data.documentId : '';
+      const scope = makeScope(this.logger, typeof job.data?.requestId === 'string' ? job.data.requestId : undefined, {
         jobId: job.id,
-        documentId: job.data.documentId,
+        ...(documentId ? { documentId } : {}),
       });
+      const run: HostJob = {
+        id: job.id,
+        documentId,
+        retryCount: job.retryCount,
+        retryLimit: job.retryLimit,
+        lastError: failureReason(job.output),
+      };
       try {
-        const run = {
-          id: job.id,
-          documentId: job.data.documentId,
-          retryCount: job.retryCount,
-          retryLimit: job.retryLimit,
-          lastError: failureReason(job.output),
-        };
         await runInScope(scope, () => handler(run, signal));
-        await this.started.complete(queue, job.id).catch((err) => this.logger.warn({ err, jobId: job.id }, 'completing a job failed'));
+        await this.started.complete(kind, job.id).catch((err) => this.logger.warn({ err, jobId: run.id }, 'completing a job failed'));
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        await this.started
-          .fail(queue, job.id, { message })
-          .catch((err) => this.logger.warn({ err, jobId: job.id }, 'failing a job failed'));
+        await this.started.fail(kind, job.id, { message }).catch((err) => this.logger.warn({ err, jobId: run.id }, 'failing a job failed'));
       }
     }
   }
@@ -219,8 +196,9 @@ export class IngestQueue {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
+    for (const t of this.timers) clearInterval(t);
     this.wake.abort();
-    const all = Promise.allSettled(this.loops).then(() => true);
+    const all = Promise.allSettled([...this.loops, ...this.periodic]).then(() => true);
     if (!(await within(all, graceMs))) {
       this.abortAll.abort(new Error('ingestion interrupted by shutdown; it will be retried'));
       await within(all, 5000);

@@ -1,0 +1,116 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { configForLanguage } from '../analysis';
+import { kindOfMime } from '../detect';
+import { commitStagedChunks, lockProjectIndex, removeDocumentChunks, resolveTextSearchConfig, stageRows } from '../index-writer';
+import { query } from '../../db/sql';
+import type { ParserPool } from '../parsers/pool';
+import { IngestError } from '../types';
+
+/**
+ * Bumped when the text analysis changes (chunking, language handling, contextual headers): ready
+ * documents indexed with an older version are re-analysed by a background job (see reanalysis.ts).
+ */
+export const ANALYSIS_VERSION = 2;
+
+export const SUPPORTED = 'PDF, DOCX, Markdown, plain text or HTML';
+
+/** Progress is written to the row (and announced) at most this often while pages are read. */
+const PROGRESS_EVERY_MS = 200;
+
+/** What indexing needs of the document row. */
+export interface IngestRow {
+  project_id: string;
+  name: string;
+  mime_type: string;
+  /** The original: a large object (null: stored before them, in `content`), and its size in bytes. */
+  content_oid: number | null;
+  size: number;
+  language: string | null;
+  language_stated: boolean;
+}
+
+export interface IndexDeps {
+  parsers: ParserPool;
+  /** The configuration for documents of unknown language (SEARCH_LANGUAGE). */
+  searchLanguage: string;
+  announce: (em: EntityManager, documentId: string) => Promise<void>;
+}
+
+/** The title a document is indexed under: its file name without extension, separators as spaces. */
+function titleOf(name: string): string {
+  return name
+    .replace(/\.[a-z0-9]{1,5}$/i, '')
+    .replace(/[_.-]+/g, ' ')
+    .trim();
+}
+
+/**
+ * Reads the stored file and replaces the document's chunks and statistics in one transaction
+ * (the old chunks stay searchable until it commits). The status is not touched here: finish()
+ * sets it. `quiet` is the background re-analysis of a ready document: no progress, only the
+ * index, the page/chunk counts and the language are renewed. Returns null when the document was
+ * deleted meanwhile (or, quiet, is no longer ready).
+ */
+export async function indexDocument(
+  deps: IndexDeps,
+  em: EntityManager,
+  documentId: string,
+  doc: IngestRow,
+  signal: AbortSignal,
+  quiet: boolean,
+): Promise<{ pages: number; chunks: number } | null> {
+  const kind = kindOfMime(doc.mime_type);
+  if (!kind) throw new IngestError(`unsupported file type; upload ${SUPPORTED}`);
+  if (!Number(doc.size)) throw new IngestError('the file is empty');
+  let lastWrite = 0;
+  // progress goes through `em` (its own pooled connection, committed at once), not the
+  // transaction below, so watchers see it while the document is being read
+  const onProgress = async (pagesDone: number, pagesTotal: number) => {
+    const now = Date.now();
+    if (quiet || (pagesDone < pagesTotal && now - lastWrite < PROGRESS_EVERY_MS)) return;
+    lastWrite = now;
+    await query(em, 'update documents set pages_done = ?, pages_total = ?, updated_at = now() where id = ?', [
+      pagesDone,
+      pagesTotal,
+      documentId,
+    ]);
+    await deps.announce(em, documentId);
+  };
+  return em.transactional(async (tx) => {
+    // the worker chunks and analyses (language first, unless stated); batches of rows are staged
+    // on this transaction while later pages are still read
+    let language: string | null = null;
+    let config = '';
+    const read = await deps.parsers.parseAndIndex(
+      kind,
+      { documentId, oid: doc.content_oid === null ? null : Number(doc.content_oid), size: Number(doc.size) },
+      { title: titleOf(doc.name), statedLanguage: doc.language_stated ? doc.language : null },
+      {
+        onProgress,
+        signal,
+        onAnalysis: async (detected) => {
+          language = detected;
+          config = await resolveTextSearchConfig(tx, configForLanguage(detected, deps.searchLanguage));
+        },
+        onRows: (batch) => stageRows(tx, config, batch.json),
+      },
+    );
+    if (!read.chunks) throw new IngestError(kind === 'pdf' ? 'no extractable text (scanned document?)' : 'no extractable text');
+    signal.throwIfAborted();
+    // the swap: under the project's index lock, old chunks and statistics out, staged ones in
+    await lockProjectIndex(tx, doc.project_id);
+    // the row lock orders us after a concurrent delete; a deleted document gets no chunks
+    const [alive] = await query<{ status: string }>(tx, 'select status from documents where id = ? for update', [documentId]);
+    if (!alive || (quiet && alive.status !== 'ready')) return null;
+    await removeDocumentChunks(tx, doc.project_id, documentId);
+    const chunkCount = await commitStagedChunks(tx, doc.project_id, documentId);
+    await query(tx, `update documents set page_count = ?, chunk_count = ?, language = ?, analysis_version = ? where id = ?`, [
+      read.pages,
+      chunkCount,
+      language,
+      ANALYSIS_VERSION,
+      documentId,
+    ]);
+    return { pages: read.pages, chunks: chunkCount };
+  });
+}
