@@ -4,6 +4,7 @@ import { EmbedQueue } from '../ingest/embed-job';
 import { query } from '../db/sql';
 import { embedTexts } from '../llm/embeddings-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
+import { SearchStages, stopwatch } from '../retrieval/stages';
 import { Neighbour, VectorStore } from '../retrieval/vector-store';
 import { Backoff } from '../util/backoff';
 import { BaseService, ServiceContext } from './context';
@@ -225,13 +226,15 @@ export class EmbeddingsService extends BaseService {
    * The question's vector neighbours in the project, or null when there is no embedding source or
    * the embedder did not answer in time (retrieval is then lexical). Never throws.
    */
-  async neighbours(projectId: string, question: string): Promise<QueryNeighbours | null> {
+  async neighbours(projectId: string, question: string, stages?: SearchStages): Promise<QueryNeighbours | null> {
+    const lap = stopwatch(stages);
+    let t = performance.now();
     try {
       if (!(await this.mayHaveSource(projectId))) return null;
       const source = (await this.sourcesForProjects([projectId])).get(projectId);
       if (!source) return null;
       if (this.failingUntil.active(source.key)) return null;
-      const started = performance.now();
+      const started = lap('embedSource', t);
       let vector: Float32Array;
       try {
         ({
@@ -247,9 +250,11 @@ export class EmbeddingsService extends BaseService {
           this.logger.warn({ err: e, model: source.key }, 'embedding the question failed; retrieval is lexical');
         return null;
       }
-      const embeddingMs = performance.now() - started;
+      t = lap('embed', started);
+      const embeddingMs = t - started;
       this.failingUntil.succeeded(source.key);
       const neighbours = await this.store.neighbours(this.freshEm(), projectId, source.key, vector, VECTOR_NEIGHBOURS);
+      lap('scan', t);
       return { model: source.key, neighbours, embeddingMs };
     } catch (err) {
       this.logger.warn({ err, projectId }, 'vector search failed; retrieval is lexical');
