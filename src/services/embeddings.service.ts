@@ -235,25 +235,29 @@ export class EmbeddingsService extends BaseService {
       if (!source) return null;
       if (this.failingUntil.active(source.key)) return null;
       const started = lap('embedSource', t);
-      let vector: Float32Array;
+      let embeddingMs = 0;
+      const embedding = embedTexts(source.target, [question], {
+        timeoutMs: this.config.embeddingQueryTimeoutMs,
+        retries: 0,
+        signal: this.ctx.shutdown,
+      }).then(({ vectors: [vector] }) => {
+        t = lap('embed', started);
+        embeddingMs = t - started;
+        return vector;
+      });
+      // the store checks its matrix is current while the question is embedded
+      const found = this.store.neighbours(this.freshEm(), projectId, source.key, embedding, VECTOR_NEIGHBOURS);
       try {
-        ({
-          vectors: [vector],
-        } = await embedTexts(source.target, [question], {
-          timeoutMs: this.config.embeddingQueryTimeoutMs,
-          retries: 0,
-          signal: this.ctx.shutdown,
-        }));
+        await embedding;
       } catch (e) {
+        found.catch(() => undefined);
         if (e instanceof UpstreamError) this.failingUntil.failed(source.key);
         if (!(e instanceof UpstreamAbortedError))
           this.logger.warn({ err: e, model: source.key }, 'embedding the question failed; retrieval is lexical');
         return null;
       }
-      t = lap('embed', started);
-      const embeddingMs = t - started;
       this.failingUntil.succeeded(source.key);
-      const neighbours = await this.store.neighbours(this.freshEm(), projectId, source.key, vector, VECTOR_NEIGHBOURS);
+      const neighbours = await found;
       lap('scan', t);
       return { model: source.key, neighbours, embeddingMs };
     } catch (err) {

@@ -10,7 +10,7 @@ import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval
 import { SearchStages, stopwatch } from '../retrieval/stages';
 import { BaseService, ServiceContext } from './context';
 import type { EmbeddingsService } from './embeddings.service';
-import { RERANK_CANDIDATES, type RerankService } from './rerank.service';
+import { RERANK_CANDIDATES, RERANK_SETTING_SQL, type RerankService, type RerankSetting } from './rerank.service';
 
 /** One retrieved chunk, best first. */
 export interface RetrievalHit {
@@ -74,27 +74,23 @@ export class RetrievalService extends BaseService {
     // the semantic side (embed the question, vector neighbours) runs beside the lexical one; it
     // resolves null when there is no embedding source or the embedder fails, and never throws
     const semantic = this.embeddings.neighbours(projectId, question.slice(0, MAX_QUERY_CHARS), opts.stages);
-    // the project's reranker, resolved beside them too (null: none configured; never throws)
-    const rs = performance.now();
-    const reranking = this.reranker.source(projectId).finally(() => lap('rerankSource', rs));
     // a short read-only transaction of its own, so the planner setting below stays inside it; one
     // snapshot for all its statements, so a document re-indexed meanwhile (new chunk ids) cannot
     // make the chunks ranked by one statement vanish from the next
     let t = performance.now();
     const hits = await this.freshEm().transactional(
       async (em) => {
-        // Testing `tsv @@ query` row by row detoasts every vector, which the planner does not price:
-        // for a common term under LIMIT it would rather scan the table (hundreds of milliseconds at
-        // 100k chunks) than read the GIN index's matches. See rank() for the index path it gets.
-        await query(em, 'set local enable_seqscan = off');
         t = lap('begin', t);
-        const { terms, topK, projectChunks, tableChunks } = await this.analyze(
+        const { terms, topK, projectChunks, tableChunks, rerank } = await this.analyze(
           em,
           projectId,
           question.slice(0, MAX_QUERY_CHARS),
           opts.topK,
         );
         t = lap('analyze', t);
+        // the project's reranker, resolved beside the lexical statement (null: none configured,
+        // known from the analysis without a statement of its own; never throws)
+        const reranking = this.reranker.source(projectId, rerank).finally(() => lap('rerankSource', t));
         const lexical = terms.length
           ? await rankBm25(em, projectId, terms, Math.max(topK, FUSION_DEPTH), projectChunks * projectChunks > CANDIDATES * tableChunks)
           : [];
@@ -194,7 +190,7 @@ export class RetrievalService extends BaseService {
     projectId: string,
     question: string,
     topK?: number,
-  ): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number }> {
+  ): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number; rerank: RerankSetting }> {
     const { plain, bigrams } = analyseText(question);
     const rows = await query<{
       lexeme: string | null;
@@ -203,6 +199,8 @@ export class RetrievalService extends BaseService {
       chunk_count: number | null;
       top_k: string | null;
       table_chunks: number;
+      m: string | null;
+      def: boolean;
     }>(
       em,
       `with langs as (select distinct language from documents where project_id = ?),
@@ -231,7 +229,13 @@ export class RetrievalService extends BaseService {
                   -- CJK bigrams, placed after any Latin words (only distances among them matter)
                   select u.lexeme, array(select p + ${CJK_POSITION_OFFSET} from unnest(u.positions) p) from unnest(coalesce(?::tsvector, ''::tsvector)) u)
        select q.lexeme, q.positions, ts.df, s.chunk_count, p.settings->>'topK' as top_k,
-              (select reltuples from pg_class where oid = 'chunks'::regclass) as table_chunks
+              (select reltuples from pg_class where oid = 'chunks'::regclass) as table_chunks,
+              ${RERANK_SETTING_SQL},
+              -- for the rest of the transaction (no statement of its own): testing tsv @@ query
+              -- row by row detoasts every vector, which the planner does not price; for a common
+              -- term under LIMIT it would rather scan the table (hundreds of milliseconds at 100k
+              -- chunks) than read the GIN index's matches (see rankBm25 for the index path it gets)
+              set_config('enable_seqscan', 'off', true) as seqscan
          from projects p
          left join project_index_stats s on s.project_id = p.id
          left join q on true
@@ -260,6 +264,7 @@ export class RetrievalService extends BaseService {
       topK: Math.min(MAX_TOP_K, Math.max(1, Math.floor(k))),
       projectChunks: n,
       tableChunks: Math.max(n, Number(rows[0].table_chunks) || 0),
+      rerank: { model: rows[0].m, defaultProvider: !!rows[0].def },
     };
   }
 }
