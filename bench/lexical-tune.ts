@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const t = await createTestApp({ workers: true });
   try {
     const owner = await factories(t.orm, t.services).makeUser({ platformRole: 'admin' });
-    const actor = await t.services.auth.authenticateHeader(`Bearer ${owner.token}`);
+    const actor = await t.services.tokens.authenticate(owner.token);
     const ingest = await ingestCorpus(
       { baseUrl: t.baseUrl, dbUrl: t.dbUrl, accessToken: owner.token },
       corpusDocuments(),
