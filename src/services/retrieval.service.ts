@@ -90,7 +90,8 @@ export class RetrievalService extends BaseService {
         t = lap('analyze', t);
         // the project's reranker, resolved beside the lexical statement (null: none configured,
         // known from the analysis without a statement of its own; never throws)
-        const reranking = this.reranker.source(projectId, rerank).finally(() => lap('rerankSource', t));
+        const resolving = t;
+        const reranking = this.reranker.source(projectId, rerank).finally(() => lap('rerankSource', resolving));
         const lexical = terms.length
           ? await rankBm25(em, projectId, terms, Math.max(topK, FUSION_DEPTH), projectChunks * projectChunks > CANDIDATES * tableChunks)
           : [];
