@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { normalize } from '../src/retrieval/vector-store';
 import { startOpenAiStub, stubEmbedding } from '../test/support/openai-stub';
 import { benchActor, openDocsBenchEnv, quantile, round, table, waitReady, writeResult } from './docs-env';
-import { seedSyntheticChunks } from './retrieval';
+import { seedSyntheticChunks, stageBreakdown, StageBreakdown, stageRows } from './retrieval';
+import type { SearchStages } from '../src/retrieval/stages';
 import { Actor } from '../src/access/actor';
 
 /**
@@ -35,6 +36,8 @@ export interface VectorBenchResult {
   vectorSeedSeconds: number;
   latencyMs: { queries: number; median: number; p95: number; p99: number; max: number };
   excludingProviderMs: { median: number; p95: number; p99: number };
+  /** Per stage of the sequential run (SearchStages): median, p95, p99 in ms. */
+  stagesMs: StageBreakdown;
   providerMs: { median: number; p95: number };
   /** CONCURRENCY searches at a time: time to sources per search, excluding the provider. */
   concurrent: { concurrency: number; queries: number; median: number; p95: number; p99: number } | null;
@@ -103,11 +106,14 @@ export async function benchVectors(
     for (const q of qs.slice(0, 20)) await env.services.retrieval.search(Actor.system(), big.id, q); // warm-up (loads the matrix)
     const total: number[] = [];
     const provider: number[] = [];
+    const stageRuns: SearchStages[] = [];
     for (const q of qs) {
       const timings: { embeddingMs?: number } = {};
+      const stages: SearchStages = {};
       const t0 = performance.now();
-      await env.services.retrieval.search(Actor.system(), big.id, q, { timings });
+      await env.services.retrieval.search(Actor.system(), big.id, q, { timings, stages });
       total.push(performance.now() - t0);
+      stageRuns.push(stages);
       if (timings.embeddingMs === undefined) throw new Error('the question was not embedded (retrieval fell back to lexical)');
       provider.push(timings.embeddingMs);
     }
@@ -211,6 +217,7 @@ export async function benchVectors(
         max: round(Math.max(...total)),
       },
       excludingProviderMs: { median: round(quantile(excluding, 0.5)), p95, p99: round(quantile(excluding, 0.99)) },
+      stagesMs: stageBreakdown(stageRuns),
       providerMs: { median: round(quantile(provider, 0.5)), p95: round(quantile(provider, 0.95)) },
       concurrent,
       recallAt50: { queries: recalls.length, mean: round(recalls.reduce((a, b) => a + b, 0) / recalls.length), min: Math.min(...recalls) },
@@ -275,6 +282,7 @@ async function main(): Promise<void> {
               ],
             ]
           : []),
+        ...stageRows(r.stagesMs),
         ['seeding (chunks / vectors)', `${r.seedSeconds} s / ${r.vectorSeedSeconds} s`, '—', '—'],
       ],
     )}\n\n${file}\n`,

@@ -215,11 +215,28 @@ export class VectorStore {
     }
   }
 
-  /** The `k` stored chunks of the project closest to `query` (cosine), best first; only vectors of `model`. */
-  async neighbours(em: EntityManager, projectId: string, model: string, query: Float32Array, k: number): Promise<Neighbour[]> {
-    const q = normalize(query);
-    if (this.pgvector) return this.neighboursPg(em, projectId, model, q, k);
-    const entry = await this.entry(em, projectId, model);
+  /**
+   * The `k` stored chunks of the project closest to `query` (cosine), best first; only vectors of
+   * `model`. `query` may be a promise (the question's embedding still on its way): the cached
+   * matrix's freshness check (and any load) runs meanwhile, so it costs the search no round trip.
+   */
+  async neighbours(
+    em: EntityManager,
+    projectId: string,
+    model: string,
+    query: Float32Array | Promise<Float32Array>,
+    k: number,
+  ): Promise<Neighbour[]> {
+    if (this.pgvector) return this.neighboursPg(em, projectId, model, normalize(await query), k);
+    const current = this.entry(em, projectId, model);
+    let q: Float32Array;
+    try {
+      q = normalize(await query);
+    } finally {
+      // an embedding that failed leaves no load unobserved
+      current.catch(() => undefined);
+    }
+    const entry = await current;
     if (entry === null) return this.neighboursStreamed(em, projectId, model, q, k);
     if (entry.dims !== q.length) return [];
     entry.lastUsed = Date.now();

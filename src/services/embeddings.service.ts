@@ -5,6 +5,7 @@ import { EMBED_QUEUE } from '../ingest/pipeline/queues';
 import { query } from '../db/sql';
 import { embedTexts } from '../llm/embeddings-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
+import { SearchStages, stopwatch } from '../retrieval/stages';
 import { Neighbour, VectorStore } from '../retrieval/vector-store';
 import { Backoff } from '../util/backoff';
 import { BaseService, ServiceContext } from './context';
@@ -210,31 +211,39 @@ export class EmbeddingsService extends BaseService {
    * The question's vector neighbours in the project, or null when there is no embedding source or
    * the embedder did not answer in time (retrieval is then lexical). Never throws.
    */
-  async neighbours(projectId: string, question: string): Promise<QueryNeighbours | null> {
+  async neighbours(projectId: string, question: string, stages?: SearchStages): Promise<QueryNeighbours | null> {
+    const lap = stopwatch(stages);
+    let t = performance.now();
     try {
       if (!(await this.mayHaveSource(projectId))) return null;
       const source = (await this.sourcesForProjects([projectId])).get(projectId);
       if (!source) return null;
       if (this.failingUntil.active(source.key)) return null;
-      const started = performance.now();
-      let vector: Float32Array;
+      const started = lap('embedSource', t);
+      let embeddingMs = 0;
+      const embedding = embedTexts(source.target, [question], {
+        timeoutMs: this.config.embeddingQueryTimeoutMs,
+        retries: 0,
+        signal: this.ctx.shutdown,
+      }).then(({ vectors: [vector] }) => {
+        t = lap('embed', started);
+        embeddingMs = t - started;
+        return vector;
+      });
+      // the store checks its matrix is current while the question is embedded
+      const found = this.store.neighbours(this.freshEm(), projectId, source.key, embedding, VECTOR_NEIGHBOURS);
       try {
-        ({
-          vectors: [vector],
-        } = await embedTexts(source.target, [question], {
-          timeoutMs: this.config.embeddingQueryTimeoutMs,
-          retries: 0,
-          signal: this.ctx.shutdown,
-        }));
+        await embedding;
       } catch (e) {
+        found.catch(() => undefined);
         if (e instanceof UpstreamError) this.failingUntil.failed(source.key);
         if (!(e instanceof UpstreamAbortedError))
           this.logger.warn({ err: e, model: source.key }, 'embedding the question failed; retrieval is lexical');
         return null;
       }
-      const embeddingMs = performance.now() - started;
       this.failingUntil.succeeded(source.key);
-      const neighbours = await this.store.neighbours(this.freshEm(), projectId, source.key, vector, VECTOR_NEIGHBOURS);
+      const neighbours = await found;
+      lap('scan', t);
       return { model: source.key, neighbours, embeddingMs };
     } catch (err) {
       this.logger.warn({ err, projectId }, 'vector search failed; retrieval is lexical');

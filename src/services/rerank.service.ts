@@ -22,6 +22,20 @@ const RERANK_BACKOFF_MS = 15_000;
 const MAX_DOCUMENT_CHARS = 4000;
 
 /**
+ * What decides whether a project may have a reranker, as select-list items over `projects p`
+ * (retrieval reads them in its analysis statement, so a search without a reranker pays nothing):
+ * `m` the project's `settings.rerankModel`, `def` whether an enabled default provider lists one.
+ */
+export const RERANK_SETTING_SQL = `p.settings->>'rerankModel' as m,
+  exists (select 1 from providers where is_enabled and is_default and jsonb_array_length(rerank_models) > 0) as def`;
+
+/** A project's reranker setting as read beside other project data (RERANK_SETTING_SQL). */
+export interface RerankSetting {
+  model: string | null;
+  defaultProvider: boolean;
+}
+
+/**
  * The optional reranking stage after fusion (DESIGN §9): the project's reranker (providers.service
  * resolves it and decrypts the key) re-scores the best fused candidates through `POST /rerank`.
  * Any failure or a time-out (RERANK_TIMEOUT_MS) leaves the fused order, never an error; a failing
@@ -38,18 +52,17 @@ export class RerankService extends BaseService {
   private readonly failingUntil = new Backoff(RERANK_BACKOFF_MS);
 
   /**
-   * The project's reranker, or null: none configured (one small statement and nothing else),
-   * backing off after a failure, or the provider's key unreadable. Never throws.
+   * The project's reranker, or null: none configured (one small statement and nothing else, none
+   * when the caller passes the `setting` it read), backing off after a failure, or the provider's
+   * key unreadable. Never throws.
    */
-  async source(projectId: string): Promise<RerankTarget | null> {
+  async source(projectId: string, setting?: RerankSetting): Promise<RerankTarget | null> {
     try {
-      const [row] = await query<{ m: string | null; def: boolean }>(
-        this.freshEm(),
-        `select p.settings->>'rerankModel' as m,
-                exists (select 1 from providers where is_enabled and is_default and jsonb_array_length(rerank_models) > 0) as def
-           from projects p where p.id = ?`,
-        [projectId],
-      );
+      const [row] = setting
+        ? [{ m: setting.model, def: setting.defaultProvider }]
+        : await query<{ m: string | null; def: boolean }>(this.freshEm(), `select ${RERANK_SETTING_SQL} from projects p where p.id = ?`, [
+            projectId,
+          ]);
       if (!row || (!row.m && !row.def && !this.config.rerank)) return null;
       const source = await this.providers.resolveForRerank(row.m);
       if (!source || this.failingUntil.active(source.key)) return null;

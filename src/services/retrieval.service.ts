@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { requireTier } from '../access/read-rules';
@@ -6,9 +7,10 @@ import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/an
 import { query } from '../db/sql';
 import { CANDIDATES, QueryTerm, rankBm25 } from '../retrieval/bm25';
 import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval/fusion';
+import { SearchStages, stopwatch } from '../retrieval/stages';
 import { BaseService, ServiceContext } from './context';
 import type { EmbeddingsService } from './embeddings.service';
-import { RERANK_CANDIDATES, type RerankService } from './rerank.service';
+import { RERANK_CANDIDATES, RERANK_SETTING_SQL, type RerankService, type RerankSetting } from './rerank.service';
 
 /** One retrieved chunk, best first. */
 export interface RetrievalHit {
@@ -62,34 +64,41 @@ export class RetrievalService extends BaseService {
       fusion?: FusionParams;
       /** Receives the rankings before fusion (evaluation and tuning). */
       trace?: { lexical?: Ranked[]; vector?: Ranked[] };
+      /** Receives the time spent in each stage (benchmarks). */
+      stages?: SearchStages;
     } = {},
   ): Promise<RetrievalHit[]> {
+    const lap = stopwatch(opts.stages);
+    const t0 = performance.now();
     await requireTier(this.em(), actor, projectId, 'use');
     // the semantic side (embed the question, vector neighbours) runs beside the lexical one; it
     // resolves null when there is no embedding source or the embedder fails, and never throws
-    const semantic = this.embeddings.neighbours(projectId, question.slice(0, MAX_QUERY_CHARS));
-    // the project's reranker, resolved beside them too (null: none configured; never throws)
-    const reranking = this.reranker.source(projectId);
+    const semantic = this.embeddings.neighbours(projectId, question.slice(0, MAX_QUERY_CHARS), opts.stages);
     // a short read-only transaction of its own, so the planner setting below stays inside it; one
     // snapshot for all its statements, so a document re-indexed meanwhile (new chunk ids) cannot
     // make the chunks ranked by one statement vanish from the next
-    return this.freshEm().transactional(
+    let t = performance.now();
+    const hits = await this.freshEm().transactional(
       async (em) => {
-        // Testing `tsv @@ query` row by row detoasts every vector, which the planner does not price:
-        // for a common term under LIMIT it would rather scan the table (hundreds of milliseconds at
-        // 100k chunks) than read the GIN index's matches. See rank() for the index path it gets.
-        await query(em, 'set local enable_seqscan = off');
-        const { terms, topK, projectChunks, tableChunks } = await this.analyze(
+        t = lap('begin', t);
+        const { terms, topK, projectChunks, tableChunks, rerank } = await this.analyze(
           em,
           projectId,
           question.slice(0, MAX_QUERY_CHARS),
           opts.topK,
         );
+        t = lap('analyze', t);
+        // the project's reranker, resolved beside the lexical statement (null: none configured,
+        // known from the analysis without a statement of its own; never throws)
+        const resolving = t;
+        const reranking = this.reranker.source(projectId, rerank).finally(() => lap('rerankSource', resolving));
         const lexical = terms.length
           ? await rankBm25(em, projectId, terms, Math.max(topK, FUSION_DEPTH), projectChunks * projectChunks > CANDIDATES * tableChunks)
           : [];
+        t = lap('lexical', t);
         // the fusion point: BM25 ranking and vector neighbours by reciprocal rank fusion (lexical alone without vectors)
         const vectors = await semantic;
+        t = lap('vectorWait', t);
         if (opts.timings && vectors) opts.timings.embeddingMs = Math.round(vectors.embeddingMs);
         if (opts.trace) {
           opts.trace.lexical = lexical;
@@ -98,6 +107,7 @@ export class RetrievalService extends BaseService {
         // with a reranker, fusion keeps RERANK_CANDIDATES for it to re-score and its best topK stand
         // (on any failure of the reranker, the fused order's topK)
         const reranker = await reranking;
+        t = lap('vectorWait', t);
         const depth = reranker ? Math.max(topK, RERANK_CANDIDATES) : topK;
         const fused = vectors?.neighbours.length
           ? fuseRankings(lexical, vectors.neighbours, depth, opts.fusion ?? DEFAULT_FUSION)
@@ -105,6 +115,7 @@ export class RetrievalService extends BaseService {
         const ranked = reranker
           ? await this.reranker.rerank(em, reranker, question.slice(0, MAX_QUERY_CHARS), fused, topK, opts.timings)
           : fused;
+        t = lap('fusion', t);
         if (!ranked.length) return [];
         // a chunk that crosses page breaks is cited on the page holding the text that matches the
         // question best: its page parts (page_starts) are scored by the idf of the question terms
@@ -132,6 +143,7 @@ export class RetrievalService extends BaseService {
             JSON.stringify(ranked.map((r) => r.id)),
           ],
         );
+        t = lap('hydrate', t);
         const byId = new Map(rows.map((r) => [r.id, r]));
         if (vectors && rows.length < ranked.length)
           this.embeddings.forget(
@@ -158,6 +170,9 @@ export class RetrievalService extends BaseService {
       },
       { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
     );
+    lap('commit', t);
+    lap('total', t0);
+    return hits;
   }
 
   /**
@@ -176,7 +191,7 @@ export class RetrievalService extends BaseService {
     projectId: string,
     question: string,
     topK?: number,
-  ): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number }> {
+  ): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number; rerank: RerankSetting }> {
     const { plain, bigrams } = analyseText(question);
     const rows = await query<{
       lexeme: string | null;
@@ -185,6 +200,8 @@ export class RetrievalService extends BaseService {
       chunk_count: number | null;
       top_k: string | null;
       table_chunks: number;
+      m: string | null;
+      def: boolean;
     }>(
       em,
       `with langs as (select distinct language from documents where project_id = ?),
@@ -213,7 +230,13 @@ export class RetrievalService extends BaseService {
                   -- CJK bigrams, placed after any Latin words (only distances among them matter)
                   select u.lexeme, array(select p + ${CJK_POSITION_OFFSET} from unnest(u.positions) p) from unnest(coalesce(?::tsvector, ''::tsvector)) u)
        select q.lexeme, q.positions, ts.df, s.chunk_count, p.settings->>'topK' as top_k,
-              (select reltuples from pg_class where oid = 'chunks'::regclass) as table_chunks
+              (select reltuples from pg_class where oid = 'chunks'::regclass) as table_chunks,
+              ${RERANK_SETTING_SQL},
+              -- for the rest of the transaction (no statement of its own): testing tsv @@ query
+              -- row by row detoasts every vector, which the planner does not price; for a common
+              -- term under LIMIT it would rather scan the table (hundreds of milliseconds at 100k
+              -- chunks) than read the GIN index's matches (see rankBm25 for the index path it gets)
+              set_config('enable_seqscan', 'off', true) as seqscan
          from projects p
          left join project_index_stats s on s.project_id = p.id
          left join q on true
@@ -242,6 +265,7 @@ export class RetrievalService extends BaseService {
       topK: Math.min(MAX_TOP_K, Math.max(1, Math.floor(k))),
       projectChunks: n,
       tableChunks: Math.max(n, Number(rows[0].table_chunks) || 0),
+      rerank: { model: rows[0].m, defaultProvider: !!rows[0].def },
     };
   }
 }

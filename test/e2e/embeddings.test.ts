@@ -1,4 +1,5 @@
 import { threadId } from 'node:worker_threads';
+import type { SearchStages } from '../../src/retrieval/stages';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { api, client } from '../support/http';
@@ -203,8 +204,13 @@ describe('with an embedding provider', () => {
     // the measured fusion (DEFAULT_FUSION): the lexical leader keeps its place when it clearly
     // leads, and the nearest vector-only chunk — the answer — is ranked in among the lexical ones
     const trace: { lexical?: Array<{ id: string; score: number }>; vector?: Array<{ id: string; score: number }> } = {};
-    await t.services.retrieval.search(Actor.system(), project.id, QUESTION, { trace });
+    const stages: SearchStages = {};
+    await t.services.retrieval.search(Actor.system(), project.id, QUESTION, { trace, stages });
     expect(fused[0].chunkId).toBe(trace.lexical![0].id);
+    // the benches' per-stage breakdown: both sides of the search are timed
+    for (const stage of ['begin', 'analyze', 'lexical', 'embedSource', 'embed', 'scan', 'fusion', 'hydrate', 'commit', 'total'] as const)
+      expect(stages[stage]).toEqual(expect.any(Number));
+    expect(stages.rerankSource).toBeGreaterThanOrEqual(0);
     expect(ids).toContain(answerDoc.id);
     expect(ids.filter((id) => lexicalDocs.has(id)).length).toBeGreaterThanOrEqual(3);
     expect(fused).toHaveLength(6); // the project's default topK

@@ -205,6 +205,22 @@ describe('portable path (the embedded PostgreSQL)', () => {
     }
   });
 
+  it('takes the query as a promise (the question still being embedded): same neighbours; a failed embedding rejects the search', async () => {
+    const { projectId, chunkIds } = await seed(orm);
+    const vs = vectors(300, 31);
+    const store = open(64 * 1024 * 1024);
+    await writeAll(orm, store, projectId, chunkIds, vs);
+    const q = vectors(1, 32)[0];
+    // the matrix's freshness check runs while the query is on its way
+    let deliver!: (v: Float32Array) => void;
+    const pending = store.neighbours(orm.em.fork(), projectId, 'm1', new Promise<Float32Array>((r) => (deliver = r)), 10);
+    deliver(q);
+    expect((await pending).map((n) => n.id)).toEqual(exactTop(vs, chunkIds, q, 10));
+    await expect(store.neighbours(orm.em.fork(), projectId, 'm1', Promise.reject(new Error('embedder down')), 10)).rejects.toThrow(
+      'embedder down',
+    );
+  });
+
   it('stops its threads on close; a search afterwards fails instead of starting new ones', async () => {
     const { projectId, chunkIds } = await seed(orm);
     const store = new VectorStore(64 * 1024 * 1024, logger, { threads: 1 });
