@@ -3,6 +3,17 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// SQL runs through query()/bulk() of src/db/sql.ts: one helper, typed rows, the caller's transaction
+const SQL_RULES = [
+  {
+    selector: "CallExpression[callee.property.name='execute'][callee.object.name=/^(em|tx|conn|orm)$/]",
+    message: 'Run SQL with query()/bulk() from src/db/sql.ts.',
+  },
+  {
+    selector: "CallExpression[callee.property.name='execute'][callee.object.callee.property.name=/^(getConnection|em)$/]",
+    message: 'Run SQL with query()/bulk() from src/db/sql.ts.',
+  },
+];
 const COMPOSITION_RULES = [
   {
     selector: 'CallExpression[callee.name=/^(createServices|createApp)$/]',
@@ -42,10 +53,10 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
-      // config.ts is the only reader of the environment: everything else receives Config
+      // src/config/ is the only reader of the environment: everything else receives Config
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'env', message: 'Read configuration through loadConfig() in src/config.ts and pass Config down.' },
+        { object: 'process', property: 'env', message: 'Read configuration through loadConfig() in src/config/ and pass Config down.' },
       ],
       // one composition root: every process (server, worker, CLI, test, bench) is assembled by compose()
       'no-restricted-syntax': ['error', ...COMPOSITION_RULES],
@@ -53,21 +64,26 @@ export default tseslint.config(
   },
   {
     // the wire: presenters and resolvers say what they return (a DTO of presenters/dto.generated.ts or a type built on one)
-    files: ['src/presenters/**/*.ts', 'src/transports/graphql/resolvers/**/*.ts'],
+    files: ['src/presenters/**/*.ts', 'src/transports/graphql/resolvers/**/*.ts', 'test/fixtures/architecture/src/presenters/**/*.ts'],
     rules: { '@typescript-eslint/explicit-function-return-type': ['error', { allowExpressions: true }] },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/**', 'src/composition.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...COMPOSITION_RULES, ...SQL_RULES] },
   },
   {
     files: ['src/composition.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
-    files: ['src/services/**/*.ts'],
+    files: ['src/services/**/*.ts', 'test/fixtures/architecture/src/services/**/*.ts'],
     rules: {
-      'no-restricted-syntax': ['error', ...COMPOSITION_RULES, ...ACTOR_RULES],
+      'no-restricted-syntax': ['error', ...COMPOSITION_RULES, ...SQL_RULES, ...ACTOR_RULES],
     },
   },
   {
-    files: ['src/config.ts', 'test/**', 'bench/**', 'mikro-orm.config.ts'],
+    files: ['src/config/**', 'test/**', 'bench/**', 'mikro-orm.config.ts'],
     ignores: ['test/fixtures/**'],
     // the configuration module itself, tests (child-process environments) and benchmarks set and read the environment
     rules: { 'no-restricted-properties': 'off' },

@@ -7,6 +7,7 @@ import { BaseService, ServiceContext } from '../services/context';
 import type { DeploymentSecrets } from '../services/deployment-secrets';
 import { isUuid } from '../validation';
 import type { AuthPool } from './pool';
+import { query } from '../db/sql';
 
 export const ACCESS_TTL_SECONDS = 15 * 60;
 export const REFRESH_TTL_SECONDS = 7 * 24 * 3600;
@@ -127,7 +128,8 @@ export class Tokens extends BaseService {
     const nextJti = randomUUID();
     const outcome = await this.em().transactional(async (em) => {
       // conditional update: of two concurrent refreshes with the same token exactly one wins
-      const rows: Array<{ user_id: string }> = await em.execute(
+      const rows = await query<{ user_id: string }>(
+        em,
         `update refresh_tokens set revoked_at = now(), replaced_by = ?
           where id = ? and revoked_at is null and expires_at > now() returning user_id`,
         [nextJti, claims.jti],
@@ -143,7 +145,7 @@ export class Tokens extends BaseService {
     const em = this.em();
     const rec = await em.findOne(RefreshToken, { id: claims.jti });
     if (rec?.replacedBy) {
-      await em.execute(`update refresh_tokens set revoked_at = now() where family_id = ? and revoked_at is null`, [rec.familyId]);
+      await query(em, `update refresh_tokens set revoked_at = now() where family_id = ? and revoked_at is null`, [rec.familyId]);
     }
     throw invalid();
   }
@@ -158,13 +160,13 @@ export class Tokens extends BaseService {
       } catch {
         return; // an invalid token is already unusable
       }
-      await conn.execute(`update refresh_tokens set revoked_at = now() where id = ? and user_id = ? and revoked_at is null`, [
+      await query(conn, `update refresh_tokens set revoked_at = now() where id = ? and user_id = ? and revoked_at is null`, [
         claims.jti,
         actor.id,
       ]);
       return;
     }
-    await conn.execute(`update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [actor.id]);
+    await query(conn, `update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [actor.id]);
   }
 
   /** Verifies an access token and re-reads its user; role changes apply at once, inactive users are rejected. */

@@ -1,20 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { query } from '../db/sql';
-
-/**
- * Runs a statement whose parameters are large (batches of rows, slices of originals) with real bind
- * parameters on `em`'s transaction. MikroORM's execute() inlines parameters into the SQL text, which
- * escapes megabytes of text on the event loop (and doubles what the garbage collector has to free).
- */
-export async function bulk(em: EntityManager, sql: string, params: unknown[]): Promise<void> {
-  const q = em
-    .getConnection()
-    .getKnex()
-    .raw(sql, params as never);
-  const ctx: unknown = em.getTransactionContext();
-  if (ctx) q.transacting(ctx as never);
-  await q;
-}
+import { bulk, query } from '../db/sql';
 
 /**
  * Serialises writers of one project's index inside the current transaction. Index writes change

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createReadStream } from 'node:fs';
-import { bulk } from './index-writer';
-import { query } from '../db/sql';
+import { bulk, query } from '../db/sql';
 
 /**
  * Originals are PostgreSQL large objects (docs/decisions/0008-originals-as-large-objects.md): one

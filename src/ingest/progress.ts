@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { DocumentStatus } from '../entities/base';
 import type { Logger } from '../logger';
+import { query } from '../db/sql';
 
 /** A change in a document's ingestion state. */
 export interface DocumentProgress {
@@ -97,20 +98,13 @@ export class ProgressHub {
   async publish(em: EntityManager, event: DocumentProgress): Promise<void> {
     this.emitter.emit(event.documentId, event);
     const payload = JSON.stringify({ origin: this.origin, event: { ...event, error: event.error?.slice(0, 2000) ?? null } });
-    await em.getConnection().execute('select pg_notify(?, ?)', [CHANNEL, payload], 'all', em.getTransactionContext());
+    await query(em, 'select pg_notify(?, ?)', [CHANNEL, payload]);
   }
 
   /** Tells listeners the document was deleted (they receive null). */
   async publishGone(em: EntityManager, documentId: string): Promise<void> {
     this.emitter.emit(documentId, null);
-    await em
-      .getConnection()
-      .execute(
-        'select pg_notify(?, ?)',
-        [CHANNEL, JSON.stringify({ origin: this.origin, gone: documentId })],
-        'all',
-        em.getTransactionContext(),
-      );
+    await query(em, 'select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ origin: this.origin, gone: documentId })]);
   }
 
   /** Subscribes to one document's events (null: it was deleted); returns the unsubscribe function. */

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { MetricSources } from './metrics';
+import { query } from '../db/sql';
 
 /** pg-boss job states (v10), all reported so a series never vanishes when its count drops to 0. */
 const JOB_STATES = ['created', 'retry', 'active', 'completed', 'cancelled', 'failed'] as const;
@@ -27,7 +28,8 @@ export function databaseSources(
   orm: MikroORM,
   opts: { queues: string[]; jobsSchema: string; authPool: () => PgPoolStats | null },
 ): MetricSources {
-  const execute = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(sql, params);
+  // a fork per read: metrics are collected outside any request, on a pooled connection
+  const execute = <T>(sql: string, params: unknown[] = []) => query<T>(orm.em.fork(), sql, params);
   return {
     pools: () => {
       const out: ReturnType<NonNullable<MetricSources['pools']>> = [];

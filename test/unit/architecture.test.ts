@@ -34,9 +34,15 @@ describe('architecture rules fire on deliberate violations', () => {
     expect(line).toBeDefined();
   });
 
-  it('only src/config.ts reads process.env', () => {
-    const out = failingRun(bin('eslint'), ['--no-ignore', path.join(FIXTURE, 'src/services/reads-env.ts')], ROOT);
-    expect(out).toContain('no-restricted-properties');
-    expect(out).toContain('src/config.ts');
+  it.each([
+    ['src/services/reads-env.ts', 'no-restricted-properties', 'src/config/'],
+    ['src/cli/assembles-by-hand.ts', 'no-restricted-syntax', 'compose()'],
+    ['src/transports/http/locals.ts', 'no-restricted-syntax', 'receive the services'],
+    ['src/services/nullable-actor.ts', 'no-restricted-syntax', 'non-null Actor'],
+    ['src/presenters/untyped.presenter.ts', 'explicit-function-return-type', 'Missing return type'],
+  ])('eslint refuses %s (%s)', (file, rule, says) => {
+    const out = failingRun(bin('eslint'), ['--no-ignore', path.join(FIXTURE, file)], ROOT);
+    expect(out).toContain(rule);
+    expect(out).toContain(says);
   });
 });

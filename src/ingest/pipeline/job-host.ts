@@ -3,6 +3,7 @@ import PgBoss from 'pg-boss';
 import type { Logger } from '../../logger';
 import { currentRequestId, makeScope, runInScope } from '../../observability/request-context';
 import { JOBS_SCHEMA, JobKind, JobSettings, queueOptions } from './queues';
+import { query } from '../../db/sql';
 
 /** A job as its handler sees it. */
 export interface HostJob {
@@ -39,7 +40,7 @@ function transactionDb(em: EntityManager): PgBoss.Db {
         params.push(v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v);
         return '?';
       });
-      const rows = await em.getConnection().execute(sql, params, 'all', em.getTransactionContext());
+      const rows = await query(em, sql, params);
       return { rows: rows as unknown[] };
     },
   };

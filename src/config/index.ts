@@ -1,7 +1,11 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { ParseLimits, PoolLimits } from './ingest/limits';
-import proxyaddr from 'proxy-addr';
+import type { ParseLimits, PoolLimits } from '../ingest/limits';
+import { bool, ConfigError, type Env, int, list, LOG_LEVELS, secret, str, trustProxy, url } from './env';
+import { type EmbeddingEnv, modelEnv, type RerankEnv } from './models';
+
+export { ConfigError, databaseServerEnv, processEnv } from './env';
+export type { EmbeddingEnv, RerankEnv } from './models';
 
 /** Everything the service reads from its environment, parsed and validated once. */
 export interface Config {
@@ -111,124 +115,6 @@ export interface Config {
   };
 }
 
-/** `EMBEDDING_*` as configured; with only EMBEDDING_MODEL set, the LLM_* URL and key. */
-export interface EmbeddingEnv {
-  baseUrl: string;
-  apiKey: string;
-  model: string;
-}
-
-/** `RERANK_*` as configured. */
-export interface RerankEnv {
-  baseUrl: string;
-  apiKey: string;
-  model: string;
-}
-
-/** A configuration problem; main prints `message` (one line naming the variable) and exits. */
-export class ConfigError extends Error {}
-
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function int(env: Env, name: string, def: number, min: number, max: number): number {
-  const raw = str(env, name);
-  if (raw === undefined) return def;
-  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function bool(env: Env, name: string, def: boolean): boolean {
-  const raw = str(env, name);
-  if (raw === undefined) return def;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-function url(env: Env, name: string): string | undefined {
-  const raw = str(env, name);
-  if (raw === undefined) return undefined;
-  try {
-    const u = new URL(raw);
-    if (!['http:', 'https:', 'postgres:', 'postgresql:'].includes(u.protocol)) throw new Error();
-  } catch {
-    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
-  }
-  return raw.replace(/\/+$/, '');
-}
-
-function list(env: Env, name: string): string[] {
-  const raw = str(env, name);
-  return raw
-    ? raw
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [];
-}
-
-/**
- * TRUST_PROXY: `false`/`0` (the socket's address), `true` (= 1: the one proxy in front of us), a
- * hop count, or a comma list of trusted proxy addresses/CIDRs (also `loopback`, `linklocal`,
- * `uniquelocal`), as Express's `trust proxy`: the client is the right-most untrusted address.
- */
-function trustProxy(env: Env): number | string[] {
-  const raw = str(env, 'TRUST_PROXY');
-  if (raw === undefined || /^(false|no|off)$/i.test(raw)) return 0;
-  if (/^(true|yes|on)$/i.test(raw)) return 1;
-  if (/^\d+$/.test(raw)) {
-    const n = Number(raw);
-    if (n > 100) throw new ConfigError(`TRUST_PROXY hop count must be at most 100, got ${n}`);
-    return n;
-  }
-  const entries = list(env, 'TRUST_PROXY');
-  try {
-    proxyaddr.compile(entries);
-  } catch (e) {
-    throw new ConfigError(`TRUST_PROXY must be true, false, a hop count or a comma list of addresses/CIDRs: ${(e as Error).message}`);
-  }
-  return entries;
-}
-
-function secret(env: Env, name: string, production: boolean): string | null {
-  const value = str(env, name);
-  if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
-  if (value === undefined && production) throw new ConfigError(`${name} is required when NODE_ENV=production`);
-  return value ?? null;
-}
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/** The environment child processes inherit (this module is the only reader of process.env). */
-export function processEnv(): NodeJS.ProcessEnv {
-  return process.env;
-}
-
-/** Variables a database server child may see: locale, time zone, search path, home and temp dirs, the loader path. */
-const DATABASE_SERVER_ENV = ['PATH', 'HOME', 'TMPDIR', 'TZ', 'LANG', 'LANGUAGE', 'LD_LIBRARY_PATH'];
-
-/**
- * The environment of the embedded PostgreSQL (initdb and the server): an allow-list, so no secret
- * of ours (JWT_SECRET, ENCRYPTION_KEY, provider keys, bootstrap passwords, DATABASE_URL, …), nor one
- * added later, reaches a process any SQL session can read with `pg_read_binary_file('/proc/self/environ')`.
- */
-export function databaseServerEnv(env: Env = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && (DATABASE_SERVER_ENV.includes(name) || /^LC_[A-Z]+$/.test(name))) out[name] = value;
-  }
-  // messages in English whatever the locale: start-up failures are matched on their text
-  out.LC_MESSAGES = 'C';
-  return out;
-}
-
 /**
  * The configuration, from `env` (the process environment by default: this module is the only reader
  * of process.env). `defaults.logLevel` is the level when LOG_LEVEL is unset (command-line tools
@@ -268,36 +154,8 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
 
   const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 2, 1, 64);
   const MB = 1024 * 1024;
-  const embeddingModel = str(env, 'EMBEDDING_MODEL');
-  const embeddingBaseUrl = url(env, 'EMBEDDING_BASE_URL');
-  const embeddingApiKey = str(env, 'EMBEDDING_API_KEY');
-  let embedding: EmbeddingEnv | null = null;
-  if (embeddingModel === undefined) {
-    if (embeddingBaseUrl || embeddingApiKey)
-      throw new ConfigError('EMBEDDING_MODEL is required when EMBEDDING_BASE_URL or EMBEDDING_API_KEY is set');
-  } else {
-    if (embeddingModel.length > 200) throw new ConfigError('EMBEDDING_MODEL must be at most 200 characters');
-    // spec: with only EMBEDDING_MODEL set, the language model's URL and key are used
-    const baseUrl = embeddingBaseUrl ?? url(env, 'LLM_BASE_URL');
-    if (!baseUrl) throw new ConfigError('EMBEDDING_MODEL needs EMBEDDING_BASE_URL (or LLM_BASE_URL)');
-    const apiKey = embeddingBaseUrl ? (embeddingApiKey ?? '') : (embeddingApiKey ?? str(env, 'LLM_API_KEY') ?? '');
-    embedding = { baseUrl, apiKey, model: embeddingModel };
-  }
-
-  const rerankModel = str(env, 'RERANK_MODEL');
-  const rerankBaseUrl = url(env, 'RERANK_BASE_URL');
-  const rerankApiKey = str(env, 'RERANK_API_KEY');
-  let rerank: RerankEnv | null = null;
-  if (rerankModel === undefined) {
-    if (rerankBaseUrl || rerankApiKey) throw new ConfigError('RERANK_MODEL is required when RERANK_BASE_URL or RERANK_API_KEY is set');
-  } else {
-    if (rerankModel.length > 200) throw new ConfigError('RERANK_MODEL must be at most 200 characters');
-    // as EMBEDDING_MODEL: with only RERANK_MODEL set, the language model's URL and key are used
-    const baseUrl = rerankBaseUrl ?? url(env, 'LLM_BASE_URL');
-    if (!baseUrl) throw new ConfigError('RERANK_MODEL needs RERANK_BASE_URL (or LLM_BASE_URL)');
-    const apiKey = rerankBaseUrl ? (rerankApiKey ?? '') : (rerankApiKey ?? str(env, 'LLM_API_KEY') ?? '');
-    rerank = { baseUrl, apiKey, model: rerankModel };
-  }
+  const embedding = modelEnv(env, 'EMBEDDING');
+  const rerank = modelEnv(env, 'RERANK');
 
   const port = int(env, 'PORT', 3000, 0, 65535);
   const metricsPort = str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535);
