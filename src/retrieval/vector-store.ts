@@ -1,8 +1,9 @@
+// The chunk vector store: pgvector detection, writes, HNSW indexes and neighbour search (pgvector, cached matrix or streamed).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
-import { endianness } from 'node:os';
+import { query } from '../db/sql';
 import type { Logger } from '../logger';
-import { allocateWasmMatrix, WasmMatrix } from './simd-kernel';
+import { LOAD_PAGE, MatrixCache, readInto } from './matrix-cache';
 import { VectorScorer } from './vector-scorer';
 import { mergeTop, ScoreResult } from './vector-scoring';
 
@@ -35,38 +36,10 @@ export interface Neighbour {
   score: number;
 }
 
-interface CacheEntry {
-  ids: string[];
-  /** Row of each chunk id (a row is never loaded twice). */
-  rows: Map<string, number>;
-  dims: number;
-  /** Rows × dims, on a SharedArrayBuffer the scoring threads read in place. */
-  matrix: Float32Array;
-  /** The shared WebAssembly.Memory `matrix` lies in (the SIMD kernel's); absent without WebAssembly SIMD. */
-  wasm?: WasmMatrix;
-  count: number;
-  maxSeq: bigint;
-  dead: Set<number>;
-  bytes: number;
-  lastUsed: number;
-}
-
-const LOAD_PAGE = 5000;
-/** Cache bytes per row besides the vector: its chunk id (string, array slot) and its Map entry. */
-const ROW_OVERHEAD = 128;
 /** A matrix of fewer floats is scored by one thread (splitting costs more than it saves). */
 const SPLIT_MIN_FLOATS = 1 << 20;
 /** Streamed pages being scored at once (bounds the memory of a streamed search). */
 const STREAM_IN_FLIGHT = 2;
-
-/**
- * A matrix the scoring threads can read without a copy: in a shared WebAssembly.Memory with one
- * scratch slot per scoring thread (the SIMD kernel's, src/retrieval/simd-kernel.ts), else on a
- * plain SharedArrayBuffer (the JavaScript kernel).
- */
-function sharedMatrix(floats: number, dims: number, threads: number): { matrix: Float32Array; wasm?: WasmMatrix } {
-  return allocateWasmMatrix(floats, dims, threads) ?? { matrix: new Float32Array(new SharedArrayBuffer(Math.max(1, floats) * 4)) };
-}
 
 /** L2-normalised copy (a zero vector stays zero). */
 export function normalize(v: Float32Array): Float32Array {
@@ -85,37 +58,23 @@ export function toBytes(v: Float32Array): Buffer {
   return b;
 }
 
-/** Copies a stored little-endian float32 vector into `target` (a byte copy on little-endian hosts). */
-function readInto(target: Float32Array, b: Buffer): void {
-  const n = Math.min(target.length * 4, b.length);
-  if (LITTLE_ENDIAN) new Uint8Array(target.buffer, target.byteOffset, n).set(b.subarray(0, n));
-  else for (let i = 0; i * 4 < n; i++) target[i] = b.readFloatLE(i * 4);
-}
-
-const LITTLE_ENDIAN = endianness() === 'LE';
-
 const vectorLiteral = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
-
-async function sql<T = Record<string, unknown>>(em: EntityManager, text: string, params: unknown[] = []): Promise<T[]> {
-  return await em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext());
-}
 
 export class VectorStore {
   /** True when the pgvector extension is usable (decided by detect()). */
   pgvector = false;
-  private readonly cache = new Map<string, CacheEntry>();
-  private readonly loading = new Map<string, Promise<CacheEntry | null>>();
   private readonly hnswReady = new Set<string>();
-  private cachedBytes = 0;
   private readonly scorer: VectorScorer;
+  private readonly cache: MatrixCache;
 
   /** `threads`: scoring worker threads (the portable path; started on the first search). */
   constructor(
-    private readonly cacheBytes: number,
+    cacheBytes: number,
     private readonly logger: Logger,
     opts: { threads?: number } = {},
   ) {
     this.scorer = new VectorScorer(Math.max(1, opts.threads ?? 1));
+    this.cache = new MatrixCache(cacheBytes, this.scorer.threads);
   }
 
   /** Stops the scoring threads (at shutdown). */
@@ -133,9 +92,7 @@ export class VectorStore {
     workerKernels: { simd: number; js: number };
   } {
     return {
-      cachedBytes: this.cachedBytes,
-      limitBytes: this.cacheBytes,
-      matrices: this.cache.size,
+      ...this.cache.stats(),
       workerTasks: this.scorer.tasks,
       workerThreadIds: [...this.scorer.threadIds],
       workerKernels: { ...this.scorer.kernels },
@@ -149,8 +106,8 @@ export class VectorStore {
   async detect(em: EntityManager): Promise<boolean> {
     try {
       await em.transactional(async (tx) => {
-        await sql(tx, 'create extension if not exists vector');
-        await sql(tx, 'alter table chunk_embeddings add column if not exists embedding vector');
+        await query(tx, 'create extension if not exists vector');
+        await query(tx, 'alter table chunk_embeddings add column if not exists embedding vector');
       });
       this.pgvector = true;
     } catch (err) {
@@ -177,11 +134,11 @@ export class VectorStore {
     const normalised = rows.map((r) => ({ id: r.chunkId, v: normalize(r.vector) }));
     const written = await em.transactional(async (tx) => {
       // serialises this project's writers so that seq order is commit order (see the class comment)
-      await sql(tx, `select pg_advisory_xact_lock(hashtextextended('docqa-vectors:' || ?::text, 0))`, [projectId]);
+      await query(tx, `select pg_advisory_xact_lock(hashtextextended('docqa-vectors:' || ?::text, 0))`, [projectId]);
       const payload = JSON.stringify(
         normalised.map((r) => ({ id: r.id, b: toBytes(r.v).toString('base64'), ...(this.pgvector ? { e: vectorLiteral(r.v) } : {}) })),
       );
-      const [res] = await sql<{ n: number }>(
+      const [res] = await query<{ n: number }>(
         tx,
         `with ins as (
            insert into chunk_embeddings (chunk_id, model, project_id, dims, vec${this.pgvector ? ', embedding' : ''})
@@ -205,7 +162,7 @@ export class VectorStore {
     if (this.hnswReady.has(name) || dims > 2000) return;
     try {
       const lit = `'${model.replace(/'/g, "''")}'`;
-      await sql(
+      await query(
         em,
         `create index if not exists ${name} on chunk_embeddings using hnsw ((embedding::vector(${dims})) vector_cosine_ops) where model = ${lit} and dims = ${dims}`,
       );
@@ -228,7 +185,7 @@ export class VectorStore {
     k: number,
   ): Promise<Neighbour[]> {
     if (this.pgvector) return this.neighboursPg(em, projectId, model, normalize(await query), k);
-    const current = this.entry(em, projectId, model);
+    const current = this.cache.entry(em, projectId, model);
     let q: Float32Array;
     try {
       q = normalize(await query);
@@ -255,11 +212,7 @@ export class VectorStore {
 
   /** Chunks a search found gone (deleted since the matrix was loaded) leave the cached matrix. */
   forget(projectId: string, model: string, chunkIds: string[]): void {
-    const entry = this.cache.get(cacheKey(projectId, model));
-    if (!entry || !chunkIds.length) return;
-    const gone = new Set(chunkIds);
-    entry.ids.forEach((id, i) => gone.has(id) && entry.dead.add(i));
-    if (entry.dead.size > entry.count / 4) this.drop(cacheKey(projectId, model));
+    this.cache.forget(projectId, model, chunkIds);
   }
 
   private async neighboursPg(em: EntityManager, projectId: string, model: string, q: Float32Array, k: number): Promise<Neighbour[]> {
@@ -267,12 +220,12 @@ export class VectorStore {
     const lit = vectorLiteral(q);
     return em.transactional(async (tx) => {
       // a project filter after an HNSW scan: look further than k, and keep scanning (pgvector ≥ 0.8) until k are found
-      await sql(tx, `set local hnsw.ef_search = ${Math.max(100, k * 4)}`);
-      await sql(
+      await query(tx, `set local hnsw.ef_search = ${Math.max(100, k * 4)}`);
+      await query(
         tx,
         `select set_config('hnsw.iterative_scan', 'relaxed_order', true) where exists (select 1 from pg_settings where name = 'hnsw.iterative_scan')`,
       );
-      const rows = await sql<{ id: string; d: number }>(
+      const rows = await query<{ id: string; d: number }>(
         tx,
         `select chunk_id as id, (embedding::vector(${dims}) <=> ?::vector(${dims})) as d
            from chunk_embeddings
@@ -283,110 +236,6 @@ export class VectorStore {
       );
       return rows.map((r) => ({ id: r.id, score: 1 - Number(r.d) }));
     });
-  }
-
-  private async maxSeq(em: EntityManager, projectId: string, model: string): Promise<bigint> {
-    const [row] = await sql<{ m: string | null }>(
-      em,
-      'select max(seq)::text as m from chunk_embeddings where project_id = ? and model = ?',
-      [projectId, model],
-    );
-    return BigInt(row?.m ?? '0');
-  }
-
-  /** The current matrix of (project, model), loading what is new; null when it would not fit the cache. */
-  private async entry(em: EntityManager, projectId: string, model: string): Promise<CacheEntry | null> {
-    const key = cacheKey(projectId, model);
-    const pending = this.loading.get(key);
-    if (pending) return pending;
-    // one load per matrix at a time: two appending the same rows would duplicate them
-    const p = (async () => {
-      const seq = await this.maxSeq(em, projectId, model);
-      const cached = this.cache.get(key);
-      if (cached && cached.maxSeq === seq) return cached;
-      return this.load(em, projectId, model, cached && cached.count > 0 && cached.maxSeq < seq ? cached : null);
-    })();
-    this.loading.set(key, p);
-    const clear = () => {
-      if (this.loading.get(key) === p) this.loading.delete(key);
-    };
-    p.then(clear, clear);
-    return p;
-  }
-
-  private async load(em: EntityManager, projectId: string, model: string, base: CacheEntry | null): Promise<CacheEntry | null> {
-    const key = cacheKey(projectId, model);
-    const [stat] = await sql<{ n: number; dims: number | null }>(
-      em,
-      'select count(*)::int as n, max(dims)::int as dims from chunk_embeddings where project_id = ? and model = ? and seq > ?',
-      [projectId, model, (base?.maxSeq ?? 0n).toString()],
-    );
-    const dims = base?.dims ?? stat.dims ?? 0;
-    const rowBytes = dims * 4 + ROW_OVERHEAD;
-    if (((base?.count ?? 0) + stat.n) * rowBytes > this.cacheBytes) {
-      this.drop(key);
-      return null;
-    }
-    let entry = base;
-    if (!entry) {
-      entry = {
-        ids: [],
-        rows: new Map(),
-        dims,
-        ...sharedMatrix(stat.n * dims, dims, this.scorer.threads),
-        count: 0,
-        maxSeq: 0n,
-        dead: new Set(),
-        bytes: 0,
-        lastUsed: Date.now(),
-      };
-    } else this.grow(entry, entry.count + stat.n);
-    let after = entry.maxSeq;
-    for (;;) {
-      const rows = await sql<{ id: string; vec: Buffer; dims: number; seq: string }>(
-        em,
-        // order by the column, e.seq: a bare `seq` would name the text output column (lexical order skips rows)
-        'select e.chunk_id as id, e.vec, e.dims, e.seq::text as seq from chunk_embeddings e where e.project_id = ? and e.model = ? and e.seq > ? order by e.seq limit ?',
-        [projectId, model, after.toString(), LOAD_PAGE],
-      );
-      for (const r of rows) {
-        if (r.dims !== dims || entry.rows.has(r.id)) continue;
-        this.grow(entry, entry.count + 1);
-        readInto(entry.matrix.subarray(entry.count * dims, (entry.count + 1) * dims), r.vec);
-        entry.ids.push(r.id);
-        entry.rows.set(r.id, entry.count);
-        entry.count++;
-      }
-      if (rows.length) after = BigInt(rows[rows.length - 1].seq);
-      if (rows.length < LOAD_PAGE) break;
-    }
-    entry.maxSeq = after;
-    entry.lastUsed = Date.now();
-    if (entry.count * rowBytes > this.cacheBytes) {
-      // rows committed since the count above took it past the budget
-      this.drop(key);
-      return null;
-    }
-    this.cachedBytes -= entry.bytes;
-    entry.bytes = entry.matrix.byteLength + entry.count * ROW_OVERHEAD;
-    this.cachedBytes += entry.bytes;
-    this.cache.set(key, entry);
-    this.evict(key);
-    return entry;
-  }
-
-  /**
-   * Room for `rows` rows: a new shared buffer (doubling, but not past the cache's budget), the old
-   * one left to tasks still reading it.
-   */
-  private grow(entry: CacheEntry, rows: number): void {
-    const { dims } = entry;
-    if (entry.matrix.length >= rows * dims) return;
-    const budgetRows = Math.floor(this.cacheBytes / (dims * 4 + ROW_OVERHEAD));
-    const grown = sharedMatrix(Math.max(rows, Math.min((entry.matrix.length / dims) * 2, budgetRows)) * dims, dims, this.scorer.threads);
-    grown.matrix.set(entry.matrix.subarray(0, entry.count * entry.dims));
-    entry.matrix = grown.matrix;
-    entry.wasm = grown.wasm;
   }
 
   /**
@@ -402,7 +251,7 @@ export class VectorStore {
     let after = '0';
     try {
       for (;;) {
-        const rows = await sql<{ id: string; vec: Buffer; seq: string }>(
+        const rows = await query<{ id: string; vec: Buffer; seq: string }>(
           em,
           'select e.chunk_id as id, e.vec, e.seq::text as seq from chunk_embeddings e where e.project_id = ? and e.model = ? and e.dims = ? and e.seq > ? order by e.seq limit ?',
           [projectId, model, dims, after, LOAD_PAGE],
@@ -425,22 +274,4 @@ export class VectorStore {
     }
     return mergeTop(done, k).map(({ row, score }) => ({ id: ids[row], score }));
   }
-
-  private drop(key: string): void {
-    const e = this.cache.get(key);
-    if (!e) return;
-    this.cachedBytes -= e.bytes;
-    this.cache.delete(key);
-  }
-
-  private evict(keep: string): void {
-    if (this.cachedBytes <= this.cacheBytes) return;
-    const byAge = [...this.cache.entries()].filter(([k]) => k !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    for (const [k] of byAge) {
-      if (this.cachedBytes <= this.cacheBytes) break;
-      this.drop(k);
-    }
-  }
 }
-
-const cacheKey = (projectId: string, model: string) => `${projectId}\u0000${model}`;

@@ -1,4 +1,5 @@
-import { allocateWasmMatrix, KERNEL_BYTES, kernelModule } from '../../src/retrieval/simd-kernel';
+import { allocateWasmMatrix, kernelModule } from '../../src/retrieval/simd-kernel';
+import { KERNEL_BYTES } from '../../src/retrieval/simd-kernel-bytes';
 import { ScoreResult, scoreRows, scoreRowsJs, ScoreTask } from '../../src/retrieval/vector-scoring';
 
 /**
