@@ -40,6 +40,7 @@ describe('architecture rules fire on deliberate violations', () => {
     ['src/transports/http/locals.ts', 'no-restricted-syntax', 'receive the services'],
     ['src/services/nullable-actor.ts', 'no-restricted-syntax', 'non-null Actor'],
     ['src/presenters/untyped.presenter.ts', 'explicit-function-return-type', 'Missing return type'],
+    ['src/services/too-long.ts', 'max-lines', 'Maximum allowed is 300'],
   ])('eslint refuses %s (%s)', (file, rule, says) => {
     const out = failingRun(bin('eslint'), ['--no-ignore', path.join(FIXTURE, file)], ROOT);
     expect(out).toContain(rule);
