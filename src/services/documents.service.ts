@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Actor } from '../access/actor';
-import { requireTier } from '../access/read-rules';
+import { checkProjectAccess, requireTier } from '../access/read-rules';
 import { Document, Project, User } from '../entities';
 import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
@@ -12,6 +12,7 @@ import { query } from '../db/sql';
 import { removeOriginal, storeOriginal } from '../ingest/originals';
 import { DocumentProgress, IngestPipeline, SUPPORTED } from '../ingest/pipeline';
 import { isUuid } from '../validation';
+import { type Batch, groupBy, one, splitVerdicts } from './batch';
 import { attachEmbeddingProgress } from './embedding-progress';
 import { BaseService, ServiceContext } from './context';
 import type { EmbeddingsService } from './embeddings.service';
@@ -109,17 +110,28 @@ export class DocumentsService extends BaseService {
     return doc;
   }
 
-  /** GET /projects/:projectId/documents (`use`), newest first. */
+  /** GET /projects/:projectId/documents (`use`), newest first: `listMany` of one project. */
   async list(actor: Actor, projectId: string, input: ListDocumentsInput = {}): Promise<Document[]> {
+    return one(await this.listMany(actor, [projectId], input), projectId);
+  }
+
+  /**
+   * `use` on each project: the documents of many projects (GraphQL's Project.documents loader), each
+   * answered as `list` answers it alone, in one read after the access check.
+   */
+  async listMany(actor: Actor, projectIds: readonly string[], input: ListDocumentsInput = {}): Promise<Batch<Document[]>> {
     const em = this.em();
-    await requireTier(em, actor, projectId, 'use');
+    const out: Batch<Document[]> = new Map();
+    const allowed = splitVerdicts(await checkProjectAccess(em, actor, projectIds, 'use'), out);
+    if (!allowed.length) return out;
     const docs = await em.find(
       Document,
-      { project: projectId, ...(input.status ? { status: input.status } : {}) },
+      { project: { $in: allowed }, ...(input.status ? { status: input.status } : {}) },
       { orderBy: { createdAt: 'desc', id: 'asc' } },
     );
     await attachEmbeddingProgress(this.embeddings, em, docs);
-    return docs;
+    for (const [id, ds] of groupBy(allowed, docs, (d) => d.project.id)) out.set(id, ds);
+    return out;
   }
 
   /** GET /chat/chunks/:chunkId/source (`use` on the chunk's project). */

@@ -15,7 +15,7 @@ import {
   projectFields,
 } from '../../presenters/project.presenter';
 import { presentUser, presentUserSummary } from '../../presenters/user.presenter';
-import type { AdminProviderDto, DocumentDto } from '../../presenters/dto.generated';
+import type { AdminProviderDto } from '../../presenters/dto.generated';
 import type { Services } from '../../services';
 import type { Batch } from '../../services/batch';
 
@@ -82,16 +82,9 @@ export function createLoaders(services: Services, actor: Actor | null) {
     (ids) => services.groups.getMany(caller(), ids),
     (v) => presentGroup(v.group, v),
   );
-  // documents.service has no many-project read yet: one `list` per project, each the REST read
-  const documents = new DataLoader<string, DocumentDto[]>((ids) =>
-    Promise.all(
-      ids.map((id) =>
-        services.documents.list(caller(), id).then(
-          (ds) => ds.map(presentDocument),
-          (e: Error) => e,
-        ),
-      ),
-    ),
+  const documents = batched(
+    (ids) => services.documents.listMany(caller(), ids),
+    (ds) => ds.map(presentDocument),
   );
   const projectConversations = batched(
     (ids) => services.conversations.listByProjects(caller(), ids),
