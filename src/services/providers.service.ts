@@ -120,13 +120,8 @@ export class ProvidersService extends BaseService {
 
       // the stored key is only ever sent to the endpoint it was entered for: moving the provider in
       // any way — another origin (scheme, host, port) or another path on the same origin, which some
-      // gateways use to separate tenants — needs the key for the new place (a trailing slash aside)
-      if (input.baseUrl !== undefined && p.apiKeyEnc && !input.apiKey && !sameEndpoint(input.baseUrl, p.baseUrl)) {
-        throw ValidationError.field(
-          'apiKey',
-          'Changing the baseUrl (origin or path) needs a new apiKey: the stored key stays with the baseUrl it was entered for',
-        );
-      }
+      // gateways use to separate tenants — without a new key drops the stored one (a trailing slash aside)
+      const dropKey = input.baseUrl !== undefined && !input.apiKey && !sameEndpoint(input.baseUrl, p.baseUrl);
       if (input.name !== undefined) p.name = input.name;
       if (input.slug !== undefined) p.slug = input.slug;
       if (input.type !== undefined) p.type = input.type;
@@ -135,10 +130,13 @@ export class ProvidersService extends BaseService {
       if (input.embeddingModels !== undefined) p.embeddingModels = input.embeddingModels;
       if (input.rerankModels !== undefined) p.rerankModels = input.rerankModels;
       if (input.isEnabled !== undefined) p.isEnabled = input.isEnabled;
-      // spec: an empty apiKey keeps the stored key
+      // spec: an empty apiKey keeps the stored key (at the same endpoint)
       if (input.apiKey) {
         p.apiKeyEnc = this.cipher.encrypt(input.apiKey, p.baseUrl);
         p.apiKeyMask = maskApiKey(input.apiKey);
+      } else if (dropKey) {
+        p.apiKeyEnc = '';
+        p.apiKeyMask = '';
       }
       await em.flush();
       return p;
