@@ -1,6 +1,6 @@
 import { threadId } from 'node:worker_threads';
 import type { SearchStages } from '../../src/retrieval/stages';
-import { uploadFiles, waitForDocument } from '../support/documents';
+import { ingestFiles } from '../support/documents';
 import { factories } from '../support/factories';
 import { api, client } from '../support/http';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
@@ -53,16 +53,13 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | null | f
   }
 }
 
-async function upload(projectId: string, files: Array<{ name: string; content: string }>): Promise<any[]> {
-  const res = await uploadFiles(
+const upload = (projectId: string, files: Array<{ name: string; content: string }>): Promise<any[]> =>
+  ingestFiles(
     t.baseUrl,
     owner.token,
     projectId,
     files.map((x) => ({ ...x, type: 'text/plain' })),
   );
-  expect(res.status).toBe(202);
-  return Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(t.baseUrl, owner.token, d.id)));
-}
 
 const getDoc = async (id: string) => (await api(t.baseUrl, 'GET', `/api/documents/${id}`, { token: owner.token })).body.document;
 

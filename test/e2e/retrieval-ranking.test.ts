@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { uploadFiles, waitForDocument } from '../support/documents';
+import { ingestFiles } from '../support/documents';
 import { EVAL_DOCS_DIR } from '../support/eval/corpus';
 import { factories } from '../support/factories';
 import { startOpenAiStub, OpenAiStub } from '../support/openai-stub';
@@ -28,10 +28,7 @@ async function sources(message: string): Promise<Source[]> {
 }
 
 async function upload(files: Array<{ name: string; content: Buffer | string; type?: string }>): Promise<void> {
-  const res = await uploadFiles(t.baseUrl, token, projectId, files);
-  expect(res.status).toBe(202);
-  for (const d of (res.body as { documents: Array<{ id: string }> }).documents)
-    expect((await waitForDocument(t.baseUrl, token, d.id, 60_000)).status).toBe('ready');
+  for (const d of await ingestFiles(t.baseUrl, token, projectId, files)) expect(d.status).toBe('ready');
 }
 
 beforeAll(async () => {

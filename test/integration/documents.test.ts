@@ -1,6 +1,6 @@
 import * as indexWriter from '../../src/ingest/index-writer';
 import type { Project, User } from '../../src/entities';
-import { uploadFiles, waitForDocument } from '../support/documents';
+import { ingestFiles, uploadFiles, waitForDocument } from '../support/documents';
 import { makeDocx } from '../support/docx';
 import { factories } from '../support/factories';
 import { api, client } from '../support/http';
@@ -23,11 +23,8 @@ const sql = async <T = any>(text: string, params: unknown[] = []): Promise<T[]> 
 const text = (s: string, name = `note-${Math.random().toString(36).slice(2)}.txt`) => ({ name, content: s, type: 'text/plain' });
 
 /** Uploads as `owner` and waits for the workers to finish every file. */
-async function ingest(projectId: string, files: Parameters<typeof uploadFiles>[3], token = owner.token) {
-  const res = await uploadFiles(t.baseUrl, token, projectId, files);
-  expect(res.status).toBe(202);
-  return Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(t.baseUrl, owner.token, d.id)));
-}
+const ingest = (projectId: string, files: Parameters<typeof uploadFiles>[3], token = owner.token) =>
+  ingestFiles(t.baseUrl, token, projectId, files);
 
 /** The project's BM25 statistics recomputed from its chunks, next to the stored ones. */
 async function indexStats(projectId: string) {

@@ -1,6 +1,6 @@
 import type { Actor } from '../../src/access/actor';
 import type { Project } from '../../src/entities';
-import { uploadFiles, waitForDocument } from '../support/documents';
+import { ingestFiles, uploadFiles } from '../support/documents';
 import { factories } from '../support/factories';
 import { gql } from '../support/graphql';
 import { api } from '../support/http';
@@ -46,11 +46,8 @@ let actor: Actor;
 let project: Project;
 const ids: Record<string, string> = {};
 
-async function ingest(projectId: string, files: Parameters<typeof uploadFiles>[3], fields?: Record<string, string>) {
-  const res = await uploadFiles(t.baseUrl, owner.token, projectId, files, fields);
-  expect(res.status).toBe(202);
-  return Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(t.baseUrl, owner.token, d.id, 60_000)));
-}
+const ingest = (projectId: string, files: Parameters<typeof uploadFiles>[3], fields?: Record<string, string>) =>
+  ingestFiles(t.baseUrl, owner.token, projectId, files, { fields });
 
 const sourcesOf = async (question: string, projectId = project.id) =>
   (await t.services.retrieval.search(actor, projectId, question)).map((h) => h.documentId);

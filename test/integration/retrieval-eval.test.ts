@@ -1,5 +1,5 @@
 import type { Project } from '../../src/entities';
-import { uploadFiles, waitForDocument } from '../support/documents';
+import { ingestFiles, uploadFiles } from '../support/documents';
 import { factories } from '../support/factories';
 import { makePdf } from '../support/pdf';
 import { evalDocuments, evalQuestions, scoreEval } from '../support/retrieval-eval';
@@ -15,11 +15,7 @@ let project: Project;
 const actorOf = (token: string) => t.services.tokens.authenticate(token);
 
 /** Uploads files through the HTTP API and waits until the real workers have ingested them. */
-async function ingest(projectId: string, files: Parameters<typeof uploadFiles>[3]) {
-  const res = await uploadFiles(t.baseUrl, owner.token, projectId, files);
-  expect(res.status).toBe(202);
-  return Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(t.baseUrl, owner.token, d.id, 60_000)));
-}
+const ingest = (projectId: string, files: Parameters<typeof uploadFiles>[3]) => ingestFiles(t.baseUrl, owner.token, projectId, files);
 
 beforeAll(async () => {
   t = await createTestApp({ workers: true });

@@ -48,3 +48,20 @@ export async function waitForDocument(baseUrl: string, token: string, id: string
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * The one ingest fixture: uploads `files` to the project as `token`, expects 202, and waits until
+ * every document is ready or failed; resolves to the documents as GET /documents/:id answers them.
+ */
+export async function ingestFiles(
+  baseUrl: string,
+  token: string,
+  projectId: string,
+  files: TestFile[],
+  opts: { fields?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<any[]> {
+  const res = await uploadFiles(baseUrl, token, projectId, files, opts.fields);
+  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${res.text.slice(0, 300)}`);
+  const documents = (res.body as { documents: Array<{ id: string }> }).documents;
+  return Promise.all(documents.map((d) => waitForDocument(baseUrl, token, d.id, opts.timeoutMs ?? 60_000)));
+}
