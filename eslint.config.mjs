@@ -41,7 +41,7 @@ export default tseslint.config(
   // playground/ is browser code bundled by esbuild (scripts/build-playground.mjs), outside the Node tsconfig the
   // type-checked rules need; migrations are generated and never edited
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'migrations/', 'test/fixtures/', 'playground/', '**/*.js', '**/*.cjs', '**/*.mjs'] },
-  // web/ is the web app, browser code bundled by esbuild (scripts/build-web.mjs); its non-React modules are type-checked by web/tsconfig.json
+  // web/ is the web app, browser code bundled by esbuild (scripts/build-web.mjs); web/ and playground/ are type-checked by their own tsconfig.json (npm run build, npm run typecheck)
   { ignores: ['web/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

@@ -1,4 +1,5 @@
 import { createGraphiQLFetcher, type Fetcher, type FetcherOpts } from '@graphiql/toolkit';
+import type { ExecutionResult } from 'graphql';
 import { currentSession, refreshSession } from './auth';
 
 /** True for our documented "unauthorized" answer: HTTP 401 or an error with that code. */
@@ -7,7 +8,7 @@ function isUnauthorized(body: unknown): boolean {
   return Array.isArray(errors) && errors.some((e) => e?.extensions?.code === 'unauthorized');
 }
 
-function isAsyncIterable(v: unknown): v is AsyncIterable<unknown> {
+function isAsyncIterable(v: unknown): v is AsyncIterable<ExecutionResult> {
   return typeof v === 'object' && v !== null && Symbol.asyncIterator in v;
 }
 
@@ -76,7 +77,7 @@ export function playgroundFetcher(url: string, onRefreshed: () => void): Fetcher
 }
 
 /** A subscription whose socket is refused before any result is retried once after a refresh. */
-function wrapIterable(source: AsyncIterable<unknown>, retry: () => Promise<unknown>): AsyncIterable<unknown> {
+function wrapIterable(source: AsyncIterable<ExecutionResult>, retry: () => Promise<unknown>): AsyncIterable<ExecutionResult> {
   return {
     async *[Symbol.asyncIterator]() {
       let gotAny = false;
@@ -91,7 +92,7 @@ function wrapIterable(source: AsyncIterable<unknown>, retry: () => Promise<unkno
         const again = await retry();
         if (!again) throw err;
         if (isAsyncIterable(again)) yield* again;
-        else yield again;
+        else yield again as ExecutionResult;
       }
     },
   };
