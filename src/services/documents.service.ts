@@ -259,8 +259,7 @@ export class DocumentsService extends BaseService {
   async reindex(actor: Actor, id: string): Promise<Document> {
     const em = this.em();
     const doc = await this.load(em, actor, id, 'edit');
-    await this.pipeline.requeue(em, id);
-    await em.refresh(doc);
+    await this.pipeline.requeue(em, id, () => em.refresh(doc).then(() => undefined));
     return doc;
   }
 

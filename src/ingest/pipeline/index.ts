@@ -135,7 +135,7 @@ export class IngestPipeline {
   }
 
   /** reindex: back to queued (the current chunks stay searchable until the new ones replace them). */
-  async requeue(em: EntityManager, documentId: string): Promise<void> {
+  async requeue(em: EntityManager, documentId: string, committed?: () => Promise<void>): Promise<void> {
     await em.transactional(async (tx) => {
       await query(
         tx,
@@ -144,6 +144,8 @@ export class IngestPipeline {
       );
       await this.submit(tx, documentId);
     });
+    // before any worker is told: the caller reads the state this command set (queued)
+    await committed?.();
     this.nudge();
     await this.announce(em, documentId);
   }
