@@ -73,6 +73,9 @@ describe('serving', () => {
     );
     // a JSON client asking for / gets no page
     expect((await fetch(`${t.baseUrl}/`, { headers: { accept: 'application/json' } })).status).toBe(404);
+    // curl, crawlers and anything else that does not ask for JSON get the page
+    for (const accept of ['*/*', ''])
+      expect((await fetch(`${t.baseUrl}/`, { headers: accept ? { accept } : {} })).headers.get('content-type')).toMatch(/^text\/html/);
     expect((await html('/unknown/path')).status).toBe(404);
   });
 

@@ -63,11 +63,14 @@ const withCsp: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** True for a GET of one of the app's paths by a browser (HTML preferred). */
+/**
+ * True for a GET of one of the app's paths by anything but a client that asks for JSON: a browser,
+ * curl or a crawler (`Accept: *\/*` or none) gets the page; `Accept: application/json` the JSON 404.
+ */
 export function isAppPage(method: string, pathname: string, accepts: (types: string[]) => string | false): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
   if (!APP_PATH.test(pathname)) return false;
-  return accepts(['application/json', 'text/html']) === 'text/html';
+  return accepts(['text/html', 'application/json']) === 'text/html';
 }
 
 /** Mounts the assets and the page; call after the API and GraphQL routes, before the final 404. */
