@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
 import type { DocumentStatus } from '../entities/base';
 import type { Logger } from '../logger';
+import { PgListener } from '../db/pg-listener';
 import { query } from '../db/sql';
 
 /** A change in a document's ingestion state. */
@@ -24,74 +24,37 @@ const CHANNEL = 'docqa_document_progress';
  * Progress events, in this process and across processes. Whoever changes a document's state
  * publishes: listeners in this process hear it at once, and a PostgreSQL NOTIFY carries it to the
  * other processes (an API server hears the `npm run worker` processes that do its ingestion).
- * Each process LISTENs on one dedicated connection, re-established after a database restart.
+ * Each process LISTENs through a PgListener (one dedicated connection, re-established after a
+ * database restart).
  * Events are hints for live views; the documents row stays the truth (a watcher reads it first).
  */
 export class ProgressHub {
   private readonly origin = randomUUID();
   private readonly emitter = new EventEmitter();
-  private client: pg.Client | null = null;
-  private stopped = false;
-  private retry: NodeJS.Timeout | null = null;
+  private readonly listener: PgListener;
 
-  constructor(
-    private readonly url: string,
-    private readonly logger: Logger,
-  ) {
+  constructor(url: string, logger: Logger) {
     this.emitter.setMaxListeners(0);
-  }
-
-  async start(): Promise<void> {
-    this.stopped = false;
-    await this.connect();
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'docqa-progress' });
-    const lost = () => {
-      if (this.client !== client) return;
-      this.client = null;
-      client.end().catch(() => undefined);
-      this.reconnectSoon();
-    };
-    client.on('error', (err) => {
-      this.logger.warn({ err }, 'progress listener connection lost');
-      lost();
-    });
-    client.on('end', lost);
-    client.on('notification', (n) => {
-      if (n.channel !== CHANNEL || !n.payload) return;
+    this.listener = new PgListener(url, logger, 'docqa-progress');
+    this.listener.on(CHANNEL, (payload) => {
+      if (!payload) return;
       try {
-        const { origin, event, gone } = JSON.parse(n.payload) as { origin: string; event?: DocumentProgress; gone?: string };
+        const { origin, event, gone } = JSON.parse(payload) as { origin: string; event?: DocumentProgress; gone?: string };
         if (origin === this.origin) return;
         if (event) this.emitter.emit(event.documentId, event);
         else if (gone) this.emitter.emit(gone, null);
       } catch (err) {
-        this.logger.warn({ err }, 'malformed progress notification');
+        logger.warn({ err }, 'malformed progress notification');
       }
     });
-    try {
-      await client.connect();
-      await client.query(`listen ${CHANNEL}`);
-    } catch (e) {
-      client.end().catch(() => undefined);
-      throw e;
-    }
-    if (this.stopped) await client.end().catch(() => undefined);
-    else this.client = client;
   }
 
-  private reconnectSoon(): void {
-    if (this.stopped || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = null;
-      if (this.stopped) return;
-      this.connect().catch((err) => {
-        this.logger.warn({ err }, 'progress listener reconnect failed');
-        this.reconnectSoon();
-      });
-    }, 1000);
-    this.retry.unref();
+  start(): Promise<void> {
+    return this.listener.start();
+  }
+
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 
   /** Tells listeners here at once, and other processes through the database (best effort). */
@@ -111,13 +74,5 @@ export class ProgressHub {
   on(documentId: string, listener: (event: DocumentProgress | null) => void): () => void {
     this.emitter.on(documentId, listener);
     return () => this.emitter.off(documentId, listener);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retry) clearTimeout(this.retry);
-    const client = this.client;
-    this.client = null;
-    if (client) await client.end().catch(() => undefined);
   }
 }
