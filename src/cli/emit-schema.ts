@@ -1,20 +1,21 @@
 import 'reflect-metadata';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../db/orm';
-import { dtoSource } from '../presenters/dto-source';
+import { dtoFiles } from '../presenters/dto-source';
 import { printGraphqlSchema } from '../transports/graphql/schema';
 
 /** The files `npm run schema` writes, from the code that declares them. */
-export const EMITTED = {
+export const EMITTED: Record<string, () => Promise<string>> = {
   /** The GraphQL schema, from the resolvers. */
   'schema.graphql': () => printGraphqlSchema(),
-  /** The wire shapes' TypeScript types, from their JSON Schemas. */
-  'src/presenters/dto.generated.ts': () => Promise.resolve(dtoSource()),
+  /** The wire shapes' TypeScript types, from their JSON Schemas (one file per area). */
+  ...Object.fromEntries(Object.entries(dtoFiles()).map(([file, text]) => [file, () => Promise.resolve(text)])),
 };
 
 async function main(): Promise<void> {
   for (const [rel, emit] of Object.entries(EMITTED)) {
+    mkdirSync(path.dirname(path.join(ROOT_DIR, rel)), { recursive: true });
     writeFileSync(path.join(ROOT_DIR, rel), await emit());
     process.stdout.write(`wrote ${rel}\n`);
   }
