@@ -45,6 +45,26 @@ const TrimEach = () =>
     Array.isArray(value) ? (value as unknown[]).map((v) => (typeof v === 'string' ? v.trim() : v)) : value,
   );
 
+/**
+ * An optional list of model names (embedding or reranking models): trimmed, unique, at most
+ * MAX_MODELS, each 1–200 characters. The rules apply in the order they would if written one above the
+ * other on the property.
+ */
+const ModelNames = (): PropertyDecorator => {
+  const rules = [
+    TrimEach(),
+    IsArray(),
+    ArrayMaxSize(MAX_MODELS),
+    ArrayUnique(),
+    IsString({ each: true }),
+    MinLength(1, { each: true }),
+    MaxLength(200, { each: true }),
+  ];
+  return (target, key) => {
+    for (const rule of [...rules].reverse()) rule(target, key);
+  };
+};
+
 @InputType()
 export class CreateProviderInput {
   @Field()
@@ -89,25 +109,13 @@ export class CreateProviderInput {
   /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
   @Field(() => [String], { nullable: true })
   @Optional()
-  @TrimEach()
-  @IsArray()
-  @ArrayMaxSize(MAX_MODELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(200, { each: true })
+  @ModelNames()
   embeddingModels?: string[];
 
   /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
   @Field(() => [String], { nullable: true })
   @Optional()
-  @TrimEach()
-  @IsArray()
-  @ArrayMaxSize(MAX_MODELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(200, { each: true })
+  @ModelNames()
   rerankModels?: string[];
 
   @Field({ nullable: true })
@@ -169,25 +177,13 @@ export class UpdateProviderInput {
   /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
   @Field(() => [String], { nullable: true })
   @Optional()
-  @TrimEach()
-  @IsArray()
-  @ArrayMaxSize(MAX_MODELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(200, { each: true })
+  @ModelNames()
   embeddingModels?: string[];
 
   /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
   @Field(() => [String], { nullable: true })
   @Optional()
-  @TrimEach()
-  @IsArray()
-  @ArrayMaxSize(MAX_MODELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(200, { each: true })
+  @ModelNames()
   rerankModels?: string[];
 
   @Field({ nullable: true })
