@@ -5,6 +5,7 @@
  */
 import { makeDocxBomb } from './hostile';
 import { makePdf } from './pdf';
+import { prng } from '../../bench/synthetic-text';
 
 export interface HeavyCase {
   label: string;
@@ -14,18 +15,6 @@ export interface HeavyCase {
   pages?: number;
   status: 'ready' | 'failed';
   error?: RegExp;
-}
-
-/** mulberry32, so every run produces the same text. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = (
