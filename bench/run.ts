@@ -358,6 +358,16 @@ async function main(): Promise<void> {
       target: 'p99 ≤ 100 ms, max ≤ 250 ms',
       met: worst.healthz.p99 <= 100 && maxMax <= 250,
     });
+    const over = r.cases.filter((c: any) => !c.rssMet);
+    const tightest = r.cases.reduce((a: any, c: any) => (c.peakRssMb - c.rssBoundMb > a.peakRssMb - a.rssBoundMb ? c : a));
+    rows.push({
+      metric: `heavy and hostile inputs, each on a fresh server: peak RSS against RSS at rest + ${r.rssConstantMb} MB + 2.5 × size`,
+      value: over.length
+        ? `over the bound: ${over.map((c: any) => `${c.label} ${c.peakRssMb} MB > ${c.rssBoundMb}`).join('; ')}`
+        : `all within; closest ${tightest.label} ${tightest.peakRssMb} MB of ${tightest.rssBoundMb}`,
+      target: 'every input within',
+      met: over.length === 0,
+    });
   });
 
   results.finishedAt = new Date().toISOString();

@@ -1,12 +1,14 @@
-import { paginate } from './paginate';
-import type { ParsedPage } from './types';
+import { pagesOf } from './paginate';
+import type { PageSource, ParsedPage } from './types';
 
 /**
- * Marks the start of a heading in converted text (a private-use character, removed from input
- * first). Converters put it before a heading's text; paginateWithSections() turns the marks into
- * each page's `sections` after the page rule has settled every offset.
+ * Marks the start of a heading in converted text: a control character, which decodeText removes
+ * from input and stripMarks from converters' output before marks are added (one byte, so text
+ * with many headings stays a one-byte string). Converters put it before a heading's text;
+ * pagesWithSections() turns the marks into each page's `sections` after the page rule has
+ * settled every offset.
  */
-export const HEADING_MARK = '\uE001';
+export const HEADING_MARK = '\u0001';
 
 /** Removes any heading marks a file itself contains, so only ours are taken as headings. */
 export function stripMarks(text: string): string {
@@ -14,12 +16,15 @@ export function stripMarks(text: string): string {
 }
 
 /**
- * paginate(), then each page's heading marks become `sections` ({offset, title}): the title is
- * the rest of the heading's line. Pages without headings carry no `sections`.
+ * pagesOf(), then each page's heading marks become `sections` ({offset, title}): the title is
+ * the rest of the heading's line. Pages without headings carry no `sections`. One page at a time.
  */
-export function paginateWithSections(text: string): ParsedPage[] {
-  return paginate(text).map((page) => {
-    if (!page.text.includes(HEADING_MARK)) return page;
+export function* pagesWithSections(text: string): Generator<ParsedPage> {
+  for (const page of pagesOf(text)) {
+    if (!page.text.includes(HEADING_MARK)) {
+      yield page;
+      continue;
+    }
     const parts = page.text.split(HEADING_MARK);
     let out = parts[0];
     const sections: Array<{ offset: number; title: string }> = [];
@@ -30,6 +35,17 @@ export function paginateWithSections(text: string): ParsedPage[] {
       if (title) sections.push({ offset: out.length, title: title.slice(0, 500) });
       out += part;
     }
-    return sections.length ? { pageNumber: page.pageNumber, text: out, sections } : { pageNumber: page.pageNumber, text: out };
-  });
+    yield sections.length ? { pageNumber: page.pageNumber, text: out, sections } : { pageNumber: page.pageNumber, text: out };
+  }
 }
+
+/** All the pages of `text` with their sections at once (see pagesWithSections). */
+export function paginateWithSections(text: string): ParsedPage[] {
+  return Array.from(pagesWithSections(text));
+}
+
+/** The pages of converted text with their sections, as a PageSource. */
+export const sectionedPages =
+  (text: string): PageSource =>
+  () =>
+    pagesWithSections(text);

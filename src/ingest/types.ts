@@ -32,3 +32,9 @@ export class IngestError extends Error {
     this.name = 'IngestError';
   }
 }
+
+/**
+ * A converted document's pages, produced one at a time; each call starts again from the first page
+ * (the page limit is checked in one pass before the pages are read in the next).
+ */
+export type PageSource = () => Iterable<ParsedPage>;

@@ -1,7 +1,7 @@
 import mammoth from 'mammoth';
 import { ParseLimits } from '../limits';
-import { paginateWithSections, stripMarks } from '../sections';
-import { IngestError, ParsedPage } from '../types';
+import { sectionedPages, stripMarks } from '../sections';
+import { IngestError, PageSource } from '../types';
 import { htmlToText } from './html';
 import { checkZip } from './zip-check';
 
@@ -29,7 +29,7 @@ function markPageBreaks(element: MammothElement): MammothElement {
  * (Word's heading styles, which mammoth maps to h1–h6) become sections. With `limits`, the zip
  * is checked before mammoth expands it, and the HTML it produces before it is converted.
  */
-export async function parseDocx(buf: Buffer, limits?: ParseLimits): Promise<ParsedPage[]> {
+export async function parseDocx(buf: Buffer, limits?: ParseLimits): Promise<PageSource> {
   if (limits) await checkZip(buf, limits);
   let html: string;
   try {
@@ -39,5 +39,5 @@ export async function parseDocx(buf: Buffer, limits?: ParseLimits): Promise<Pars
     throw new IngestError(`not a valid DOCX file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
   }
   const text = htmlToText(html, limits);
-  return paginateWithSections(text.includes(PAGE_BREAK) ? text.split(PAGE_BREAK).join('\f') : text);
+  return sectionedPages(text.includes(PAGE_BREAK) ? text.split(PAGE_BREAK).join('\f') : text);
 }

@@ -1,8 +1,8 @@
 import { convert, HtmlToTextOptions } from 'html-to-text';
 import { Parser } from 'htmlparser2';
 import { LimitError, ParseLimits } from '../limits';
-import { HEADING_MARK, paginateWithSections, stripMarks } from '../sections';
-import type { ParsedPage } from '../types';
+import { HEADING_MARK, sectionedPages, stripMarks } from '../sections';
+import type { PageSource } from '../types';
 import { decodeText } from './text';
 
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
@@ -64,6 +64,6 @@ export function htmlToText(html: string, limits?: Pick<ParseLimits, 'htmlMaxNode
 }
 
 /** HTML: shape checked, converted to text with `html-to-text` (headings as sections), then the page rule. */
-export function parseHtml(buf: Buffer, limits?: ParseLimits): ParsedPage[] {
-  return paginateWithSections(htmlToText(stripMarks(decodeText(buf)), limits));
+export function parseHtml(buf: Buffer, limits?: ParseLimits): PageSource {
+  return sectionedPages(htmlToText(stripMarks(decodeText(buf)), limits));
 }

@@ -1,6 +1,6 @@
 import type { ParseLimits } from '../limits';
 import { LimitError, TextBudget } from '../limits';
-import { DocumentKind, IngestError, ParsedPage } from '../types';
+import { DocumentKind, IngestError, PageSource, ParsedPage } from '../types';
 import { parseDocx } from './docx';
 import { parseHtml } from './html';
 import { parseMarkdown } from './markdown';
@@ -14,6 +14,8 @@ import { parseText } from './text';
  * against `maxExpandedBytes`. Throws IngestError (LimitError for limits) for files that cannot be
  * read.
  */
+const EMPTY = Buffer.alloc(0);
+
 export async function parseInThread(
   kind: DocumentKind,
   buf: Buffer,
@@ -30,7 +32,7 @@ export async function parseInThread(
     onPage(page);
   };
   if (kind === 'pdf') return readPdf(buf, limits, onTotal, emit, pace);
-  let pages: ParsedPage[];
+  let pages: PageSource;
   switch (kind) {
     case 'docx':
       pages = await parseDocx(buf, limits);
@@ -45,13 +47,17 @@ export async function parseInThread(
       pages = parseText(buf);
       break;
   }
+  // the file is converted: its bytes can go while the pages are read (the caller keeps no reference)
+  // eslint-disable-next-line no-useless-assignment -- releases the buffer, it is not read again
+  buf = EMPTY;
   // the page limit holds for every format: a text of form feeds is as many pages as a PDF
-  if (pages.length > limits.pdfMaxPages)
-    throw new LimitError(`the document has ${pages.length} pages, more than the limit of ${limits.pdfMaxPages}`);
-  onTotal(pages.length);
-  for (const page of pages) {
+  let total = 0;
+  for (const page of pages()) if (page) total++;
+  if (total > limits.pdfMaxPages) throw new LimitError(`the document has ${total} pages, more than the limit of ${limits.pdfMaxPages}`);
+  onTotal(total);
+  for (const page of pages()) {
     emit(page);
     await pace();
   }
-  return pages.length;
+  return total;
 }

@@ -35,6 +35,13 @@ export type ParseMessage =
 /** The server acknowledges each batch of rows once it is in PostgreSQL. */
 export type ParseReply = { type: 'ack' };
 
+/** The transferred file as a Buffer, no longer held by the task. */
+function takeData(task: ParseTask): Buffer {
+  const data = task.data!;
+  task.data = undefined;
+  return Buffer.from(data);
+}
+
 /** Row batches sent and not yet acknowledged before reading pauses (bounds the server's memory). */
 const MAX_UNACKED = 2;
 
@@ -67,10 +74,10 @@ export default async function parseTask(task: ParseTask): Promise<void> {
   let told = 0;
   post({ type: 'start' });
   try {
-    const bytes = task.original ? await readOriginal(task.original.url, task.original.ref) : Buffer.from(task.data!);
+    // handed on without a name here, so the converter can let the bytes go once it has read them
     const pages = await parseInThread(
       task.kind,
-      bytes,
+      task.original ? await readOriginal(task.original.url, task.original.ref) : takeData(task),
       task.limits,
       (pagesTotal) => post({ type: 'total', pagesTotal }),
       (page) => {

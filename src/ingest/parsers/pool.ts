@@ -46,7 +46,7 @@ export class ParserPool {
       maxThreads: this.pool_.threads,
       idleTimeout: 60_000,
       atomics: 'disabled',
-      resourceLimits: { maxOldGenerationSizeMb: this.pool_.maxHeapMb },
+      resourceLimits: { maxOldGenerationSizeMb: this.pool_.maxHeapMb, maxYoungGenerationSizeMb: 8 },
     }));
   }
 

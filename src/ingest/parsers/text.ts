@@ -1,10 +1,13 @@
-import { paginate } from '../paginate';
-import { IngestError, ParsedPage } from '../types';
+import { pagesOf } from '../paginate';
+import { IngestError, PageSource } from '../types';
 
 /**
  * Decodes a text file: a UTF-8 or UTF-16 byte-order mark wins; otherwise strict UTF-8, falling back
  * to Windows-1252 (the usual encoding of legacy text files) when the bytes are not valid UTF-8.
  */
+// eslint-disable-next-line no-control-regex -- control characters other than tab, newline, carriage return and form feed
+const CONTROL = /[\u0000-\u0008\u000b\u000e-\u001f]/;
+
 export function decodeText(buf: Buffer): string {
   let text: string;
   if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) text = new TextDecoder('utf-8').decode(buf.subarray(3));
@@ -24,11 +27,12 @@ export function decodeText(buf: Buffer): string {
   if (controls > 0 && controls / Math.max(1, sample.length) > 0.001) {
     throw new IngestError('the file is not readable text (binary content)');
   }
-  // eslint-disable-next-line no-control-regex -- strips control characters on purpose
-  return text.replace(/[\u0000-\u0008\u000b\u000e-\u001f]/g, '');
+  // no copy when there are none
+  return CONTROL.test(text) ? text.replace(new RegExp(CONTROL.source, 'g'), '') : text;
 }
 
 /** Plain text: decoded, then paginated by the form-feed / 3,000-character rule. */
-export function parseText(buf: Buffer): ParsedPage[] {
-  return paginate(decodeText(buf));
+export function parseText(buf: Buffer): PageSource {
+  const text = decodeText(buf);
+  return () => pagesOf(text);
 }
