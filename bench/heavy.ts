@@ -162,9 +162,9 @@ async function ingestOne(
   };
 }
 
-/** The constant of the RSS bound: the peak while a one-page document is ingested on a fresh server. */
+/** The smallest input: what ingestion costs whatever the file (parser threads, pdf.js, analysis). */
 const SMALL = {
-  label: 'one-page PDF (the RSS constant)',
+  label: 'one-page PDF',
   name: 'small.pdf',
   content: makePdf([{ paragraphs: ['The warranty lasts thirty-six months from the date of delivery.'] }]),
 };

@@ -2,7 +2,7 @@
  * Hostile documents, built at run time (nothing large is committed), and a /healthz probe. Used by
  * test/e2e/hostile-documents.test.ts and bench/hostile.ts. No test framework imports here.
  */
-import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
 import { makeDocx } from './docx';
 import { makePdf } from './pdf';
@@ -234,29 +234,47 @@ export interface ProbeResult {
   max: number;
 }
 
-/** Requests `url` back to back (one at a time, `gapMs` apart) until stopped; latencies in ms. */
-export function probe(url: string, gapMs = 10): { stop(): Promise<ProbeResult> } {
-  const latencies: number[] = [];
-  let failures = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      try {
-        const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-        await res.arrayBuffer();
-        if (res.status !== 200) failures++;
-      } catch {
-        failures++;
-      }
-      latencies.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, gapMs));
+/** The probe's loop, run in a thread of its own (plain JavaScript: it is evaluated, not compiled). */
+const PROBE_LOOP = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { performance } = require('node:perf_hooks');
+const latencies = [];
+let failures = 0;
+let running = true;
+parentPort.on('message', () => (running = false));
+(async () => {
+  while (running) {
+    const t0 = performance.now();
+    try {
+      const res = await fetch(workerData.url, { signal: AbortSignal.timeout(5000) });
+      await res.arrayBuffer();
+      if (res.status !== 200) failures++;
+    } catch {
+      failures++;
     }
-  })();
+    latencies.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, workerData.gapMs));
+  }
+  parentPort.postMessage({ latencies, failures });
+})();
+`;
+
+/**
+ * Requests `url` back to back (one at a time, `gapMs` apart) until stopped; latencies in ms. The
+ * requests are made from a worker thread, so what the caller does meanwhile (uploading a 40 MB
+ * file, polling) does not delay them: the latencies are the server's.
+ */
+export function probe(url: string, gapMs = 10): { stop(): Promise<ProbeResult> } {
+  const worker = new Worker(PROBE_LOOP, { eval: true, workerData: { url, gapMs } });
+  const result = new Promise<{ latencies: number[]; failures: number }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
   return {
     async stop() {
-      running = false;
-      await loop;
+      worker.postMessage('stop');
+      const { latencies, failures } = await result;
+      await worker.terminate();
       const sorted = [...latencies].sort((a, b) => a - b);
       const q = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] : 0);
       const r = (n: number) => Math.round(n * 100) / 100;
