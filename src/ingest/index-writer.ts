@@ -12,14 +12,16 @@ export async function lockProjectIndex(em: EntityManager, projectId: string): Pr
 }
 
 /**
- * Removes a document's chunks and their postings and takes their contribution out of the project's BM25 statistics
- * (per-term document frequency, chunk count, total terms). Call inside a transaction holding
- * lockProjectIndex(). Returns the number of chunks removed.
+ * Removes a document's chunks and postings and takes their contribution out of the project's BM25
+ * statistics (per-term document frequency, chunk count, total terms). Call inside a transaction
+ * holding lockProjectIndex(). Returns the number of chunks removed.
  */
 export async function removeDocumentChunks(em: EntityManager, projectId: string, documentId: string): Promise<number> {
   const [removed] = await query<{ chunks: string; terms: string; lexemes: string[] | null }>(
     em,
     `with gone as (delete from chunks where document_id = ? returning tsv, term_count),
+          -- runs whether or not anything reads it (PostgreSQL runs every data-modifying WITH once)
+          postings as (delete from term_postings where document_id = ?),
           per_term as (select u.lexeme, count(*)::int as n from gone, unnest(gone.tsv) u group by u.lexeme),
           dec as (update term_stats t set df = t.df - per_term.n
                     from per_term where t.project_id = ? and t.term = per_term.lexeme
@@ -27,11 +29,10 @@ export async function removeDocumentChunks(em: EntityManager, projectId: string,
      select (select count(*) from gone) as chunks,
             (select coalesce(sum(term_count), 0) from gone) as terms,
             (select array_agg(term) from dec where df <= 0) as lexemes`,
-    [documentId, projectId],
+    [documentId, documentId, projectId],
   );
   const chunks = Number(removed.chunks);
   if (chunks === 0) return 0;
-  await query(em, `delete from term_postings where document_id = ?`, [documentId]);
   if (removed.lexemes?.length) {
     await query(em, `delete from term_stats where project_id = ? and term in (select jsonb_array_elements_text(?::jsonb)) and df <= 0`, [
       projectId,
