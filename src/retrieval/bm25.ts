@@ -38,7 +38,7 @@ const TIER_TERMS = 4;
  * go through the tiers, which bound the work. Scoring from the postings costs about 0.75 µs a
  * posting (100k chunks, 2 cores: 42k postings in 32 ms) where the tiers take 5–10 ms whatever the
  * question; at 6k–15k postings the exact path measured 13 ms median against the tiers' 5–8 ms
- * (see README, "Lexical ranking"). Reading the vectors instead, 6000 postings cost up to 60 ms.
+ * (decision 4, last addendum). Reading the vectors instead, 6000 postings cost up to 60 ms.
  */
 const EXACT_POSTINGS = 10_000;
 /** The "other rare terms" tier takes terms whose document frequencies add up to at most this. */
