@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { startOpenAiStub } from '../test/support/openai-stub';
 import { BenchEnv, ROOT, startBenchEnv } from './lib/env';
+import { postingsOf } from '../src/ingest/index-writer';
 
 /**
  * The overhead our service adds before the first `text` event of a chat answer.
@@ -114,7 +115,12 @@ export async function seedChunks(dbUrl: string, projectId: string, chunks: numbe
       `insert into project_index_stats (project_id, chunk_count, total_terms) select $1, count(*), coalesce(sum(term_count), 0) from chunks where project_id = $1`,
       [projectId],
     );
-    await c.query('analyze chunks; analyze term_stats');
+    await c.query(
+      `insert into term_postings (project_id, term, document_id, chunk_ids, tfs, lens)
+       ${postingsOf('(select id, document_id, project_id, ordinal, tsv, term_count from chunks where project_id = $1)')}`,
+      [projectId],
+    );
+    await c.query('analyze chunks; analyze term_stats; analyze term_postings');
   } finally {
     await c.end();
   }

@@ -7,6 +7,7 @@ import { benchActor, DocsBenchEnv, openDocsBenchEnv, quantile, round, table, wai
 import type { SearchStages } from '../src/retrieval/stages';
 import { prng, prose } from './synthetic-text';
 import { Actor } from '../src/access/actor';
+import { rebuildPostings } from '../src/ingest/index-writer';
 
 /**
  * Retrieval quality and latency.
@@ -66,7 +67,7 @@ export function stageRows(b: StageBreakdown): string[][] {
 /**
  * Seeds `count` synthetic chunks into a project in documents of 1,000 chunks, with SQL, indexed
  * like ingestion indexes them (to_tsvector over docqa_unaccent, term_count), then sets the
- * project's BM25 statistics from the chunks. Four connections build vectors in parallel.
+ * project's BM25 statistics and postings from the chunks. Four connections build vectors in parallel.
  */
 export async function seedSyntheticChunks(orm: MikroORM, projectId: string, count: number, language = 'english', seed = 42): Promise<void> {
   const exec = (sql: string, params: unknown[] = []) => orm.em.fork().getConnection().execute(sql, params);
@@ -135,8 +136,10 @@ export async function seedSyntheticChunks(orm: MikroORM, projectId: string, coun
      on conflict (project_id) do update set chunk_count = project_index_stats.chunk_count + excluded.chunk_count, total_terms = project_index_stats.total_terms + excluded.total_terms`,
     [projectId, projectId],
   );
+  await rebuildPostings(orm.em.fork(), projectId, docIds);
   await exec('analyze chunks');
   await exec('analyze term_stats');
+  await exec('analyze term_postings');
 }
 
 /** Ingests the evaluation documents into a project through the real pipeline (upload → job → ready). */

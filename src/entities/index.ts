@@ -7,7 +7,7 @@ export type { ProjectSettings } from './project.entity';
 export { Provider } from './provider.entity';
 export { Conversation, Message } from './conversation.entity';
 export type { Citation } from './conversation.entity';
-export { Document, Chunk, TermStat, ProjectIndexStats } from './document.entity';
+export { Document, Chunk, TermStat, TermPosting, ProjectIndexStats } from './document.entity';
 export { RefreshToken } from './refresh-token.entity';
 export { Setting, RateLimitCounter } from './setting.entity';
 export { ChunkEmbedding } from './chunk-embedding.entity';
@@ -18,7 +18,7 @@ import { Group, GroupMember } from './group.entity';
 import { Project, ProjectMember, ProjectGrant, AuditEntry } from './project.entity';
 import { Provider } from './provider.entity';
 import { Conversation, Message } from './conversation.entity';
-import { Document, Chunk, TermStat, ProjectIndexStats } from './document.entity';
+import { Document, Chunk, TermStat, TermPosting, ProjectIndexStats } from './document.entity';
 import { RefreshToken } from './refresh-token.entity';
 import { Setting, RateLimitCounter } from './setting.entity';
 import { ChunkEmbedding } from './chunk-embedding.entity';
@@ -38,6 +38,7 @@ export const ALL_ENTITIES = [
   Document,
   Chunk,
   TermStat,
+  TermPosting,
   ProjectIndexStats,
   RefreshToken,
   Setting,

@@ -380,6 +380,7 @@ describe('DELETE /api/projects/:id', () => {
       'project_grants',
       'project_members',
       'term_stats',
+      'term_postings',
       'project_index_stats',
     ]) {
       expect([table, await fx.countRows(table, table === 'projects' ? 'id' : 'project_id', p.id)]).toEqual([table, 0]);
@@ -418,6 +419,7 @@ describe('DELETE /api/projects/:id', () => {
     expect(await fx.countRows('projects', 'id', p.id)).toBe(1);
     expect(await fx.countRows('chunks', 'project_id', p.id)).toBe(2);
     expect(await fx.countRows('term_stats', 'project_id', p.id)).toBe(1);
+    expect(await fx.countRows('term_postings', 'project_id', p.id)).toBe(1);
     expect((await as(owner).delete(`/api/projects/${p.id}`)).status).toBe(200);
   });
 });

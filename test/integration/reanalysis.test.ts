@@ -1,4 +1,5 @@
 import type { Actor } from '../../src/access/actor';
+import { postingsOf, rebuildPostings } from '../../src/ingest/index-writer';
 import { ANALYSIS_VERSION } from '../../src/services/documents.service';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
@@ -17,13 +18,17 @@ let actor: Actor;
 const exec = (sql: string, params: unknown[] = []): Promise<any[]> => t.orm.em.fork().getConnection().execute(sql, params);
 const texts = (rows: Array<{ text: string; context: string }>) => rows.map((r) => JSON.stringify([r.text, r.context])).sort();
 
-/** Puts a project's index back into the state the previous release left: English vectors, statistics to match, no language. */
+/**
+ * Puts a project's index back into the state the previous release left: English vectors,
+ * statistics and postings (as the term_postings migration backfills them) to match, no language.
+ */
 async function indexTheOldWay(projectId: string): Promise<void> {
   await exec(`update chunks set tsv = to_tsvector('english', docqa_unaccent(text)) where project_id = ?`, [projectId]);
   await exec(
     `update chunks set term_count = coalesce((select sum(coalesce(array_length(u.positions, 1), 1)) from unnest(tsv) u), 0) where project_id = ?`,
     [projectId],
   );
+  await rebuildPostings(t.orm.em.fork(), projectId);
   await exec(`delete from term_stats where project_id = ?`, [projectId]);
   await exec(
     `insert into term_stats (project_id, term, df) select ?, u.lexeme, count(*) from chunks c, unnest(c.tsv) u where c.project_id = ? group by u.lexeme`,
@@ -118,6 +123,17 @@ it('re-detects languages and rebuilds vectors in the background; search answers 
     [project.id, project.id],
   );
   expect(drift).toEqual([]);
+  // and so do the postings
+  const postings = await exec(
+    `(select document_id, term, chunk_ids::text, tfs::text, lens::text from term_postings where project_id = ?
+      except select p.d, p.t, p.i::text, p.f::text, p.l::text from (${postingsOf('(select * from chunks where project_id = ?)')}) p(x, t, d, i, f, l))
+     union all
+     (select p.d, p.t, p.i::text, p.f::text, p.l::text from (${postingsOf('(select * from chunks where project_id = ?)')}) p(x, t, d, i, f, l)
+      except select document_id, term, chunk_ids::text, tfs::text, lens::text from term_postings where project_id = ?)`,
+    [project.id, project.id, project.id, project.id],
+  );
+  expect(postings).toEqual([]);
+  expect((await exec(`select count(*)::int as n from term_postings where project_id = ?`, [project.id]))[0].n).toBeGreaterThan(100);
   const [stats] = await exec(
     `select chunk_count, total_terms::int as total_terms, (select count(*)::int from chunks where project_id = ?) as chunks, (select sum(term_count)::int from chunks where project_id = ?) as terms from project_index_stats where project_id = ?`,
     [project.id, project.id, project.id],

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import bcrypt from 'bcrypt';
 import { randomBytes } from 'node:crypto';
 import { Actor } from '../../src/access/actor';
+import { rebuildPostings } from '../../src/ingest/index-writer';
 import {
   Department,
   Group,
@@ -222,6 +223,7 @@ export function chatFactories(orm: MikroORM, services: Services) {
                                              total_terms = project_index_stats.total_terms + excluded.total_terms`,
       [over.project.id, doc.id],
     );
+    await rebuildPostings(orm.em.fork(), over.project.id, [doc.id]);
     return { documentId: doc.id, name, chunks };
   }
 

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
+import { rebuildPostings } from '../../src/ingest/index-writer';
 
 /** The application's tables whose contents a rejected request must leave as they were. */
 export const APP_TABLES = [
@@ -25,7 +26,7 @@ export const APP_TABLES = [
 export function projectFixtures(orm: MikroORM) {
   const exec = <T = any>(sql: string, params: unknown[] = []): Promise<T[]> => orm.em.fork().getConnection().execute(sql, params);
 
-  /** A ready document with `chunks` chunks, and the term statistics ingestion would have written. */
+  /** A ready document with `chunks` chunks, and the postings and term statistics ingestion would have written. */
   async function addDocument(projectId: string, opts: { chunks?: number } = {}): Promise<string> {
     const [doc] = await exec<{ id: string }>(
       `insert into documents (project_id, name, mime_type, size, sha256, status, content, chunk_count)
@@ -34,13 +35,15 @@ export function projectFixtures(orm: MikroORM) {
     );
     for (let i = 0; i < (opts.chunks ?? 1); i++) {
       await exec(
-        `insert into chunks (document_id, project_id, ordinal, page_number, page_end, text, context) values (?, ?, ?, 1, 1, 'hello', 'hello')`,
+        `insert into chunks (document_id, project_id, ordinal, page_number, page_end, text, context, tsv, term_count)
+         values (?, ?, ?, 1, 1, 'hello', 'hello', 'hello:1'::tsvector, 1)`,
         [doc.id, projectId, i],
       );
     }
+    await rebuildPostings(orm.em.fork(), projectId, [doc.id]);
     await exec(
-      `insert into term_stats (project_id, term, df) values (?, 'hello', 1) on conflict (project_id, term) do update set df = term_stats.df + 1`,
-      [projectId],
+      `insert into term_stats (project_id, term, df) values (?, 'hello', ?) on conflict (project_id, term) do update set df = term_stats.df + excluded.df`,
+      [projectId, opts.chunks ?? 1],
     );
     await exec(
       `insert into project_index_stats (project_id, chunk_count, total_terms) values (?, ?, ?)

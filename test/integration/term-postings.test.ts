@@ -1,0 +1,195 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Project, User } from '../../src/entities';
+import { HEADER_POSITION, postingsOf } from '../../src/ingest/index-writer';
+import { B, HEADER_WEIGHT, K1, leadersFromPostings, QueryTerm, rankBm25 } from '../../src/retrieval/bm25';
+import { ingestFiles, waitForDocument } from '../support/documents';
+import { factories } from '../support/factories';
+import { client } from '../support/http';
+import { evalDocuments, evalQuestions } from '../support/retrieval-eval';
+import { createTestApp, TestApp } from '../support/test-app';
+import { Migration20261124230443 } from '../../migrations/Migration20261124230443';
+
+/**
+ * Issue 23 (BM25 from postings): ingestion writes term_postings with the chunks, reindex and delete
+ * take them away, the migration's backfill writes the same rows, and ranking from the postings
+ * gives exactly what scoring the chunks' vectors gave before (that SQL is the oracle here).
+ */
+let t: TestApp;
+let owner: User & { token: string };
+let project: Project;
+
+const exec = (sql: string, params: unknown[] = []): Promise<any[]> => t.orm.em.fork().getConnection().execute(sql, params);
+
+/** The project's postings as text rows (chunk ids, tfs, lens in order), sorted. */
+const stored = async (projectId: string): Promise<string[]> =>
+  (
+    await exec(
+      `select document_id || ' ' || term || ' ' || chunk_ids::text || ' ' || tfs::text || ' ' || lens::text as r from term_postings where project_id = ?`,
+      [projectId],
+    )
+  )
+    .map((r) => r.r as string)
+    .sort();
+
+/** The same rows recomputed from the chunks' vectors. */
+const expected = async (projectId: string): Promise<string[]> =>
+  (
+    await exec(
+      `select p.document_id || ' ' || p.lexeme || ' ' || p.ids::text || ' ' || p.tfs::text || ' ' || p.lens::text as r
+         from (${postingsOf('(select * from chunks where project_id = ?)')}) as p(project_id, lexeme, document_id, ids, tfs, lens)`,
+      [projectId],
+    )
+  )
+    .map((r) => r.r as string)
+    .sort();
+
+/** The question's terms as RetrievalService.analyze gives them for an English project. */
+async function termsOf(question: string): Promise<QueryTerm[]> {
+  const rows = await exec(
+    `select q.lexeme, q.positions, ts.df, s.chunk_count
+       from unnest(to_tsvector('english', docqa_unaccent(?))) q
+       join term_stats ts on ts.project_id = ? and ts.term = q.lexeme
+       join project_index_stats s on s.project_id = ts.project_id`,
+    [question, project.id],
+  );
+  return rows
+    .map((r) => {
+      const n = Number(r.chunk_count);
+      return { term: r.lexeme, positions: r.positions ?? [], df: r.df, idf: Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)) };
+    })
+    .sort((a, b) => a.df - b.df);
+}
+
+/** The ranking SQL before the postings: BM25F of every chunk containing a term, from its vector. */
+async function fromVectors(terms: QueryTerm[]): Promise<Array<{ id: string; bm25: number }>> {
+  const rows = await exec(
+    `with terms as (select * from jsonb_to_recordset(?::jsonb) as t(term text, idf float8)),
+     stats as (select total_terms::float8 / greatest(chunk_count, 1) as avgdl from project_index_stats where project_id = ?),
+     uniq as (select id, term_count, ts_filter(setweight(tsv, 'A', array(select term from terms)), '{a}') as qv
+                from chunks where project_id = ? and tsv @@ ?::tsquery)
+     select uniq.id, sum(t.idf * (tf.n * ${K1 + 1}) / (tf.n + ${K1} * (1 - ${B} + ${B} * uniq.term_count / greatest(s.avgdl, 1)))) as bm25
+       from uniq
+      cross join lateral unnest(uniq.qv) u
+       join terms t on t.term = u.lexeme
+      cross join stats s
+      cross join lateral (select (count(*) filter (where p < ${HEADER_POSITION}) + ${HEADER_WEIGHT} * count(*) filter (where p >= ${HEADER_POSITION}))::float8 as n
+                            from unnest(u.positions) p) tf
+      group by uniq.id
+      order by bm25 desc, uniq.id
+      limit 50`,
+    [
+      JSON.stringify(terms.map((x) => ({ term: x.term, idf: x.idf }))),
+      project.id,
+      project.id,
+      terms.map((x) => `'${x.term.replace(/'/g, "''")}'`).join(' | '),
+    ],
+  );
+  return rows.map((r) => ({ id: r.id, bm25: Number(r.bm25) }));
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ workers: true });
+  const f = factories(t.orm, t.services);
+  owner = await f.makeUser({ platformRole: 'admin' });
+  project = await f.makeProject({ owner });
+  const docs = await evalDocuments();
+  for (const d of await ingestFiles(t.baseUrl, owner.token, project.id, docs, { fields: { language: 'en' } }))
+    expect(d).toMatchObject({ status: 'ready' });
+}, 120_000);
+afterAll(async () => t?.close());
+
+it('ingestion writes one postings row per document and term, equal to what the chunks’ vectors give', async () => {
+  const rows = await stored(project.id);
+  expect(rows.length).toBeGreaterThan(1000);
+  expect(rows).toEqual(await expected(project.id));
+  // every chunk of the project is in the postings of each of its lexemes
+  const [missing] = await exec(
+    `select count(*)::int as n from chunks c, unnest(c.tsv) u
+      where c.project_id = ? and not exists (select 1 from term_postings p where p.project_id = c.project_id and p.term = u.lexeme
+                                                                       and p.document_id = c.document_id and c.id = any(p.chunk_ids))`,
+    [project.id],
+  );
+  expect(missing.n).toBe(0);
+});
+
+/** Runs `fn` as the service runs ranking: in a transaction with sequential scans off (see analyze). */
+const asService = <T>(fn: (em: EntityManager) => Promise<T>): Promise<T> =>
+  t.orm.em.fork().transactional(async (em: EntityManager) => {
+    await em.getConnection().execute(`set local enable_seqscan = off`, [], 'all', em.getTransactionContext());
+    return fn(em);
+  });
+
+const questions = (): string[] => [
+  ...evalQuestions().map((x) => x.question),
+  'what is the policy for employees and the time they report',
+  'how do I get access to the network and the system',
+];
+
+it('the BM25F leaders from the postings are those from the vectors, in the same order, the same scores', async () => {
+  let compared = 0;
+  for (const q of questions()) {
+    const terms = await termsOf(q);
+    if (!terms.length) continue;
+    const oracle = await fromVectors(terms);
+    const leaders = await asService((em) => leadersFromPostings(em, project.id, terms));
+    // to 12 digits: the former statement added a chunk's terms in an order its plan chose
+    const digits = (x: number | string) => Number(x).toPrecision(12);
+    expect({ q, r: leaders.map((r) => [r.id, digits(r.bm25)]) }).toEqual({ q, r: oracle.map((r) => [r.id, digits(r.bm25)]) });
+    compared += oracle.length;
+  }
+  expect(compared).toBeGreaterThan(questions().length * 5);
+});
+
+it('rankBm25 re-ranks the same leaders with the proximity bonus (the final top 10: retrieval-exact.test.ts)', async () => {
+  for (const q of questions()) {
+    const terms = await termsOf(q);
+    if (!terms.length) continue;
+    const oracle = await fromVectors(terms);
+    const ranked = await asService((em) => rankBm25(em, project.id, terms, 50, false));
+    expect({ q, ids: ranked.map((r) => r.id).sort() }).toEqual({ q, ids: oracle.map((r) => r.id).sort() });
+  }
+});
+
+it('the migration backfills the same rows from existing chunks', async () => {
+  const statements: string[] = [];
+  const migration = new Migration20261124230443(null as never, null as never);
+  (migration as unknown as { addSql: (s: string) => void }).addSql = (s) => statements.push(s);
+  await migration.up();
+  const backfill = statements.find((s) => s.startsWith('insert into "term_postings"'))!;
+  expect(backfill).toBeDefined();
+  const before = await stored(project.id);
+  await exec(`delete from term_postings where project_id = ?`, [project.id]);
+  expect(await stored(project.id)).toEqual([]);
+  // the test database holds this project's chunks only: the statement rewrites exactly its rows
+  await exec(`delete from term_postings`);
+  await exec(backfill);
+  expect(await stored(project.id)).toEqual(before);
+});
+
+it('reindex replaces a document’s postings; delete removes them; project delete leaves none', async () => {
+  const [doc] = await exec(`select id from documents where project_id = ? order by name limit 1`, [project.id]);
+  const oldIds = (await exec(`select id from chunks where document_id = ?`, [doc.id])).map((r) => r.id);
+  expect((await client(t.baseUrl, owner.token).post(`/api/documents/${doc.id}/reindex`)).status).toBe(202);
+  await waitForDocument(t.baseUrl, owner.token, doc.id, 60_000);
+  for (;;) {
+    const [{ n }] = await exec(`select count(*)::int as n from chunks where document_id = ? and id = any(?::uuid[])`, [
+      doc.id,
+      `{${oldIds.join(',')}}`,
+    ]);
+    if (n === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(await stored(project.id)).toEqual(await expected(project.id));
+  const [{ stale }] = await exec(
+    `select count(*)::int as stale from term_postings p, unnest(p.chunk_ids) u(cid) where p.project_id = ? and not exists (select 1 from chunks c where c.id = u.cid)`,
+    [project.id],
+  );
+  expect(stale).toBe(0);
+
+  expect((await client(t.baseUrl, owner.token).delete(`/api/documents/${doc.id}`)).status).toBe(200);
+  expect(await exec(`select 1 from term_postings where document_id = ?`, [doc.id])).toEqual([]);
+  expect(await stored(project.id)).toEqual(await expected(project.id));
+
+  expect((await client(t.baseUrl, owner.token).delete(`/api/projects/${project.id}`)).status).toBe(200);
+  expect(await exec(`select 1 from term_postings where project_id = ?`, [project.id])).toEqual([]);
+});
