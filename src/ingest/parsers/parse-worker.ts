@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
 import { IndexTask, RowBatch, RowBuilder } from '../index-rows';
 import type { ParseLimits } from '../limits';
@@ -40,6 +42,20 @@ function takeData(task: ParseTask): Buffer {
   const data = task.data!;
   task.data = undefined;
   return Buffer.from(data);
+}
+
+/**
+ * Parsing is background work: this thread runs at a lower scheduling priority (nice 10) than the
+ * thread that answers requests, so on a machine with few cores a long parse (pdf.js on a 40 MB
+ * file) gives way to /healthz and the API. Linux names a thread by its own id, which
+ * /proc/thread-self points at; elsewhere, or if it is refused, the thread keeps its priority.
+ */
+export const PARSER_NICE = 10;
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) setPriority(tid, PARSER_NICE);
+} catch {
+  /* not Linux: the default priority */
 }
 
 /** Row batches sent and not yet acknowledged before reading pauses (bounds the server's memory). */

@@ -1,8 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { detectKind, kindOfMime, mimeTypeFor } from '../../../src/ingest/detect';
 import { paginate, PAGE_CHARS } from '../../../src/ingest/paginate';
 import { loadConfig } from '../../../src/config';
 import { markdownToText } from '../../../src/ingest/parsers/markdown';
 import { layoutPage, PdfTextItem } from '../../../src/ingest/parsers/pdf';
+import { PARSER_NICE } from '../../../src/ingest/parsers/parse-worker';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { decodeText } from '../../../src/ingest/parsers/text';
 import { DocumentKind, IngestError, ParseOptions } from '../../../src/ingest/types';
@@ -234,5 +236,18 @@ describe('the page limit holds for every format', () => {
       `the document has ${limit + 1} pages, more than the limit of ${limit}`,
     );
     expect(await parseDocument('text', Buffer.from('x\f'.repeat(limit)))).toHaveLength(limit);
+  });
+});
+
+describe('parser threads give way to the thread that answers requests', () => {
+  /** The nice value of each of this process's threads (Linux /proc: field 19 of a task's stat). */
+  const niceOfThreads = (): number[] =>
+    readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+
+  (process.platform === 'linux' ? it : it.skip)('runs parsing at nice 10 and leaves this thread at its own priority', async () => {
+    const pages = await parseDocument('text', Buffer.from('Background work.'));
+    expect(pages[0].text).toBe('Background work.');
+    expect(niceOfThreads()).toContain(PARSER_NICE);
+    expect(Number(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ')[16])).toBe(0);
   });
 });
