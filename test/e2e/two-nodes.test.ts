@@ -23,6 +23,10 @@ describe('two nodes and a worker on one database', () => {
   let a: Proc & { baseUrl: string };
   let b: Proc & { baseUrl: string };
   let worker: Proc | null = null;
+  /** Starts the `npm run worker` process (afterAll stops it). */
+  const startWorker = async () => {
+    worker = await startProcess('dist/src/cli/worker.js', [], { ...nodeEnv(), LOG_LEVEL: 'info' }, /ingestion worker running/);
+  };
   let stub: OpenAiStub;
   const tmp = () => {
     const d = mkdtempSync(path.join(os.tmpdir(), 'docqa-2n-'));
@@ -193,7 +197,7 @@ describe('two nodes and a worker on one database', () => {
       d: documentId,
     });
     await new Promise((r) => setTimeout(r, 500));
-    worker = await startProcess('dist/src/cli/worker.js', [], { ...nodeEnv(), LOG_LEVEL: 'info' }, /ingestion worker running/);
+    await startWorker();
     const events = (await collected).map((e) => e.data!.documentProgress);
     await ws.dispose();
     expect(events[0].status).toBe('queued');
