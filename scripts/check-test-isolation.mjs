@@ -49,7 +49,8 @@ function testName(call, sf) {
 function assignedIdentifiers(target) {
   if (ts.isParenthesizedExpression(target)) return assignedIdentifiers(target.expression);
   if (ts.isIdentifier(target)) return [target];
-  if (ts.isArrayLiteralExpression(target)) return target.elements.flatMap((e) => assignedIdentifiers(ts.isSpreadElement(e) ? e.expression : e));
+  if (ts.isArrayLiteralExpression(target))
+    return target.elements.flatMap((e) => assignedIdentifiers(ts.isSpreadElement(e) ? e.expression : e));
   if (ts.isObjectLiteralExpression(target)) {
     return target.properties.flatMap((p) => {
       if (ts.isShorthandPropertyAssignment(p)) return [p.name];
@@ -90,7 +91,11 @@ export function checkFiles(targets) {
         else if ((ts.isForOfStatement(node) || ts.isForInStatement(node)) && !ts.isVariableDeclarationList(node.initializer))
           targets = assignedIdentifiers(node.initializer);
         for (const id of targets) {
-          const decl = checker.getSymbolAtLocation(id)?.declarations?.[0];
+          // `{ x } = …` names the property; the variable is the shorthand's value symbol
+          const symbol = ts.isShorthandPropertyAssignment(id.parent)
+            ? checker.getShorthandAssignmentValueSymbol(id.parent)
+            : checker.getSymbolAtLocation(id);
+          const decl = symbol?.declarations?.[0];
           if (!decl || decl.getSourceFile() !== sf) continue; // a global (process, globalThis …)
           const body = inside.arguments.find((a) => ts.isFunctionLike(a));
           if (decl.pos >= body.pos && decl.end <= body.end) continue; // the test's own variable
