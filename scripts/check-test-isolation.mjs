@@ -32,13 +32,17 @@ function testFiles(targets) {
   return out;
 }
 
-/** `it`, `test.only`, `it.each(table)` …: the name at the root of the callee, when it is a test function. */
-function isTestCall(node) {
-  let callee = node.expression;
-  if (ts.isCallExpression(callee)) callee = callee.expression; // it.each(table)(name, fn)
-  while (ts.isPropertyAccessExpression(callee)) callee = callee.expression; // it.only, it.concurrent.each
-  return ts.isIdentifier(callee) && TEST_FNS.has(callee.text);
+/** `it`, `test.only`, `it.each(table)`, it.each`table`, `(cond ? it : it.skip)` …: a test function. */
+function isTestFunction(e) {
+  if (ts.isParenthesizedExpression(e)) return isTestFunction(e.expression);
+  if (ts.isConditionalExpression(e)) return isTestFunction(e.whenTrue) || isTestFunction(e.whenFalse);
+  if (ts.isCallExpression(e)) return isTestFunction(e.expression); // it.each(table)(name, fn)
+  if (ts.isTaggedTemplateExpression(e)) return isTestFunction(e.tag); // it.each`table`(name, fn)
+  if (ts.isPropertyAccessExpression(e)) return isTestFunction(e.expression); // it.only, it.concurrent.each
+  return ts.isIdentifier(e) && TEST_FNS.has(e.text);
 }
+
+const isTestCall = (node) => isTestFunction(node.expression);
 
 function testName(call, sf) {
   const arg = call.arguments[0];
