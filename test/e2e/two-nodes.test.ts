@@ -122,8 +122,9 @@ describe('two nodes and a worker on one database', () => {
       api(node.baseUrl, 'POST', '/api/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': address } });
     let email: string;
 
-    beforeAll(async () => {
-      email = `victim-${Date.now()}@example.com`;
+    // each test meets its own victim with 12 failures counted (the owner's success in one clears them)
+    beforeEach(async () => {
+      email = `victim-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
       const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
       const created = await client(a.baseUrl, token).post('/api/users', {
         email,
