@@ -599,6 +599,11 @@ describe('singleton rules under concurrency', () => {
   async function vacateCeo(): Promise<void> {
     await sql(`update users set org_position = 'member' where org_position = 'ceo'`);
   }
+  // after each race the cast's CEO is the CEO again: the other blocks expect it
+  afterEach(async () => {
+    await vacateCeo();
+    await sql(`update users set org_position = 'ceo' where id = ?`, [cast.ceo.id]);
+  });
 
   it('concurrent POSTs of a CEO: exactly one succeeds, the others get 409 ceo_exists', async () => {
     await vacateCeo();
