@@ -8,7 +8,7 @@
 // random (seeded by --seed, default 1) from those files instead of all of them; --list only prints
 // the full names. One PostgreSQL (with the migrated template) is started for the whole run and
 // handed to each Jest through TEST_DATABASE_ADMIN_URL, so a run costs the test, not a cluster start.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -46,23 +46,22 @@ function prng(seed) {
 const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Runs Jest with `args`; its JSON report (or null) and exit status. */
-function jest(args, env) {
+async function jest(args, env) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'run-each-'));
   const out = path.join(dir, 'report.json');
   try {
-    const r = spawnSync(JEST, ['--ci', '--maxWorkers=1', '--json', `--outputFile=${out}`, ...args], {
-      cwd: ROOT,
-      env,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const child = spawn(JEST, ['--ci', '--maxWorkers=1', '--json', `--outputFile=${out}`, ...args], { cwd: ROOT, env });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    const status = await new Promise((resolve) => child.on('close', resolve));
     let report = null;
     try {
       report = JSON.parse(readFileSync(out, 'utf8'));
     } catch {
       // no report: Jest itself failed (its output says why)
     }
-    return { status: r.status, report, output: `${r.stdout}${r.stderr}` };
+    return { status, report, output };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -97,10 +96,15 @@ async function main() {
     ? opts.files
     : execFileSync(JEST, ['--listTests'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean).sort();
   const db = process.env.TEST_DATABASE_ADMIN_URL ? null : await startDatabase();
+  // stopped (Ctrl-C, kill): stop the PostgreSQL started here too
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    process.once(signal, () => {
+      void (db ? db.stop() : Promise.resolve()).finally(() => process.exit(130));
+    });
   const env = { ...process.env, ...(db ? { TEST_DATABASE_ADMIN_URL: db.adminUrl } : {}) };
   try {
     // every test's full name: a run whose name pattern matches nothing reports them all as skipped
-    const listed = jest(['-t', '(?!)', ...files], env);
+    const listed = await jest(['-t', '(?!)', ...files], env);
     if (!listed.report) throw new Error(`listing the tests failed:\n${listed.output}`);
     let tests = listed.report.testResults
       .flatMap((f) => f.assertionResults.map((a) => ({ file: path.relative(ROOT, f.name), name: a.fullName })))
@@ -122,7 +126,7 @@ async function main() {
     const failures = [];
     for (const [i, t] of tests.entries()) {
       const started = Date.now();
-      const r = jest([t.file, '-t', `^${escapeRegex(t.name)}$`], env);
+      const r = await jest([t.file, '-t', `^${escapeRegex(t.name)}$`], env);
       const ok = r.status === 0 && r.report && r.report.numPassedTests >= 1 && r.report.numFailedTests === 0;
       const secs = ((Date.now() - started) / 1000).toFixed(1);
       console.log(`${ok ? 'ok  ' : 'FAIL'} ${i + 1}/${tests.length} ${t.file}  ${t.name}  (${secs} s)`);
