@@ -42,6 +42,12 @@ async function wipeProviders(app: TestApp): Promise<void> {
   await app.orm.em.fork().getConnection().execute('delete from providers');
 }
 
+/** The providers most blocks ask through: only `stub`, with the main key (other blocks store their own). */
+async function mainProvider(): Promise<void> {
+  await wipeProviders(A);
+  await c.makeProvider({ baseUrl: stub.url, slug: 'stub', apiKey: 'sk-main-key', models: ['stub-model', 'stub-large'] });
+}
+
 const ask = (
   app: TestApp,
   token: string,
@@ -86,7 +92,6 @@ beforeAll(async () => {
     .getConnection()
     .execute('select id, page_number, text from chunks where document_id = ? order by ordinal', [doc.id]);
   manual = { documentId: doc.id, chunks: rows.map((r: any) => ({ id: r.id, pageNumber: r.page_number, text: r.text })) };
-  await c.makeProvider({ baseUrl: stub.url, slug: 'stub', apiKey: 'sk-main-key', models: ['stub-model', 'stub-large'] });
 });
 afterAll(async () => {
   await A?.close();
@@ -114,6 +119,7 @@ describe('a question answered from the documents', () => {
   let upstream: typeof stub.requests;
   const question = '  How long does the   warranty last for the Acme toaster, and what does it cover exactly?  ';
   beforeAll(async () => {
+    await mainProvider();
     stub.reset();
     r = await ask(A, member.token, project.id, { message: question });
     upstream = [...stub.requests];
@@ -272,6 +278,8 @@ describe('a question answered from the documents', () => {
 });
 
 describe('citations are the [n] markers the answer really used', () => {
+  beforeAll(mainProvider);
+
   it('maps only the used markers (in range) to chunk, document and page', async () => {
     const project2 = await f.makeProject({ owner });
     const doc = await c.makeDocumentChunks({
@@ -300,6 +308,8 @@ describe('citations are the [n] markers the answer really used', () => {
 });
 
 describe('conversations', () => {
+  beforeAll(mainProvider);
+
   it('a follow-up continues the conversation and sends the earlier turns', async () => {
     const first = await ask(A, member.token, project.id, { message: 'What is the warranty?' });
     const conversationId = eventOf(first, 'meta').conversationId;
@@ -403,6 +413,8 @@ describe('conversations', () => {
 });
 
 describe('access and input are checked before any stream byte', () => {
+  beforeAll(mainProvider);
+
   it('no access → plain JSON 403, no meta, no upstream call', async () => {
     const r = await ask(A, outsider.token, project.id, { message: 'warranty?' });
     expect(r.status).toBe(403);
@@ -448,10 +460,13 @@ describe('access and input are checked before any stream byte', () => {
 describe('provider resolution through the chat (one test per step)', () => {
   let p: Awaited<ReturnType<typeof f.makeProject>>;
   beforeAll(async () => {
+    p = await f.makeProject({ owner });
+  });
+  // every step starts from the same two providers (step 4 replaces them)
+  beforeEach(async () => {
     await wipeProviders(A);
     await c.makeProvider({ baseUrl: stub.url, slug: 'one', apiKey: 'key-one', models: ['m-one', 'shared'] });
     await c.makeProvider({ baseUrl: stub.url, slug: 'two', apiKey: 'key-two', models: ['m-two', 'shared'] });
-    p = await f.makeProject({ owner });
   });
   const used = () => ({ key: stub.last().authorization, model: stub.last().body.model });
 
@@ -713,18 +728,27 @@ describe('environment fallback, time-outs and shutdown (no providers stored)', (
   });
 
   it('shutdown ends open streams with an error event and keeps the partial answer', async () => {
-    stub.once({ deltas: Array.from({ length: 50 }, (_, i) => `s${i} `), deltaDelayMs: 50 });
-    const r = await ask(B, u.token, pb.id, { message: 'q' }, (e) => {
-      if (e.event === 'text') B.shutdownController.abort();
-      return false;
-    });
-    expect(namesOf(r).at(-1)).toBe('error');
-    expect(eventOf(r, 'error')).toEqual({ type: 'error', message: 'SERVER_SHUTTING_DOWN', detail: expect.any(String) });
-    await stub.waitFor(() => stub.last().aborted);
-    const conv = await client(B.baseUrl, u.token).get(`/api/chat/conversations/${eventOf(r, 'meta').conversationId}`);
-    expect(conv.body.conversation.messages[1]).toEqual(
-      expect.objectContaining({ incomplete: true, content: expect.stringMatching(/^s0 /) }),
-    );
+    // a server of its own: once shut down, it answers no other test
+    const S = await createTestApp({ env: { LLM_BASE_URL: stub.url, LLM_MODEL: 'env-model', UPSTREAM_TIMEOUT_MS: '600' } });
+    try {
+      const fs = factories(S.orm, S.services);
+      const su = await fs.makeUser({ platformRole: 'admin' });
+      const sp = await fs.makeProject({ owner: su });
+      stub.once({ deltas: Array.from({ length: 50 }, (_, i) => `s${i} `), deltaDelayMs: 50 });
+      const r = await ask(S, su.token, sp.id, { message: 'q' }, (e) => {
+        if (e.event === 'text') S.shutdownController.abort();
+        return false;
+      });
+      expect(namesOf(r).at(-1)).toBe('error');
+      expect(eventOf(r, 'error')).toEqual({ type: 'error', message: 'SERVER_SHUTTING_DOWN', detail: expect.any(String) });
+      await stub.waitFor(() => stub.last().aborted);
+      const conv = await client(S.baseUrl, su.token).get(`/api/chat/conversations/${eventOf(r, 'meta').conversationId}`);
+      expect(conv.body.conversation.messages[1]).toEqual(
+        expect.objectContaining({ incomplete: true, content: expect.stringMatching(/^s0 /) }),
+      );
+    } finally {
+      await S.close();
+    }
   });
 });
 

@@ -40,7 +40,8 @@ const environ = (raw: Buffer): Map<string, string> =>
       .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
   );
 
-it("no secret of the parent reaches the postgres child's environment (/proc/<pid>/environ, nor pg_read_binary_file)", async () => {
+// the child starts with the parent's secrets in its environment
+beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'docqa-envtest-'));
   proc = await startProcess(
     'dist/src/cli/embedded-pg.js',
@@ -48,7 +49,10 @@ it("no secret of the parent reaches the postgres child's environment (/proc/<pid
     { ...SECRETS, LANG: 'C.UTF-8', TZ: 'UTC' },
     /ready postgres:\/\/\S+\n/,
   );
-  const url = /ready (postgres:\/\/\S+)\n/.exec(proc.output())![1];
+});
+
+it("no secret of the parent reaches the postgres child's environment (/proc/<pid>/environ, nor pg_read_binary_file)", async () => {
+  const url = /ready (postgres:\/\/\S+)\n/.exec(proc!.output())![1];
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {

@@ -87,31 +87,49 @@ async function makeEmbeddingProvider(embeddingModels: string[], slug = `emb-${Ma
   return res.body.provider;
 }
 
-beforeAll(async () => {
-  stub = await startOpenAiStub();
-  stub.setEmbeddings({ dims: 64, synonyms: SYNONYMS });
-  t = await createTestApp({
-    workers: true,
-    env: {
-      EMBEDDING_BATCH_SIZE: '3',
-      EMBEDDING_SWEEP_SECONDS: '1',
-      EMBEDDING_RETRY_LIMIT: '2',
-      EMBEDDING_RETRY_DELAY_SECONDS: '1',
-      // generous: a loaded test machine must not turn a slow stub answer into a lexical fallback
-      EMBEDDING_QUERY_TIMEOUT_MS: '10000',
-      JOB_POLLING_SECONDS: '1',
-    },
+/** Each describe runs on a server, database and stub of its own: no test sees another block's providers or vectors. */
+function useApp(): void {
+  beforeAll(async () => {
+    stub = await startOpenAiStub();
+    stub.setEmbeddings({ dims: 64, synonyms: SYNONYMS });
+    t = await createTestApp({
+      workers: true,
+      env: {
+        EMBEDDING_BATCH_SIZE: '3',
+        EMBEDDING_SWEEP_SECONDS: '1',
+        EMBEDDING_RETRY_LIMIT: '2',
+        EMBEDDING_RETRY_DELAY_SECONDS: '1',
+        // generous: a loaded test machine must not turn a slow stub answer into a lexical fallback
+        EMBEDDING_QUERY_TIMEOUT_MS: '10000',
+        JOB_POLLING_SECONDS: '1',
+      },
+    });
+    f = factories(t.orm, t.services);
+    owner = await f.makeUser({ platformRole: 'admin' });
+    engineer = await f.makeUser({ platformRole: 'engineer' });
   });
-  f = factories(t.orm, t.services);
-  owner = await f.makeUser({ platformRole: 'admin' });
-  engineer = await f.makeUser({ platformRole: 'engineer' });
-});
-afterAll(async () => {
-  await t?.close();
-  await stub?.close();
-});
+  afterAll(async () => {
+    await t?.close();
+    await stub?.close();
+  });
+}
+
+/** A default provider serving `embed-small`, a project, and the answer among its distractors, fully embedded. */
+async function embeddedCorpus() {
+  const provider = await makeEmbeddingProvider(['embed-small']);
+  const model = `${provider.slug}/embed-small`;
+  const project = await f.makeProject({ owner });
+  const docs = await upload(project.id, [
+    { name: 'answer.txt', content: ANSWER },
+    ...DISTRACTORS.map((d, i) => ({ name: `d${i}.txt`, content: d })),
+  ]);
+  for (const d of docs) await fullyEmbedded(d.id, model);
+  return { provider, model, project, answerDoc: docs[0] };
+}
 
 describe('no embedding source configured', () => {
+  useApp();
+
   it('ingests and answers lexically, shows embeddings: null, and never calls /embeddings', async () => {
     const project = await f.makeProject({ owner });
     const [doc] = await upload(project.id, [{ name: 'lid.txt', content: ANSWER }]);
@@ -130,18 +148,23 @@ describe('no embedding source configured', () => {
 });
 
 describe('with an embedding provider', () => {
-  let provider: any;
+  useApp();
   let project: Awaited<ReturnType<ReturnType<typeof factories>['makeProject']>>;
   let answerDoc: any;
   let model: string;
 
   beforeAll(async () => {
-    provider = await makeEmbeddingProvider(['embed-small']);
-    model = `${provider.slug}/embed-small`;
-    project = await f.makeProject({ owner });
+    ({ model, project, answerDoc } = await embeddedCorpus());
+  });
+  // every test starts with an answering embedder and no query-time back-off (the outage tests leave one)
+  beforeEach(() => {
+    stub.setEmbeddings({ dims: 64, synonyms: SYNONYMS });
+    (t.services.embeddings as any).failingUntil.clear();
   });
 
   it('embeds chunks in batches as a stage after the text is indexed, with the provider key', async () => {
+    // a project of its own: the calls counted are this upload's
+    const project = await f.makeProject({ owner });
     stub.embeddingRequests.length = 0;
     const long = Array.from(
       { length: 40 },
@@ -152,7 +175,7 @@ describe('with an embedding provider', () => {
       ...DISTRACTORS.map((d, i) => ({ name: `d${i}.txt`, content: d })),
       { name: 'long.txt', content: long },
     ]);
-    answerDoc = docs[0];
+    const answerDoc = docs[0];
     // ready (searchable lexically) without waiting for vectors
     for (const d of docs) expect(d.status).toBe('ready');
     for (const d of docs) await fullyEmbedded(d.id, model);
@@ -261,6 +284,17 @@ describe('with an embedding provider', () => {
     const [doc] = await upload(project.id, [{ name: 'net.txt', content: 'The coffee machine descaling cycle takes twenty minutes.' }]);
     await fullyEmbedded(doc.id, model);
   });
+});
+
+describe('a model change', () => {
+  useApp();
+  let provider: any;
+  let project: Awaited<ReturnType<ReturnType<typeof factories>['makeProject']>>;
+  let answerDoc: any;
+
+  beforeAll(async () => {
+    ({ provider, project, answerDoc } = await embeddedCorpus());
+  });
 
   it('changing the model re-embeds in the background and never mixes two models', async () => {
     const patched = await client(t.baseUrl, engineer.token).patch(`/api/providers/${provider.id}`, {
@@ -283,6 +317,24 @@ describe('with an embedding provider', () => {
       return models.length === 1 && models[0].model === newModel;
     });
     expect((await search(project.id, QUESTION)).map((h) => h.documentId)).toContain(answerDoc.id);
+  });
+});
+
+describe('after a model change', () => {
+  useApp();
+  let provider: any;
+  let project: Awaited<ReturnType<ReturnType<typeof factories>['makeProject']>>;
+  let answerDoc: any;
+
+  // the default provider now lists embed-large first, and every document is re-embedded with it
+  beforeAll(async () => {
+    ({ provider, project, answerDoc } = await embeddedCorpus());
+    const patched = await client(t.baseUrl, engineer.token).patch(`/api/providers/${provider.id}`, {
+      embeddingModels: ['embed-large', 'embed-small'],
+    });
+    expect(patched.status).toBe(200);
+    const docs = (await api(t.baseUrl, 'GET', `/api/projects/${project.id}/documents`, { token: owner.token })).body.documents;
+    for (const d of docs) await fullyEmbedded(d.id, `${provider.slug}/embed-large`);
   });
 
   it('a project pins its own model in settings.embeddingModel (slug/model or bare name)', async () => {

@@ -29,6 +29,11 @@ describe('PostgreSQL restarts while the server runs (real processes)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Starts PostgreSQL again on the same directory and port (afterAll stops it). */
+  const restartPg = async () => {
+    pg = await startPgProcess(dir, pgPort);
+  };
+
   const login = () => api(server.baseUrl, 'POST', '/api/auth/login', { body: { email: 'root@example.com', password: 'rootpassword' } });
 
   it('fails cleanly while the database is down, then recovers without a server restart', async () => {
@@ -47,7 +52,7 @@ describe('PostgreSQL restarts while the server runs (real processes)', () => {
     expect((await api(server.baseUrl, 'GET', '/healthz')).status).toBe(200);
     expect(server.child.exitCode).toBeNull(); // the server survived
 
-    pg = await startPgProcess(dir, pgPort);
+    await restartPg();
     let recovered = false;
     for (let i = 0; i < 60 && !recovered; i++) {
       const res = await api(server.baseUrl, 'GET', '/api/auth/me', { token });

@@ -39,8 +39,14 @@ describe('graphql: every operation declares its authentication', () => {
 
 describe('graphql: auth', () => {
   it('login answers not_bootstrapped before bootstrap, like REST', async () => {
-    const r = await gql(t.baseUrl, LOGIN, { variables: { input: { email: 'a@b.c', password: 'whatever1' } } });
-    expect(codes(r)).toEqual(['not_bootstrapped']);
+    // a server of its own: the file's server is bootstrapped by 'after bootstrap', in whatever order it runs
+    const fresh = await createTestApp();
+    try {
+      const r = await gql(fresh.baseUrl, LOGIN, { variables: { input: { email: 'a@b.c', password: 'whatever1' } } });
+      expect(codes(r)).toEqual(['not_bootstrapped']);
+    } finally {
+      await fresh.close();
+    }
   });
 
   describe('after bootstrap', () => {

@@ -81,6 +81,8 @@ describe('live streams follow access, across two nodes', () => {
   });
 
   let n = 0;
+  /** A number no other test's names use. */
+  const nextId = () => (n += 1);
   /** A member with `use` on a private project through a direct grant, signed in on node B. */
   async function member(opts: { document?: boolean } = {}) {
     n += 1;
@@ -233,7 +235,7 @@ describe('live streams follow access, across two nodes', () => {
 
     it('ends within 2 s after removal from the group that carries the grant, on the other node', async () => {
       const admin = client(a.baseUrl, root);
-      n += 1;
+      const n = nextId();
       const dept = await admin.post('/api/departments', { name: `Dept ${n}`, color: '#336699', description: 'live access' });
       expect(dept.status).toBe(201);
       const departmentId = dept.body.department.id;

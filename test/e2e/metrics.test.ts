@@ -18,11 +18,11 @@ let stub: OpenAiStub;
 let logText = '';
 let f: ReturnType<typeof factories>;
 
-const scrape = async (token: string | null = TOKEN) => {
-  const res = await fetch(`${t.baseUrl}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+const scrape = async (token: string | null = TOKEN, app: TestApp = t) => {
+  const res = await fetch(`${app.baseUrl}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
 };
-const families = async () => parseMetrics((await scrape()).text);
+const families = async (app: TestApp = t) => parseMetrics((await scrape(TOKEN, app)).text);
 const logLines = () =>
   logText
     .split('\n')
@@ -146,29 +146,61 @@ describe('/metrics on the main port', () => {
   });
 
   it('carries no user input in any label: no ids, e-mails or raw paths', async () => {
-    const all: MetricFamily[] = [...(await families()).values()];
-    const values = all.flatMap((fam) => fam.series.flatMap((m) => Object.values(m.labels)));
-    expect(values.length).toBeGreaterThan(50);
-    for (const v of values) {
-      expect(v).not.toMatch(UUID);
-      expect(v).not.toContain('@');
+    // a server and registry of their own, after traffic full of ids and e-mails (the other tests' requests,
+    // /healthz among them, are not this test's)
+    const own = await createTestApp({ env: { METRICS_TOKEN: TOKEN }, workers: true, metrics: createMetrics({ defaultMetrics: true }) });
+    try {
+      const fo = factories(own.orm, own.services);
+      await fo.superadmin();
+      await chatFactories(own.orm, own.services).makeProvider({ baseUrl: stub.url, slug: 'stub-llm', models: ['stub-model'] });
+      const owner = await fo.makeUser({ platformRole: 'admin' });
+      const project = await fo.makeProject({ owner });
+      await api(own.baseUrl, 'POST', '/api/auth/login', { body: { email: owner.email, password: 'wrong-password' } });
+      const up = await uploadFiles(own.baseUrl, owner.token, project.id, [
+        { name: 'warranty.md', type: 'text/markdown', content: '# Warranty\n\nThe toaster warranty lasts five years.\n' },
+      ]);
+      await waitForDocument(own.baseUrl, owner.token, up.body.documents[0].id);
+      await postSse(own.baseUrl, `/api/chat/projects/${project.id}`, {
+        token: owner.token,
+        body: { message: 'How long is the warranty?' },
+      });
+      await api(own.baseUrl, 'POST', '/graphql', {
+        token: owner.token,
+        body: { query: 'query MyProjects { projects(limit: 5) { total } }' },
+      });
+      await api(own.baseUrl, 'GET', `/api/no-such-thing/${project.id}/${owner.email}`);
+      const all: MetricFamily[] = [...(await families(own)).values()];
+      const values = all.flatMap((fam) => fam.series.flatMap((m) => Object.values(m.labels)));
+      expect(values.length).toBeGreaterThan(50);
+      for (const v of values) {
+        expect(v).not.toMatch(UUID);
+        expect(v).not.toContain('@');
+      }
+      const routes = new Set(all.find((fam) => fam.name === 'docqa_http_request_duration_seconds')!.series.map((m) => m.labels.route));
+      for (const r of routes) expect(r === 'unmatched' || r === '/graphql' || r === '/metrics' || r.startsWith('/api/')).toBe(true);
+    } finally {
+      await own.close();
     }
-    const routes = new Set(all.find((fam) => fam.name === 'docqa_http_request_duration_seconds')!.series.map((m) => m.labels.route));
-    for (const r of routes) expect(r === 'unmatched' || r === '/graphql' || r === '/metrics' || r.startsWith('/api/')).toBe(true);
   });
 
   it('collapses paths that match no route and unknown GraphQL operation names beyond the cap', async () => {
-    await api(t.baseUrl, 'GET', `/api/no-such-thing/${'x'.repeat(40)}`);
-    const owner = await f.makeUser();
-    for (let i = 0; i < 105; i++)
-      await api(t.baseUrl, 'POST', '/graphql', { token: owner.token, body: { query: `query Op${i} { chatConfig { docs } }` } });
-    const after = await families();
-    const routes = after.get('docqa_http_request_duration_seconds')!.series.map((m) => m.labels.route);
-    expect(routes).toContain('unmatched');
-    expect(routes.some((r) => r.includes('no-such-thing'))).toBe(false);
-    const ops = new Set(after.get('docqa_graphql_operation_duration_seconds')!.series.map((m) => m.labels.operation));
-    expect(ops.size).toBeLessThanOrEqual(101 + 2);
-    expect(ops).toContain('other');
+    // a server and registry of their own: the operation names spent here are no other test's
+    const own = await createTestApp({ env: { METRICS_TOKEN: TOKEN } });
+    try {
+      await api(own.baseUrl, 'GET', `/api/no-such-thing/${'x'.repeat(40)}`);
+      const owner = await factories(own.orm, own.services).makeUser();
+      for (let i = 0; i < 105; i++)
+        await api(own.baseUrl, 'POST', '/graphql', { token: owner.token, body: { query: `query Op${i} { chatConfig { docs } }` } });
+      const after = await families(own);
+      const routes = after.get('docqa_http_request_duration_seconds')!.series.map((m) => m.labels.route);
+      expect(routes).toContain('unmatched');
+      expect(routes.some((r) => r.includes('no-such-thing'))).toBe(false);
+      const ops = new Set(after.get('docqa_graphql_operation_duration_seconds')!.series.map((m) => m.labels.operation));
+      expect(ops.size).toBeLessThanOrEqual(101 + 2);
+      expect(ops).toContain('other');
+    } finally {
+      await own.close();
+    }
   });
 
   it('reads the embedding backlog only when a chunk_embeddings table exists', async () => {

@@ -15,6 +15,8 @@ const PASSWORD = 'playground-pass-1';
 let t: TestApp;
 let stub: OpenAiStub;
 let opened: OpenedPage | undefined;
+/** Opens the page; afterAll closes it. */
+const open = async (url: string): Promise<OpenedPage> => (opened = await openPage(url));
 
 beforeAll(async () => {
   // a pause between deltas, so each one is on screen long enough to be seen arriving
@@ -100,8 +102,7 @@ describe('GraphiQL playground', () => {
       isDefault: true,
     });
 
-    opened = await openPage(`${t.baseUrl}/graphql`);
-    const { page, foreignRequests } = opened;
+    const { page, foreignRequests } = await open(`${t.baseUrl}/graphql`);
     const cspViolations: string[] = [];
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());

@@ -79,6 +79,34 @@ afterAll(async () => {
   await stub?.close();
 });
 
+describe('without a reranker', () => {
+  // a server of its own: the other blocks' server has a provider listing rerankers
+  let tn: TestApp;
+  let project: Awaited<ReturnType<typeof seedProject>>;
+  beforeAll(async () => {
+    tn = await createTestApp({ workers: true, env: { RERANK_TIMEOUT_MS: '1500', JOB_POLLING_SECONDS: '1' } });
+    const fn = factories(tn.orm, tn.services);
+    project = await seedProject(tn, fn, await fn.makeUser({ platformRole: 'admin' }));
+  });
+  afterAll(async () => {
+    await tn?.close();
+  });
+
+  it('without a reranker, retrieval keeps the fused order and never calls /rerank', async () => {
+    stub.rerankRequests.length = 0;
+    // every candidate, in fused order: what a reranker would be given
+    const fused = await tn.services.retrieval.search(Actor.system(), project.id, QUESTION, { topK: 30 });
+    expect(fused.length).toBeGreaterThan(6);
+    const timings: { rerankMs?: number } = {};
+    const hits = await tn.services.retrieval.search(Actor.system(), project.id, QUESTION, { timings });
+    expect(hits.map((h) => h.chunkId)).toEqual(fused.slice(0, 6).map((h) => h.chunkId));
+    expect(timings.rerankMs).toBeUndefined();
+    expect(stub.rerankRequests).toHaveLength(0);
+    // the construction holds: the reranker's order differs from the fused one
+    expect(rerankedOrder(fused)).not.toEqual(fused.slice(0, 6).map((h) => h.chunkId));
+  });
+});
+
 describe('with a provider listing rerankModels', () => {
   let project: Awaited<ReturnType<typeof seedProject>>;
   let fused: Hit[];
@@ -87,22 +115,9 @@ describe('with a provider listing rerankModels', () => {
 
   beforeAll(async () => {
     project = await seedProject(t, f, owner);
-  });
-
-  it('without a reranker, retrieval keeps the fused order and never calls /rerank', async () => {
-    // every candidate, in fused order: what a reranker would be given
+    // every candidate, in fused order (before any reranker exists): what a reranker is given
     fused = await t.services.retrieval.search(Actor.system(), project.id, QUESTION, { topK: 30 });
     expect(fused.length).toBeGreaterThan(6);
-    const timings: { rerankMs?: number } = {};
-    const hits = await t.services.retrieval.search(Actor.system(), project.id, QUESTION, { timings });
-    expect(hits.map((h) => h.chunkId)).toEqual(fused.slice(0, 6).map((h) => h.chunkId));
-    expect(timings.rerankMs).toBeUndefined();
-    expect(stub.rerankRequests).toHaveLength(0);
-    // the construction holds: the reranker's order differs from the fused one
-    expect(rerankedOrder(fused)).not.toEqual(fused.slice(0, 6).map((h) => h.chunkId));
-  });
-
-  it("the sources follow the reranker's scores, and done.timings.rerankMs reports it (SSE)", async () => {
     const res = await client(t.baseUrl, engineer.token).post('/api/providers', {
       name: 'Stub',
       slug: 'stub',
@@ -114,8 +129,11 @@ describe('with a provider listing rerankModels', () => {
     });
     expect(res.status).toBe(201);
     provider = res.body.provider;
-    expect(provider.rerankModels).toEqual(['rr-small', 'rr-other']);
+  });
 
+  it("the sources follow the reranker's scores, and done.timings.rerankMs reports it (SSE)", async () => {
+    expect(provider.rerankModels).toEqual(['rr-small', 'rr-other']);
+    stub.rerankRequests.length = 0;
     const chat = await ask();
     expect(chat.events.map((e) => e.event)).not.toContain('error');
     expect(sourcesOf(chat.events)).toEqual(rerankedOrder(fused));
@@ -220,6 +238,8 @@ describe('with a provider listing rerankModels', () => {
   });
 
   it('GraphQL: providers show rerankModels; updateProject validates settings.rerankModel', async () => {
+    // a project of its own: the pin set here stays
+    const project = await f.makeProject({ owner });
     const q = async (token: string, query: string, variables: Record<string, unknown> = {}) =>
       (await client(t.baseUrl, token).post('/graphql', { query, variables })).body;
     const listed = await q(owner.token, '{ providers { slug rerankModels } }');
@@ -252,15 +272,17 @@ describe('with a provider listing rerankModels', () => {
 
 describe('the environment fallback (RERANK_BASE_URL / RERANK_API_KEY / RERANK_MODEL)', () => {
   let te: TestApp;
+  beforeAll(async () => {
+    te = await createTestApp({
+      workers: true,
+      env: { RERANK_BASE_URL: stub.url, RERANK_API_KEY: 'sk-env', RERANK_MODEL: 'env-reranker', JOB_POLLING_SECONDS: '1' },
+    });
+  });
   afterAll(async () => {
     await te?.close();
   });
 
   it('reranks with RERANK_MODEL when no provider lists a reranker', async () => {
-    te = await createTestApp({
-      workers: true,
-      env: { RERANK_BASE_URL: stub.url, RERANK_API_KEY: 'sk-env', RERANK_MODEL: 'env-reranker', JOB_POLLING_SECONDS: '1' },
-    });
     const fe = factories(te.orm, te.services);
     const admin = await fe.makeUser({ platformRole: 'admin' });
     const project = await seedProject(te, fe, admin);

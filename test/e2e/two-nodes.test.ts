@@ -23,6 +23,10 @@ describe('two nodes and a worker on one database', () => {
   let a: Proc & { baseUrl: string };
   let b: Proc & { baseUrl: string };
   let worker: Proc | null = null;
+  /** Starts the `npm run worker` process (afterAll stops it). */
+  const startWorker = async () => {
+    worker = await startProcess('dist/src/cli/worker.js', [], { ...nodeEnv(), LOG_LEVEL: 'info' }, /ingestion worker running/);
+  };
   let stub: OpenAiStub;
   const tmp = () => {
     const d = mkdtempSync(path.join(os.tmpdir(), 'docqa-2n-'));
@@ -118,8 +122,9 @@ describe('two nodes and a worker on one database', () => {
       api(node.baseUrl, 'POST', '/api/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': address } });
     let email: string;
 
-    beforeAll(async () => {
-      email = `victim-${Date.now()}@example.com`;
+    // each test meets its own victim with 12 failures counted (the owner's success in one clears them)
+    beforeEach(async () => {
+      email = `victim-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
       const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
       const created = await client(a.baseUrl, token).post('/api/users', {
         email,
@@ -193,7 +198,7 @@ describe('two nodes and a worker on one database', () => {
       d: documentId,
     });
     await new Promise((r) => setTimeout(r, 500));
-    worker = await startProcess('dist/src/cli/worker.js', [], { ...nodeEnv(), LOG_LEVEL: 'info' }, /ingestion worker running/);
+    await startWorker();
     const events = (await collected).map((e) => e.data!.documentProgress);
     await ws.dispose();
     expect(events[0].status).toBe('queued');

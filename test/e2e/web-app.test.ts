@@ -28,6 +28,8 @@ const DELTA_MS = 250;
 let t: TestApp;
 let stub: OpenAiStub;
 let app: AppPage | undefined;
+/** Opens the app; afterAll closes it. */
+const open = async (url: string): Promise<AppPage> => (app = await openApp(url));
 
 beforeAll(async () => {
   stub = await startOpenAiStub({ deltas: DELTAS, ttftMs: TTFT_MS, deltaDelayMs: DELTA_MS });
@@ -102,8 +104,8 @@ describe("a new user's first ten minutes", () => {
   it('signs in, configures a provider, creates a project, uploads, asks, opens a citation, continues and signs out', async () => {
     const f = factories(t.orm, t.services);
     const admin = await f.superadmin(); // as the first start creates it: the printed credentials
-    app = await openApp(`${t.baseUrl}/`);
-    const { page } = app;
+    const opened = await open(`${t.baseUrl}/`);
+    const { page } = opened;
     expect(await axeViolations(page)).toEqual([]); // the sign-in screen
 
     // sign in
@@ -224,8 +226,8 @@ describe("a new user's first ten minutes", () => {
     expect(refresh.status).toBe(401);
     expect(await storedRefreshToken(page)).toBeNull();
 
-    expect(app.foreignRequests).toEqual([]);
-    expect(app.consoleErrors).toEqual([]);
+    expect(opened.foreignRequests).toEqual([]);
+    expect(opened.consoleErrors).toEqual([]);
     expect(await localStorageDump(page)).toBe('{}');
     console.log(
       `web app: first text in the DOM ${firstText.domMs.toFixed(1)} ms after the app read its event, ` +

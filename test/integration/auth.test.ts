@@ -16,8 +16,15 @@ afterAll(async () => t?.close());
 const login = (email: string, password = DEFAULT_PASSWORD) => api(t.baseUrl, 'POST', '/api/auth/login', { body: { email, password } });
 
 describe('before bootstrap', () => {
+  // a server of its own: the file's server is bootstrapped by the blocks below, in whatever order they run
+  let fresh: TestApp;
+  beforeAll(async () => {
+    fresh = await createTestApp();
+  });
+  afterAll(async () => fresh?.close());
+
   it('login answers 503 not_bootstrapped', async () => {
-    const res = await login('nobody@example.com');
+    const res = await api(fresh.baseUrl, 'POST', '/api/auth/login', { body: { email: 'nobody@example.com', password: DEFAULT_PASSWORD } });
     expect(res.status).toBe(503);
     expect(res.body).toEqual(expect.objectContaining({ error: 'not_bootstrapped' }));
   });

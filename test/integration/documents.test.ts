@@ -280,18 +280,22 @@ describe('formats and failures', () => {
     expect(hit[0]).toMatchObject({ documentName: 'policy.docx', pageNumber: 1 });
   });
 
+  /** An unsupported, a corrupt PDF, a corrupt DOCX and a scanned file: four that fail. */
+  const failing = () => [
+    { name: 'photo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]), type: 'image/png' },
+    { name: 'broken.pdf', content: Buffer.from('%PDF-1.7\nnot really a PDF\n%%EOF') },
+    { name: 'broken.docx', content: Buffer.from('definitely not a zip archive') },
+    {
+      name: 'scan.pdf',
+      content: makePdf([
+        { paragraphs: [], drawBox: true },
+        { paragraphs: [], drawBox: true },
+      ]),
+    },
+  ];
+
   it('fails an unsupported, a corrupt and a scanned file with readable errors, and nothing else', async () => {
-    const scanned = makePdf([
-      { paragraphs: [], drawBox: true },
-      { paragraphs: [], drawBox: true },
-    ]);
-    const docs = await ingest(project.id, [
-      { name: 'photo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]), type: 'image/png' },
-      { name: 'broken.pdf', content: Buffer.from('%PDF-1.7\nnot really a PDF\n%%EOF') },
-      { name: 'broken.docx', content: Buffer.from('definitely not a zip archive') },
-      { name: 'scan.pdf', content: scanned },
-      text('Healthy file next to broken ones: the gym is on the roof.'),
-    ]);
+    const docs = await ingest(project.id, [...failing(), text('Healthy file next to broken ones: the gym is on the roof.')]);
     expect(docs.map((d) => [d.name, d.status, d.chunkCount])).toEqual([
       ['photo.png', 'failed', 0],
       ['broken.pdf', 'failed', 0],
@@ -316,6 +320,10 @@ describe('formats and failures', () => {
   });
 
   it('lists newest first and filters by status; a bad status is 400', async () => {
+    // a project of its own: ready documents, then four failed ones beside another ready one
+    const project = await f.makeProject({ owner });
+    await ingest(project.id, [text('Printers are on every floor next to the lifts.'), text('Soup is served at noon.')]);
+    await ingest(project.id, [...failing(), text('Bicycles are parked in the basement.')]);
     const all = (await client(t.baseUrl, owner.token).get(`/api/projects/${project.id}/documents`)).body.documents;
     const times = all.map((d: { createdAt: string }) => new Date(d.createdAt).getTime());
     expect(times).toEqual([...times].sort((a, b) => b - a));

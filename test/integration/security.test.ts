@@ -7,26 +7,34 @@ import { createTestApp, TestApp } from '../support/test-app';
 describe('login rate limits', () => {
   let t: TestApp;
   let f: ReturnType<typeof factories>;
-  beforeAll(async () => {
+  // a server of its own for each test: the counts start from nothing
+  beforeEach(async () => {
     t = await createTestApp({ env: { LOGIN_RATE_LIMIT_PER_ACCOUNT: '3', LOGIN_RATE_LIMIT_PER_IP: '8' } });
     f = factories(t.orm, t.services);
     await f.superadmin();
   });
-  afterAll(async () => t?.close());
+  afterEach(async () => t?.close());
 
   const login = (email: string, password: string) => api(t.baseUrl, 'POST', '/api/auth/login', { body: { email, password } });
 
-  it('limits attempts per account with 429 rate_limited and Retry-After', async () => {
+  /** Three wrong passwords on one account, then its fourth attempt (the right password) refused: 4 counted from this IP. */
+  async function exhaustAccount() {
     const u = await f.makeUser();
     for (let i = 0; i < 3; i++) expect((await login(u.email, 'wrong-password')).status).toBe(401);
     const limited = await login(u.email, DEFAULT_PASSWORD);
     expect(limited.status).toBe(429);
+    return limited;
+  }
+
+  it('limits attempts per account with 429 rate_limited and Retry-After', async () => {
+    const limited = await exhaustAccount();
     expect(limited.body.error).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('limits attempts per IP across accounts', async () => {
-    // 4 attempts were counted above from this IP (the refused one too); 4 more fit, the next is refused
+    // 4 attempts counted from this IP (the refused one too); 4 more fit, the next is refused
+    await exhaustAccount();
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await login(`nobody-${i}@example.com`, 'wrong-password')).status);
     expect(statuses).toEqual([401, 401, 401, 401, 429]);

@@ -129,6 +129,7 @@ export interface OpenAiStub {
   embed(text: string, model?: string): number[];
   set(b: StubBehaviour): void;
   once(b: StubBehaviour): void;
+  /** Back to the initial behaviour with nothing recorded; an answer still delayed is not recorded afterwards. */
   reset(): void;
   last(): RecordedRequest;
   waitFor(predicate: () => boolean, timeoutMs?: number): Promise<void>;
@@ -221,6 +222,8 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
   let rerankBehaviour: RerankBehaviour = {};
   const rerankQueue: RerankBehaviour[] = [];
   const rerankRequests: RerankRequest[] = [];
+  // bumped by reset(): an embedding or rerank answer still delayed then is not recorded into the next test
+  let generation = 0;
   const queue: StubBehaviour[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
@@ -293,8 +296,9 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     const input = Array.isArray(body?.input) ? body.input.map(String) : typeof body?.input === 'string' ? [body.input] : [];
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the stub records whatever model value the client sent
     const model = String(body?.model ?? '');
+    const since = generation;
     const record = (status: number): void => {
-      embeddingRequests.push({ model, input, authorization: rec.authorization, status });
+      if (since === generation) embeddingRequests.push({ model, input, authorization: rec.authorization, status });
     };
     await sleep(b.delayMs ?? 0, res);
     if (gone(res)) return record(0);
@@ -342,8 +346,9 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- as above
     const query = String(body?.query ?? '');
     const topN = typeof body?.top_n === 'number' ? body.top_n : null;
+    const since = generation;
     const record = (status: number): void => {
-      rerankRequests.push({ model, query, documents, topN, authorization: rec.authorization, status });
+      if (since === generation) rerankRequests.push({ model, query, documents, topN, authorization: rec.authorization, status });
     };
     await sleep(b.delayMs ?? 0, res);
     if (gone(res)) return record(0);
@@ -512,6 +517,7 @@ export async function startOpenAiStub(initial: StubBehaviour = {}): Promise<Open
       queue.push({ ...b });
     },
     reset: () => {
+      generation += 1;
       behaviour = { ...initial };
       queue.length = 0;
       requests.length = 0;

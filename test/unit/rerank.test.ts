@@ -171,10 +171,12 @@ describe('rerankDocuments against the stub', () => {
 
   it("speaks text-embeddings-inference's native {query, texts} form after its 422, and remembers it", async () => {
     stub.setRerank({ native: true });
-    const r = await rerankDocuments(target(), 'plums', docs, { timeoutMs: 5000, topN: 1 });
+    // an endpoint of its own: the client remembers the form per endpoint for the whole process
+    const tei = { ...target(), baseUrl: `${stub.url}/tei` };
+    const r = await rerankDocuments(tei, 'plums', docs, { timeoutMs: 5000, topN: 1 });
     expect(r).toEqual([{ index: 1, score: 1 }]);
     expect(stub.rerankRequests.map((x) => x.status)).toEqual([422, 200]);
-    await rerankDocuments(target(), 'plums', docs, { timeoutMs: 5000 });
+    await rerankDocuments(tei, 'plums', docs, { timeoutMs: 5000 });
     expect(stub.rerankRequests.map((x) => x.status)).toEqual([422, 200, 200]);
   });
 
