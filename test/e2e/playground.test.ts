@@ -2,6 +2,7 @@ import { chatFactories, factories } from '../support/factories';
 import { openPage, type OpenedPage } from '../support/browser';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
 import { createTestApp, TestApp } from '../support/test-app';
+import { until } from '../support/web-app-page';
 import type { Page } from 'playwright-core';
 
 /**
@@ -127,7 +128,8 @@ describe('GraphiQL playground', () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('#signed-in-as', { hasText: user.email }).waitFor();
-    expect(refreshTokens).toHaveLength(1);
+    // the response body is read asynchronously: the page can show the user first
+    await until(() => Promise.resolve(refreshTokens.length), 1);
 
     // the preloaded projects query, over HTTP with that header
     await page.locator('.graphiql-query-editor .monaco-editor').waitFor();
@@ -155,7 +157,7 @@ describe('GraphiQL playground', () => {
     await resultContains(page, `"email": "${user.email}"`);
     expect(await resultText(page)).not.toContain('unauthorized');
     expect(await page.locator('.graphiql-editor-tool').innerText()).not.toContain('Bearer');
-    expect(refreshTokens).toHaveLength(2);
+    await until(() => Promise.resolve(refreshTokens.length), 2);
 
     // the chat subscription tab: the stub's deltas arrive one by one over graphql-ws
     await page.locator('.graphiql-tabs').getByText('Chat', { exact: true }).click();

@@ -158,7 +158,8 @@ describe('web app: what each tier sees', () => {
     await give.locator(`datalist option[value="${dept.name}"]`).waitFor({ state: 'attached' }); // the names were looked up
     await give.getByLabel(/^Access/).selectOption('full');
     await give.getByRole('button', { name: 'Give access' }).click();
-    const deptRow = page.locator('tr', { hasText: dept.name });
+    // the group's row names the department too ("Editors … (Support …)")
+    const deptRow = page.locator('tr', { hasText: dept.name, hasNotText: group.name });
     await deptRow.waitFor();
     expect(await deptRow.getByRole('combobox').inputValue()).toBe('full');
     expect(await axeViolations(page)).toEqual([]);
@@ -169,7 +170,10 @@ describe('web app: what each tier sees', () => {
     await give.getByLabel(/^Name/).fill(groupLabel);
     await give.getByLabel(/^Access/).selectOption('edit');
     await give.getByRole('button', { name: 'Give access' }).click();
+    const groupRow = page.locator('tr', { hasText: groupLabel });
+    await groupRow.waitFor();
     await page.getByRole('button', { name: `Remove access for ${groupLabel}` }).click();
+    await groupRow.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: `Remove access for ${dept.name}` }).click();
     await deptRow.waitFor({ state: 'detached' });
     await readerRow.getByRole('button', { name: /Remove access/ }).click();
