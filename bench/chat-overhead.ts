@@ -6,7 +6,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { startOpenAiStub } from '../test/support/openai-stub';
-import { BenchEnv, ROOT, startBenchEnv } from './lib/env';
+import { BenchEnv, json, ROOT, startBenchEnv } from './lib/env';
+export { json };
 import { postingsOf } from '../src/ingest/index-writer';
 
 /**
@@ -124,17 +125,6 @@ export async function seedChunks(dbUrl: string, projectId: string, chunks: numbe
   } finally {
     await c.end();
   }
-}
-
-export async function json(env: BenchEnv, method: string, p: string, token: string | null, body?: unknown): Promise<any> {
-  const res = await fetch(`${env.baseUrl}${p}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const out = await res.json().catch(() => undefined);
-  if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${JSON.stringify(out)}`);
-  return out;
 }
 
 /** One chat request; times the first `text` event and reads the `done` timings. */

@@ -8,7 +8,7 @@ import { heavyCases } from '../test/support/heavy';
 import { probe, ProbeResult } from '../test/support/hostile';
 import { makePdf } from '../test/support/pdf';
 import { round, table, writeResult } from './docs-env';
-import { startBenchEnv } from './lib/env';
+import { signedInProject, startBenchEnv } from './lib/env';
 
 /**
  * Heavy and hostile ingestion, one input at a time, each on a fresh real server (its own process,
@@ -93,22 +93,8 @@ async function openServer(): Promise<{
   projectId: string;
 }> {
   const env = await startBenchEnv({ JOB_POLLING_SECONDS: '1', MAX_UPLOAD_MB: '60' });
-  const login: any = await (
-    await fetch(`${env.baseUrl}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(env.superadmin),
-    })
-  ).json();
-  const auth = { authorization: `Bearer ${login.accessToken as string}` };
-  const project: any = await (
-    await fetch(`${env.baseUrl}/api/projects`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'heavy bench' }),
-    })
-  ).json();
-  return { env, pid: env.server.proc.pid!, auth, projectId: project.project.id as string };
+  const { auth, projectId } = await signedInProject(env, 'heavy bench');
+  return { env, pid: env.server.proc.pid!, auth, projectId };
 }
 
 /** Uploads one input and waits for its final status, probing /healthz and the server's peak RSS. */

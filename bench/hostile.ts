@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { hostileCases, HostileCase, probe, ProbeResult } from '../test/support/hostile';
 import { round, table, writeResult } from './docs-env';
-import { startBenchEnv } from './lib/env';
+import { signedInProject, startBenchEnv } from './lib/env';
 
 /**
  * "Hostile upload": /healthz latency of the real server (its own process, in-process ingestion
@@ -48,23 +48,7 @@ export async function benchHostile(opts: { deadlineSeconds?: number } = {}): Pro
     JOB_POLLING_SECONDS: '1',
   });
   try {
-    const login: any = await (
-      await fetch(`${env.baseUrl}/api/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(env.superadmin),
-      })
-    ).json();
-    const token = login.accessToken as string;
-    const auth = { authorization: `Bearer ${token}` };
-    const project: any = await (
-      await fetch(`${env.baseUrl}/api/projects`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'hostile bench' }),
-      })
-    ).json();
-    const projectId = project.project.id as string;
+    const { auth, projectId } = await signedInProject(env, 'hostile bench');
     const cases = await hostileCases(LIMITS);
     const healthz = `${env.baseUrl}/healthz`;
 

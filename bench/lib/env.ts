@@ -135,3 +135,22 @@ export async function startBenchEnv(extraEnv: Record<string, string> = {}, serve
     },
   };
 }
+
+/** A JSON request to the bench server; throws on a non-2xx answer. */
+export async function json(env: BenchEnv, method: string, p: string, token: string | null, body?: unknown): Promise<any> {
+  const res = await fetch(`${env.baseUrl}${p}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const out = await res.json().catch(() => undefined);
+  if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${JSON.stringify(out)}`);
+  return out;
+}
+
+/** Signs the superadmin in and creates a project: the Authorization header and the project's id. */
+export async function signedInProject(env: BenchEnv, name: string): Promise<{ auth: Record<string, string>; projectId: string }> {
+  const { accessToken } = await json(env, 'POST', '/api/auth/login', null, env.superadmin);
+  const { project } = await json(env, 'POST', '/api/projects', accessToken, { name });
+  return { auth: { authorization: `Bearer ${accessToken as string}` }, projectId: project.id as string };
+}
