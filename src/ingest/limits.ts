@@ -18,7 +18,7 @@ export interface ParseLimits {
   maxChunks: number;
 }
 
-/** The pool's limits per document: the parser thread's heap, and the wall-clock time of one parse. */
+/** The pool's limits per document: the parser thread's heap, and the processor time of one parse (see pool.ts). */
 export interface PoolLimits {
   threads: number;
   maxHeapMb: number;

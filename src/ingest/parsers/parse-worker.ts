@@ -1,4 +1,3 @@
-import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
 import { IndexTask, RowBatch, RowBuilder } from '../index-rows';
@@ -7,6 +6,7 @@ import type { OriginalRef } from '../originals';
 import { readOriginal } from './read-original';
 import { IngestError, ParsedPage, DocumentKind } from '../types';
 import { parseInThread } from './index';
+import { ownThreadId } from './thread-clock';
 
 /**
  * What the pool sends a worker: the file (transferred, not copied) and a port for its results.
@@ -25,7 +25,8 @@ export interface ParseTask {
 
 /** Messages on a task's port, in order; `done` or `failed` is the last. */
 export type ParseMessage =
-  | { type: 'start' }
+  /** `tid`: the thread's kernel id, whose processor time the pool limits (null where unknown). */
+  | { type: 'start'; tid: number | null }
   | { type: 'total'; pagesTotal: number }
   | { type: 'page'; page: ParsedPage }
   | { type: 'read'; pagesDone: number }
@@ -51,11 +52,11 @@ function takeData(task: ParseTask): Buffer {
  * /proc/thread-self points at; elsewhere, or if it is refused, the thread keeps its priority.
  */
 export const PARSER_NICE = 10;
+const THREAD_ID = ownThreadId();
 try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) setPriority(tid, PARSER_NICE);
+  if (THREAD_ID !== null && THREAD_ID !== process.pid) setPriority(THREAD_ID, PARSER_NICE);
 } catch {
-  /* not Linux: the default priority */
+  /* refused: the default priority */
 }
 
 /** Row batches sent and not yet acknowledged before reading pauses (bounds the server's memory). */
@@ -88,7 +89,7 @@ export default async function parseTask(task: ParseTask): Promise<void> {
   };
   let done = 0;
   let told = 0;
-  post({ type: 'start' });
+  post({ type: 'start', tid: THREAD_ID });
   try {
     // handed on without a name here, so the converter can let the bytes go once it has read them
     const pages = await parseInThread(

@@ -8,6 +8,15 @@ import { DocumentKind, IngestError, ParsedPage, ParseOptions } from '../types';
 import type { IndexTask, RowBatch } from '../index-rows';
 import type { OriginalRef } from '../originals';
 import type { ParseMessage, ParseReply, ParseTask } from './parse-worker';
+import { threadCpuMs } from './thread-clock';
+
+/**
+ * A parse that waits without working (its thread starved, or blocked) is stopped after this many
+ * times the processor-time limit in wall-clock time.
+ */
+export const WALL_FACTOR = 10;
+/** The granularity of /proc's processor times. */
+const CLOCK_TICK_MS = 10;
 
 /**
  * The compiled worker script. Under ts-jest this module is TypeScript but worker threads need
@@ -23,7 +32,7 @@ function workerFile(): string {
 
 /**
  * Every parser runs here: a piscina pool of worker threads, each with a heap limit, and a
- * wall-clock limit per document. A document over a limit fails with an IngestError naming the
+ * processor-time limit per document (wall-clock where the thread's time cannot be read). A document over a limit fails with an IngestError naming the
  * limit (not retried); its worker is terminated and piscina starts a fresh one, so the server's
  * event loop and the other documents never notice. Pages stream back over a MessagePort given to
  * each task, so indexing overlaps parsing and progress is reported page by page.
@@ -133,15 +142,24 @@ export class ParserPool {
         const progress = (done: number) => onProgress && then(() => onProgress(done, Math.max(total, done)));
         port1.on('message', (m: ParseMessage) => {
           if (m.type === 'start') {
-            // the clock starts when a worker takes the task, not while it waits in the queue, and
-            // stops while rows are written (the database's pace is not the file's doing)
+            // the clock starts when a worker takes the task, not while it waits in the queue
             const started = performance.now();
+            const { tid } = m;
+            const cpu0 = tid === null ? null : threadCpuMs(tid);
+            const limit = this.pool_.timeoutMs;
+            const wallLimit = cpu0 === null ? limit : WALL_FACTOR * limit;
             const check = () => {
-              const left = started + this.pool_.timeoutMs + writing - performance.now();
-              if (left <= 0) fail(new LimitError(`parsing took longer than ${timeoutS} s`));
-              else timer = setTimeout(check, left);
+              // processor time is the file's doing; time spent waiting for the cores or for row
+              // writes is not. Where it cannot be read, wall-clock time less the writes stands in.
+              const now = tid === null ? null : threadCpuMs(tid);
+              const used = now === null || cpu0 === null ? 0 : now - cpu0;
+              const waited = performance.now() - started - writing;
+              if (used >= limit) fail(new LimitError(`parsing used more than ${timeoutS} s of processor time`));
+              else if (waited >= wallLimit)
+                fail(new LimitError(`parsing took longer than ${Math.round((timeoutS * wallLimit) / limit)} s`));
+              else timer = setTimeout(check, Math.min(limit - used, wallLimit - waited) + CLOCK_TICK_MS);
             };
-            timer = setTimeout(check, this.pool_.timeoutMs);
+            timer = setTimeout(check, limit);
           } else if (m.type === 'total') total = m.pagesTotal;
           else if (m.type === 'page') progress(handle.page?.(m.page) ?? 0);
           else if (m.type === 'read') progress(m.pagesDone);

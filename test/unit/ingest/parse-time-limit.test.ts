@@ -1,0 +1,83 @@
+import { loadConfig } from '../../../src/config';
+import { LimitError } from '../../../src/ingest/limits';
+import { ParserPool, WALL_FACTOR } from '../../../src/ingest/parsers/pool';
+import { ownThreadId, threadCpuMs } from '../../../src/ingest/parsers/thread-clock';
+import { makePdf } from '../../support/pdf';
+
+/**
+ * A parse is limited by the processor time its thread uses, not by the time it waits: a parser
+ * thread runs at nice 10, so on a busy machine it may wait for the cores far longer than it works,
+ * and a legitimate file must not fail for that. A thread that waits without working is still
+ * stopped, after WALL_FACTOR times the limit.
+ */
+const config = loadConfig({ JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'test' });
+const linux = process.platform === 'linux';
+const poolWith = (timeoutMs: number) => new ParserPool(config.parseLimits, { ...config.parserPool, timeoutMs });
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A 200-page PDF: pdf.js needs well over a second of processor time for it. */
+const longPdf = makePdf(
+  Array.from({ length: 200 }, (_, i) => ({
+    paragraphs: Array.from({ length: 12 }, (__, j) => `Page ${i + 1} paragraph ${j + 1}: the pump's valve is checked weekly and logged.`),
+  })),
+);
+
+describe('thread clock', () => {
+  (linux ? it : it.skip)("reads a thread's processor time, which grows with work and not with waiting", async () => {
+    const tid = ownThreadId()!;
+    expect(tid).toBeGreaterThan(0);
+    const t0 = threadCpuMs(tid)!;
+    const end = Date.now() + 300;
+    while (Date.now() < end); // busy
+    const t1 = threadCpuMs(tid)!;
+    expect(t1 - t0).toBeGreaterThanOrEqual(200);
+    await sleep(300); // idle
+    expect(threadCpuMs(tid)! - t1).toBeLessThan(100);
+  });
+
+  it('answers null for a thread that does not exist', () => {
+    expect(threadCpuMs(2 ** 31 - 1)).toBeNull();
+  });
+});
+
+describe('the parse time limit', () => {
+  const pools: ParserPool[] = [];
+  afterAll(() => Promise.all(pools.map((p) => p.destroy())));
+  const pool = (timeoutMs: number) => {
+    const p = poolWith(timeoutMs);
+    pools.push(p);
+    return p;
+  };
+
+  (linux ? it : it.skip)('fails a parse that uses more processor time than the limit, naming it', async () => {
+    const err = await pool(200)
+      .parse('pdf', longPdf)
+      .catch((e: Error) => e);
+    expect(err).toBeInstanceOf(LimitError);
+    expect((err as Error).message).toBe('parsing used more than 0.2 s of processor time');
+  });
+
+  (linux ? it : it.skip)('does not count time the parse spends waiting, however long', async () => {
+    // the server takes 1.5 s over the analysis; the parser's thread waits meanwhile and works little
+    const result = await pool(500).parseAndIndex(
+      'text',
+      Buffer.from('A short note about valves.'),
+      { title: 'Note', statedLanguage: null },
+      { onAnalysis: () => sleep(1_500), onRows: () => Promise.resolve() },
+    );
+    expect(result).toEqual({ pages: 1, chunks: 1 });
+  });
+
+  (linux ? it : it.skip)(`stops a parse that waits more than ${WALL_FACTOR} times the limit`, async () => {
+    const err = await pool(100)
+      .parseAndIndex(
+        'text',
+        Buffer.from('A short note about valves.'),
+        { title: 'Note', statedLanguage: null },
+        { onAnalysis: () => sleep(1_500), onRows: () => Promise.resolve() },
+      )
+      .catch((e: Error) => e);
+    expect(err).toBeInstanceOf(LimitError);
+    expect((err as Error).message).toBe(`parsing took longer than ${WALL_FACTOR * 0.1} s`);
+  });
+});
