@@ -40,7 +40,7 @@ const TIER_TERMS = 4;
  * question; at 6k–15k postings the exact path measured 13 ms median against the tiers' 5–8 ms
  * (decision 4, last addendum). Reading the vectors instead, 6000 postings cost up to 60 ms.
  */
-const EXACT_POSTINGS = 10_000;
+export const EXACT_POSTINGS = 10_000;
 /** The "other rare terms" tier takes terms whose document frequencies add up to at most this. */
 const RARE_TERMS_BUDGET = 3000;
 /** How many BM25 leaders get the phrase/proximity bonus before the final cut. */
@@ -122,11 +122,14 @@ export async function leadersFromPostings(em: EntityManager, projectId: string, 
   );
 }
 
+/** SQL selecting candidate chunks (id, term_count, tsv), with its parameters; it may use the CTE `stats`. */
+interface Candidates {
+  sql: string;
+  params: unknown[];
+}
+
 /**
- * Candidates in tiers, BM25 from their vectors: for questions whose terms have too many postings
- * to score them all.
- *
- * Candidates come in tiers from the GIN index, terms sorted rarest first (t1 rarest): chunks
+ * Candidates in tiers from the GIN index, terms sorted rarest first (t1 rarest): chunks
  * with all of t1..tn, then those with t1..tn-1 but not tn, …, then those with t1 but not t2, then
  * those with another rare term but not t1. The tiers are disjoint and ordered by how much of the
  * question (weighted towards rare, high-idf terms) a chunk can match; PostgreSQL runs them in
@@ -137,7 +140,7 @@ export async function leadersFromPostings(em: EntityManager, projectId: string, 
  * filter on its matches, so the LIMIT stops the heap scan early. Otherwise the planner may use
  * the project index and test the (few) project rows.
  */
-async function leadersFromTiers(em: EntityManager, projectId: string, terms: QueryTerm[], ginOnly: boolean): Promise<Leader[]> {
+function tierCandidates(projectId: string, terms: QueryTerm[], ginOnly: boolean): Candidates {
   const tiers: string[] = [];
   const tierTerms = terms.slice(0, TIER_TERMS).map((t) => lexemeLiteral(t.term));
   for (let k = tierTerms.length; k >= 1; k--) {
@@ -159,15 +162,43 @@ async function leadersFromTiers(em: EntityManager, projectId: string, terms: Que
     : `chunks c where c.tsv @@ ?::tsquery and c.project_id = ?`;
   // the vector travels as a TOAST pointer and is only read for the candidates kept
   const tierSql = tiers.map(() => `(select c.id, c.term_count, c.tsv from ${source} limit ${limit})`).join('\n union all ');
-  const tierParams = tiers.flatMap((q) => [q, projectId]);
-  // each candidate's vector is cut down to the question's terms once (setweight marks them,
-  // ts_filter keeps them); BM25 comes from that, and the positions of the leaders feed the
-  // proximity bonus
+  return { sql: `select * from (${tierSql}) tiers limit ${limit}`, params: tiers.flatMap((q) => [q, projectId]) };
+}
+
+/**
+ * Candidates by their exact BM25 on the rarest terms (`essential`, whose postings add up to at
+ * most the budget), from term_postings: the CANDIDATES best on them.
+ */
+function rareCandidates(projectId: string, essential: QueryTerm[]): Candidates {
+  const ordered = [...essential].sort((a, b) => Buffer.compare(Buffer.from(a.term), Buffer.from(b.term)));
+  return {
+    sql: `select c.id, c.term_count, c.tsv from (
+       select u.id, sum(e.idf * (u.tf::float8 * ${K1 + 1}) / (u.tf::float8 + ${K1} * (1 - ${B} + ${B}::float8 * u.len / greatest(s.avgdl, 1)))) as partial
+         from jsonb_to_recordset(?::jsonb) as e(term text, idf float8)
+         join term_postings tp on tp.project_id = ? and tp.term = e.term
+        cross join lateral unnest(tp.chunk_ids, tp.tfs, tp.lens) u(id, tf, len)
+        cross join stats s
+        group by u.id
+        order by partial desc, u.id
+        limit ${CANDIDATES}) p
+     join chunks c on c.id = p.id`,
+    params: [JSON.stringify(ordered.map((t) => ({ term: t.term, idf: t.idf }))), projectId],
+  };
+}
+
+/**
+ * BM25F over every question term for the candidates of `sources` (their union), from their vectors: each vector is cut down to the question's terms once
+ * (setweight marks them, ts_filter keeps them); the positions of the leaders feed the proximity
+ * bonus.
+ */
+async function scoreCandidates(em: EntityManager, projectId: string, terms: QueryTerm[], sources: Candidates[]): Promise<Leader[]> {
+  const candSql = sources.length === 1 ? sources[0].sql : sources.map((c) => `(${c.sql})`).join(' union ');
+  const candParams = sources.flatMap((c) => c.params);
   return query<Leader>(
     em,
     `with terms as (select * from jsonb_to_recordset(?::jsonb) as t(term text, idf float8)),
      stats as (select total_terms::float8 / greatest(chunk_count, 1) as avgdl from project_index_stats where project_id = ?),
-     cand as (select * from (${tierSql}) tiers limit ${limit}),
+     cand as (${candSql}),
      uniq as (select id, term_count, ts_filter(setweight(tsv, 'A', array(select term from terms)), '{a}') as qv from cand),
      scored as (
        select uniq.id, sum(t.idf * (tf.n * ${K1 + 1}) / (tf.n + ${K1} * (1 - ${B} + ${B} * uniq.term_count / greatest(s.avgdl, 1)))) as bm25
@@ -187,8 +218,20 @@ async function leadersFromTiers(em: EntityManager, projectId: string, terms: Que
       cross join lateral unnest(uniq.qv) u
       group by s.id, s.bm25
       order by s.bm25 desc, s.id`,
-    [JSON.stringify(terms.map((t) => ({ term: t.term, idf: t.idf }))), projectId, ...tierParams, RERANK_POOL],
+    [JSON.stringify(terms.map((t) => ({ term: t.term, idf: t.idf }))), projectId, ...candParams, RERANK_POOL],
   );
+}
+
+/** The rarest terms whose postings add up to at most `budget` (none when the rarest alone has more). */
+export function rarestWithin(terms: QueryTerm[], budget: number): QueryTerm[] {
+  const out: QueryTerm[] = [];
+  let n = 0;
+  for (const t of [...terms].sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))) {
+    if (n + t.df > budget) break;
+    out.push(t);
+    n += t.df;
+  }
+  return out;
 }
 
 /**
@@ -202,10 +245,19 @@ export async function rankBm25(
   terms: QueryTerm[],
   topK: number,
   ginOnly: boolean,
+  /** The postings scored exactly (EXACT_POSTINGS; smaller in evaluations, to rank a small corpus as a large one is ranked). */
+  budget = EXACT_POSTINGS,
 ): Promise<Array<{ id: string; score: number }>> {
   const postings = terms.reduce((n, t) => n + t.df, 0);
-  const rows =
-    postings <= EXACT_POSTINGS ? await leadersFromPostings(em, projectId, terms) : await leadersFromTiers(em, projectId, terms, ginOnly);
+  let rows: Leader[];
+  if (postings <= budget) rows = await leadersFromPostings(em, projectId, terms);
+  else {
+    // the question's terms have too many postings to score them all: candidates come from the
+    // tiers of the GIN index, and from the rarest terms' postings where those fit the budget
+    const essential = rarestWithin(terms, budget);
+    const tiers = tierCandidates(projectId, terms, ginOnly);
+    rows = await scoreCandidates(em, projectId, terms, essential.length ? [tiers, rareCandidates(projectId, essential)] : [tiers]);
+  }
   return rows
     .map((r) => ({ id: r.id, score: Number(r.bm25) + proximityBonus(terms, r.positions) }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))

@@ -66,6 +66,8 @@ export class RetrievalService extends BaseService {
       trace?: { lexical?: Ranked[]; vector?: Ranked[] };
       /** Receives the time spent in each stage (benchmarks). */
       stages?: SearchStages;
+      /** The postings BM25 scores exactly (EXACT_POSTINGS; evaluation: a small corpus ranked as a large one is). */
+      exactPostings?: number;
     } = {},
   ): Promise<RetrievalHit[]> {
     const lap = stopwatch(opts.stages);
@@ -93,7 +95,14 @@ export class RetrievalService extends BaseService {
         const resolving = t;
         const reranking = this.reranker.source(projectId, rerank).finally(() => lap('rerankSource', resolving));
         const lexical = terms.length
-          ? await rankBm25(em, projectId, terms, Math.max(topK, FUSION_DEPTH), projectChunks * projectChunks > CANDIDATES * tableChunks)
+          ? await rankBm25(
+              em,
+              projectId,
+              terms,
+              Math.max(topK, FUSION_DEPTH),
+              projectChunks * projectChunks > CANDIDATES * tableChunks,
+              opts.exactPostings,
+            )
           : [];
         t = lap('lexical', t);
         // the fusion point: BM25 ranking and vector neighbours by reciprocal rank fusion (lexical alone without vectors)

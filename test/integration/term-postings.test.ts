@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Project, User } from '../../src/entities';
 import { HEADER_POSITION, postingsOf } from '../../src/ingest/index-writer';
-import { B, HEADER_WEIGHT, K1, leadersFromPostings, QueryTerm, rankBm25 } from '../../src/retrieval/bm25';
+import { B, HEADER_WEIGHT, K1, leadersFromPostings, QueryTerm, rankBm25, rarestWithin } from '../../src/retrieval/bm25';
 import { ingestFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { client } from '../support/http';
@@ -148,6 +148,19 @@ it('rankBm25 re-ranks the same leaders with the proximity bonus (the final top 1
     const ranked = await asService((em) => rankBm25(em, project.id, terms, 50, false));
     expect({ q, ids: ranked.map((r) => r.id).sort() }).toEqual({ q, ids: oracle.map((r) => r.id).sort() });
   }
+});
+
+describe('rarestWithin', () => {
+  const term = (t: string, df: number): QueryTerm => ({ term: t, df, idf: 1, positions: [] });
+  it('takes the rarest terms while their postings fit the budget, rarest first', () => {
+    const terms = [term('common', 500), term('rare', 3), term('mid', 40), term('rarer', 1)];
+    expect(rarestWithin(terms, 50).map((t) => t.term)).toEqual(['rarer', 'rare', 'mid']);
+    expect(rarestWithin(terms, 44).map((t) => t.term)).toEqual(['rarer', 'rare', 'mid']);
+    expect(rarestWithin(terms, 43).map((t) => t.term)).toEqual(['rarer', 'rare']);
+  });
+  it('takes none when the rarest alone is over the budget', () => {
+    expect(rarestWithin([term('a', 10), term('b', 20)], 9)).toEqual([]);
+  });
 });
 
 it('the migration backfills the same rows from existing chunks', async () => {
