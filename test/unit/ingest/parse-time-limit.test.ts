@@ -26,11 +26,19 @@ describe('thread clock', () => {
   (linux ? it : it.skip)("reads a thread's processor time, which grows with work and not with waiting", async () => {
     const tid = ownThreadId()!;
     expect(tid).toBeGreaterThan(0);
+    // the process's processor time is the reference: this thread's share of it, while busy, is most
+    // of it (however long the thread waits for a core on a loaded machine)
+    const p0 = process.cpuUsage();
     const t0 = threadCpuMs(tid)!;
-    const end = Date.now() + 300;
-    while (Date.now() < end); // busy
+    const processMs = () => {
+      const d = process.cpuUsage(p0);
+      return (d.user + d.system) / 1000;
+    };
+    while (processMs() < 300); // busy
+    const busy = threadCpuMs(tid)! - t0;
+    expect(busy).toBeGreaterThanOrEqual(150);
+    expect(busy).toBeLessThanOrEqual(processMs() + 20);
     const t1 = threadCpuMs(tid)!;
-    expect(t1 - t0).toBeGreaterThanOrEqual(200);
     await sleep(300); // idle
     expect(threadCpuMs(tid)! - t1).toBeLessThan(100);
   });
@@ -58,26 +66,27 @@ describe('the parse time limit', () => {
   });
 
   (linux ? it : it.skip)('does not count time the parse spends waiting, however long', async () => {
-    // the server takes 1.5 s over the analysis; the parser's thread waits meanwhile and works little
-    const result = await pool(500).parseAndIndex(
+    // the server takes 2.5 s over the analysis; the parser's thread waits meanwhile and works little
+    const result = await pool(1_000).parseAndIndex(
       'text',
       Buffer.from('A short note about valves.'),
       { title: 'Note', statedLanguage: null },
-      { onAnalysis: () => sleep(1_500), onRows: () => Promise.resolve() },
+      { onAnalysis: () => sleep(2_500), onRows: () => Promise.resolve() },
     );
     expect(result).toEqual({ pages: 1, chunks: 1 });
   });
 
   (linux ? it : it.skip)(`stops a parse that waits more than ${WALL_FACTOR} times the limit`, async () => {
-    const err = await pool(100)
+    // a fresh thread's first parse works well under 300 ms; it waits 4 s for the analysis
+    const err = await pool(300)
       .parseAndIndex(
         'text',
         Buffer.from('A short note about valves.'),
         { title: 'Note', statedLanguage: null },
-        { onAnalysis: () => sleep(1_500), onRows: () => Promise.resolve() },
+        { onAnalysis: () => sleep(4_000), onRows: () => Promise.resolve() },
       )
       .catch((e: Error) => e);
     expect(err).toBeInstanceOf(LimitError);
-    expect((err as Error).message).toBe(`parsing took longer than ${WALL_FACTOR * 0.1} s`);
+    expect((err as Error).message).toBe(`parsing took longer than ${WALL_FACTOR * 0.3} s`);
   });
 });
