@@ -35,11 +35,13 @@ describe('evaluation corpus labels', () => {
   it('the verifier rejects a wrong page, a phrase found elsewhere and a phrase that is nowhere', () => {
     const pdf = parsed.find((d) => d.kind === 'pdf' && d.pages.length >= 10)!;
     const other = parsed.find((d) => d.name !== pdf.name)!;
-    const phrase = normText(pdf.pages[4].text).slice(100, 160);
+    // a page of text past the front matter (contents pages are empty: they are not indexed)
+    const at = pdf.pages.findIndex((p, i) => i >= 4 && normText(p.text).length > 200);
+    const phrase = normText(pdf.pages[at].text).slice(100, 160);
     const base = { style: 'verbatim' as const, lang: 'en', question: 'q', split: 'dev' as const };
     const failures = verifyLabels(parsed, [
-      { ...base, id: 'ok', document: pdf.name, page: 5, answer: phrase },
-      { ...base, id: 'wrong-page', document: pdf.name, page: 6, answer: phrase },
+      { ...base, id: 'ok', document: pdf.name, page: at + 1, answer: phrase },
+      { ...base, id: 'wrong-page', document: pdf.name, page: at + 2, answer: phrase },
       { ...base, id: 'nowhere', document: other.name, answer: 'zqxj no document says this zqxj' },
       { ...base, id: 'elsewhere', document: other.name, answer: phrase },
       { ...base, id: 'pdf-without-page', document: pdf.name, answer: phrase },

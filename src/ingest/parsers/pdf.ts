@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { LimitError, ParseLimits } from '../limits';
+import { isContentsPage } from '../contents-pages';
 import { RunningLineFilter } from '../running-lines';
 import { IngestError, ParsedPage } from '../types';
 
@@ -171,8 +172,9 @@ export async function readPdf(
       }
       return items;
     };
-    // running headers, footers and page numbers are removed (decided on the first pages)
-    const running = new RunningLineFilter(onPage);
+    // running headers, footers and page numbers are removed (decided on the first pages), and a
+    // table of contents is not indexed
+    const running = new RunningLineFilter((page) => onPage(isContentsPage(page.text) ? { ...page, text: '' } : page));
     let next = 1;
     for (let n = 1; n <= doc.numPages; n++) {
       for (; next <= doc.numPages && next < n + AHEAD; next++) {

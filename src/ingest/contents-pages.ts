@@ -1,0 +1,33 @@
+/**
+ * A printed table of contents ("1.2 What is Debian GNU/Linux? . . . . . 1"): nobody wants it
+ * cited. It names the section that answers without holding the answer, and its many headings match
+ * many questions, so it can outrank the page it points to. Such a page keeps its place (the pages
+ * after it keep their numbers) but is not indexed: its text becomes empty.
+ *
+ * A contents line ends in dot leaders and a page number. A page is a contents page when at least
+ * CONTENTS_SHARE of its non-empty lines, and at least MIN_LINES of them, are contents lines (the
+ * rest are chapter lines without leaders and entries wrapped onto two lines). Only the end of a
+ * line is examined (TAIL_CHARS), so a line of any length costs the same.
+ */
+const CONTENTS_SHARE = 0.4;
+const MIN_LINES = 5;
+const TAIL_CHARS = 80;
+/** Dot leaders (". . . ." or "....") then a page number, arabic or lower-case roman. */
+const LEADER_END = /(?:\s?\.){4}\s*(?:\d{1,5}|[ivxlc]{1,7})$/;
+
+/** Whether a line is a table-of-contents entry: it ends in dot leaders and a page number. */
+export function isContentsLine(line: string): boolean {
+  return LEADER_END.test(line.slice(-TAIL_CHARS).trimEnd());
+}
+
+/** Whether a page's text is a table of contents (see above). */
+export function isContentsPage(text: string): boolean {
+  let lines = 0;
+  let entries = 0;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    lines++;
+    if (isContentsLine(line)) entries++;
+  }
+  return entries >= MIN_LINES && entries >= lines * CONTENTS_SHARE;
+}
