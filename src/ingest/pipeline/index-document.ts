@@ -7,10 +7,11 @@ import type { ParserPool } from '../parsers/pool';
 import { IngestError } from '../types';
 
 /**
- * Bumped when the text analysis changes (chunking, language handling, contextual headers): ready
- * documents indexed with an older version are re-analysed by a background job (see reanalysis.ts).
+ * Bumped when the text analysis changes (chunking, language handling, contextual headers; 3: a
+ * PDF's table of contents is left out): ready documents indexed with an older version are
+ * re-analysed by a background job (see reanalysis.ts).
  */
-export const ANALYSIS_VERSION = 2;
+export const ANALYSIS_VERSION = 3;
 
 export const SUPPORTED = 'PDF, DOCX, Markdown, plain text or HTML';
 
