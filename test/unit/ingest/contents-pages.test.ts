@@ -33,9 +33,11 @@ describe('contents lines and pages', () => {
   });
 
   it('examines only the end of a line: a line of a million dots costs no more than a short one', () => {
+    const page = `${'.'.repeat(1_000_000)}z\n`.repeat(5);
     const t0 = performance.now();
-    expect(isContentsPage(`${'.'.repeat(1_000_000)}z\n`.repeat(5))).toBe(false);
-    expect(performance.now() - t0).toBeLessThan(200);
+    expect(isContentsPage(page)).toBe(false);
+    // a backtracking pattern run over the whole line took minutes here (as in linear-regex.test.ts)
+    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
 
