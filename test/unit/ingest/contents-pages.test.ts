@@ -36,7 +36,7 @@ describe('contents lines and pages', () => {
     const page = `${'.'.repeat(1_000_000)}z\n`.repeat(5);
     const t0 = performance.now();
     expect(isContentsPage(page)).toBe(false);
-    // a backtracking pattern run over the whole line took minutes here (as in linear-regex.test.ts)
+    // the bound of the other regular expressions on user input (linear-regex.test.ts)
     expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
