@@ -228,6 +228,7 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
       threads: int(env, 'PARSER_THREADS', workerConcurrency, 1, 64),
       maxHeapMb: int(env, 'PARSER_MAX_HEAP_MB', 512, 64, 65_536),
       timeoutMs: int(env, 'PARSER_TIMEOUT_SECONDS', 60, 1, 86_400) * 1000,
+      nice: int(env, 'PARSER_NICE', 10, 0, 19),
     },
     uploadTmpDir: path.resolve(str(env, 'UPLOAD_TMP_DIR') ?? path.join(os.tmpdir(), 'docqa-uploads')),
     uploadConcurrencyPerUser: int(env, 'UPLOAD_CONCURRENCY_PER_USER', 2, 1, 1000),

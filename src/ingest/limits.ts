@@ -22,6 +22,11 @@ export interface ParseLimits {
 export interface PoolLimits {
   threads: number;
   maxHeapMb: number;
+  /**
+   * Scheduling priority of the parser threads (Linux nice, 0–19): 10 by default, so parsing gives
+   * way to the thread that answers requests; 0 suits a process that only ingests.
+   */
+  nice: number;
   timeoutMs: number;
 }
 

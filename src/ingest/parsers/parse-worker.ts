@@ -1,5 +1,6 @@
 import { setPriority } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
+import { workerData } from 'piscina';
 import { IndexTask, RowBatch, RowBuilder } from '../index-rows';
 import type { ParseLimits } from '../limits';
 import type { OriginalRef } from '../originals';
@@ -45,16 +46,21 @@ function takeData(task: ParseTask): Buffer {
   return Buffer.from(data);
 }
 
+/** What every parser thread is started with (the pool's `workerData`). */
+export interface ParserThreadData {
+  nice: number;
+}
+
 /**
- * Parsing is background work: this thread runs at a lower scheduling priority (nice 10) than the
- * thread that answers requests, so on a machine with few cores a long parse (pdf.js on a 40 MB
- * file) gives way to /healthz and the API. Linux names a thread by its own id, which
- * /proc/thread-self points at; elsewhere, or if it is refused, the thread keeps its priority.
+ * Parsing is background work: this thread runs at a lower scheduling priority (PARSER_NICE, 10 by
+ * default) than the thread that answers requests, so on a machine with few cores a long parse
+ * (pdf.js on a 40 MB file) gives way to /healthz and the API. Linux names a thread by its own id,
+ * which /proc/thread-self points at; elsewhere, or if it is refused, the thread keeps its priority.
  */
-export const PARSER_NICE = 10;
 const THREAD_ID = ownThreadId();
+const { nice } = (workerData ?? { nice: 0 }) as ParserThreadData;
 try {
-  if (THREAD_ID !== null && THREAD_ID !== process.pid) setPriority(THREAD_ID, PARSER_NICE);
+  if (nice > 0 && THREAD_ID !== null && THREAD_ID !== process.pid) setPriority(THREAD_ID, nice);
 } catch {
   /* refused: the default priority */
 }

@@ -7,7 +7,7 @@ import { LimitError, ParseLimits, PoolLimits } from '../limits';
 import { DocumentKind, IngestError, ParsedPage, ParseOptions } from '../types';
 import type { IndexTask, RowBatch } from '../index-rows';
 import type { OriginalRef } from '../originals';
-import type { ParseMessage, ParseReply, ParseTask } from './parse-worker';
+import type { ParserThreadData, ParseMessage, ParseReply, ParseTask } from './parse-worker';
 import { threadCpuMs } from './thread-clock';
 
 /**
@@ -55,6 +55,7 @@ export class ParserPool {
       maxThreads: this.pool_.threads,
       idleTimeout: 60_000,
       atomics: 'disabled',
+      workerData: { nice: this.pool_.nice } satisfies ParserThreadData,
       resourceLimits: { maxOldGenerationSizeMb: this.pool_.maxHeapMb, maxYoungGenerationSizeMb: 8 },
     }));
   }

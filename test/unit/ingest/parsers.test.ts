@@ -4,7 +4,6 @@ import { paginate, PAGE_CHARS } from '../../../src/ingest/paginate';
 import { loadConfig } from '../../../src/config';
 import { markdownToText } from '../../../src/ingest/parsers/markdown';
 import { layoutPage, PdfTextItem } from '../../../src/ingest/parsers/pdf';
-import { PARSER_NICE } from '../../../src/ingest/parsers/parse-worker';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { decodeText } from '../../../src/ingest/parsers/text';
 import { DocumentKind, IngestError, ParseOptions } from '../../../src/ingest/types';
@@ -12,7 +11,8 @@ import { makeDocx } from '../../support/docx';
 import { makePdf } from '../../support/pdf';
 
 // every parse goes through the worker pool, as ingestion runs it
-const config = loadConfig({ JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'test' });
+const ENV = { JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'test' };
+const config = loadConfig(ENV);
 const pool = new ParserPool(config.parseLimits, config.parserPool);
 afterAll(() => pool.destroy());
 const parsePdf = (buf: Buffer, opts?: ParseOptions) => pool.parse('pdf', buf, opts);
@@ -247,7 +247,25 @@ describe('parser threads give way to the thread that answers requests', () => {
   (process.platform === 'linux' ? it : it.skip)('runs parsing at nice 10 and leaves this thread at its own priority', async () => {
     const pages = await parseDocument('text', Buffer.from('Background work.'));
     expect(pages[0].text).toBe('Background work.');
-    expect(niceOfThreads()).toContain(PARSER_NICE);
+    expect(config.parserPool.nice).toBe(10);
+    expect(niceOfThreads()).toContain(10);
     expect(Number(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ')[16])).toBe(0);
   });
+
+  (process.platform === 'linux' ? it : it.skip)(
+    'PARSER_NICE=0 (a process that only ingests) leaves the parser threads at normal priority',
+    async () => {
+      await parseDocument('text', Buffer.from('Warm the niced pool first.'));
+      const before = niceOfThreads();
+      const plain = new ParserPool(config.parseLimits, { ...loadConfig({ ...ENV, PARSER_NICE: '0' }).parserPool, threads: 1 });
+      try {
+        expect((await plain.parse('text', Buffer.from('Foreground work.')))[0].text).toBe('Foreground work.');
+        const after = niceOfThreads();
+        expect(after.length).toBeGreaterThan(before.length);
+        expect(after.filter((n) => n === 10).length).toBe(before.filter((n) => n === 10).length);
+      } finally {
+        await plain.destroy();
+      }
+    },
+  );
 });
