@@ -90,6 +90,21 @@ export function proximityBonus(terms: QueryTerm[], positions: Record<string, num
 export type Leader = { id: string; bm25: number; positions: Record<string, number[]> };
 
 /**
+ * BM25 from the postings of the terms of `terms` (a relation `t` of term and idf; its parameters
+ * come first, then the project's id), every chunk containing any of them, the best `limit`. Uses
+ * the CTE `stats`.
+ */
+const fromPostings = (terms: string, limit: string): string =>
+  `select u.id, sum(t.idf * (u.tf::float8 * ${K1 + 1}) / (u.tf::float8 + ${K1} * (1 - ${B} + ${B}::float8 * u.len / greatest(s.avgdl, 1)))) as bm25
+     from ${terms}
+     join term_postings tp on tp.project_id = ? and tp.term = t.term
+    cross join lateral unnest(tp.chunk_ids, tp.tfs, tp.lens) u(id, tf, len)
+    cross join stats s
+    group by u.id
+    order by bm25 desc, u.id
+    limit ${limit}`;
+
+/**
  * Exact BM25F from the postings (term_postings): every chunk containing a question term is
  * scored from the term frequencies and lengths stored there, and only the RERANK_POOL leaders'
  * vectors are read (for the positions the proximity bonus needs).
@@ -102,16 +117,7 @@ export async function leadersFromPostings(em: EntityManager, projectId: string, 
     em,
     `with terms as (select * from jsonb_to_recordset(?::jsonb) as t(term text, idf float8)),
      stats as (select total_terms::float8 / greatest(chunk_count, 1) as avgdl from project_index_stats where project_id = ?),
-     scored as (
-       select u.id, sum(t.idf * (u.tf::float8 * ${K1 + 1}) / (u.tf::float8 + ${K1} * (1 - ${B} + ${B}::float8 * u.len / greatest(s.avgdl, 1)))) as bm25
-         from terms t
-         join term_postings tp on tp.project_id = ? and tp.term = t.term
-        cross join lateral unnest(tp.chunk_ids, tp.tfs, tp.lens) u(id, tf, len)
-        cross join stats s
-        group by u.id
-        order by bm25 desc, u.id
-        limit ?
-     )
+     scored as (${fromPostings('terms t', '?')})
      select s.id, s.bm25, jsonb_object_agg(u.lexeme, u.positions) as positions
        from scored s
        join chunks c on c.id = s.id
@@ -172,24 +178,16 @@ function tierCandidates(projectId: string, terms: QueryTerm[], ginOnly: boolean)
 function rareCandidates(projectId: string, essential: QueryTerm[]): Candidates {
   const ordered = [...essential].sort((a, b) => Buffer.compare(Buffer.from(a.term), Buffer.from(b.term)));
   return {
-    sql: `select c.id, c.term_count, c.tsv from (
-       select u.id, sum(e.idf * (u.tf::float8 * ${K1 + 1}) / (u.tf::float8 + ${K1} * (1 - ${B} + ${B}::float8 * u.len / greatest(s.avgdl, 1)))) as partial
-         from jsonb_to_recordset(?::jsonb) as e(term text, idf float8)
-         join term_postings tp on tp.project_id = ? and tp.term = e.term
-        cross join lateral unnest(tp.chunk_ids, tp.tfs, tp.lens) u(id, tf, len)
-        cross join stats s
-        group by u.id
-        order by partial desc, u.id
-        limit ${CANDIDATES}) p
+    sql: `select c.id, c.term_count, c.tsv from (${fromPostings('jsonb_to_recordset(?::jsonb) as t(term text, idf float8)', String(CANDIDATES))}) p
      join chunks c on c.id = p.id`,
     params: [JSON.stringify(ordered.map((t) => ({ term: t.term, idf: t.idf }))), projectId],
   };
 }
 
 /**
- * BM25F over every question term for the candidates of `sources` (their union), from their vectors: each vector is cut down to the question's terms once
- * (setweight marks them, ts_filter keeps them); the positions of the leaders feed the proximity
- * bonus.
+ * BM25F over every question term for the candidates of `sources` (their union), from their
+ * vectors: each vector is cut down to the question's terms once (setweight marks them, ts_filter
+ * keeps them); the positions of the leaders feed the proximity bonus.
  */
 async function scoreCandidates(em: EntityManager, projectId: string, terms: QueryTerm[], sources: Candidates[]): Promise<Leader[]> {
   const candSql = sources.length === 1 ? sources[0].sql : sources.map((c) => `(${c.sql})`).join(' union ');
@@ -235,8 +233,9 @@ export function rarestWithin(terms: QueryTerm[], budget: number): QueryTerm[] {
 }
 
 /**
- * BM25F leaders (exact from the postings, or from tiered candidates when the question's terms
- * have more than EXACT_POSTINGS postings), then the proximity bonus here, and the final cut.
+ * BM25F leaders (exact from the postings, or, when the question's terms have more than
+ * EXACT_POSTINGS postings, from candidates: the rarest terms' postings and the GIN index's tiers),
+ * then the proximity bonus here, and the final cut.
  * `ginOnly`: see leadersFromTiers.
  */
 export async function rankBm25(
