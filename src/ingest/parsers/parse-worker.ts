@@ -8,6 +8,7 @@ import { readOriginal } from './read-original';
 import { IngestError, ParsedPage, DocumentKind } from '../types';
 import { parseInThread } from './index';
 import { ownThreadId } from './thread-clock';
+import { threadSpoiled } from './thread-health';
 
 /**
  * What the pool sends a worker: the file (transferred, not copied) and a port for its results.
@@ -127,5 +128,11 @@ export default async function parseTask(task: ParseTask): Promise<void> {
     else post({ type: 'failed', name: err?.name ?? 'Error', message: String(err?.message ?? e), ingest: e instanceof IngestError });
   } finally {
     port.close();
+  }
+  // the outcome is posted; a spoiled thread keeps its task open until the pool ends the thread
+  // (it does for every task it has an outcome for), or ends itself after a minute
+  if (threadSpoiled()) {
+    await new Promise((r) => setTimeout(r, 60_000));
+    process.exit(1);
   }
 }

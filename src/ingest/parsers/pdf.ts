@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { LimitError, ParseLimits } from '../limits';
 import { isContentsPage } from '../contents-pages';
+import { spoilThread } from './thread-health';
 import { RunningLineFilter } from '../running-lines';
 import { IngestError, ParsedPage } from '../types';
 
@@ -99,6 +100,9 @@ function describePdfError(name: string, message: string): string {
   return `the PDF could not be read (${message})`;
 }
 
+/** How long a document's destruction is awaited before its thread is given up (see spoilThread). */
+const DESTROY_WAIT_MS = 5_000;
+
 /**
  * Reads a PDF one page at a time in the calling thread (a parser pool worker): `onTotal` gets the
  * page count before any page is read, `onPage` each laid-out page in order. Fails with a
@@ -135,10 +139,11 @@ export async function readPdf(
     const inflight = new Map<number, Promise<PdfTextItem[]>>();
     const read = async (n: number): Promise<PdfTextItem[]> => {
       const page = await doc.getPage(n);
-      // streamed in chunks, so a page over the text limit is refused before all of it is extracted
+      // streamed in chunks, so a page over the text limit keeps no more than the limit of its text
       const reader = page.streamTextContent().getReader();
       const items: PdfTextItem[] = [];
       let chars = 0;
+      let over = false;
       try {
         for (;;) {
           // pdf.js types the streamed chunks as any: this is the part of a text content chunk read here
@@ -149,11 +154,17 @@ export async function readPdf(
                 value: { items: Array<{ str?: unknown; transform: number[]; width: number; height: number; hasEOL?: boolean }> };
               };
           if (done) break;
+          // past the limit the rest of the page is read and dropped: pdf.js's extraction waits for
+          // each chunk to be taken, and a task left waiting keeps its document from being destroyed
+          if (over) continue;
           for (const it of value.items) {
             if (!('str' in it) || typeof it.str !== 'string') continue;
             chars += it.str.length;
-            if (chars > limits.pdfMaxPageChars)
-              throw new LimitError(`page ${n} of the PDF has more than ${limits.pdfMaxPageChars} characters of text`);
+            if (chars > limits.pdfMaxPageChars) {
+              over = true;
+              items.length = 0;
+              break;
+            }
             items.push({
               str: it.str,
               x: it.transform[4],
@@ -170,6 +181,7 @@ export async function readPdf(
         reader.releaseLock();
         page.cleanup();
       }
+      if (over) throw new LimitError(`page ${n} of the PDF has more than ${limits.pdfMaxPageChars} characters of text`);
       return items;
     };
     // running headers, footers and page numbers are removed (decided on the first pages), and a
@@ -193,6 +205,13 @@ export async function readPdf(
     if (e instanceof IngestError) throw e;
     throw new IngestError(describePdfError((e as Error)?.name ?? 'Error', String((e as Error)?.message ?? e)));
   } finally {
-    await doc.destroy();
+    // a failed read may leave pdf.js work behind (the pages read ahead): the failure is reported
+    // without waiting long for it, and a thread whose document will not go is ended (see spoilThread)
+    const destroyed = doc.destroy().then(
+      () => true,
+      () => true,
+    );
+    const gone = await Promise.race([destroyed, new Promise<boolean>((r) => setTimeout(() => r(false), DESTROY_WAIT_MS).unref())]);
+    if (!gone) spoilThread('a PDF document could not be destroyed');
   }
 }

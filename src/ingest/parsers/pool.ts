@@ -177,6 +177,9 @@ export class ParserPool {
             then(() => {
               if (!settled) {
                 settled = true;
+                // the task has returned by now, unless its thread is spoiled and waits to be ended
+                // (thread-health.ts): ending the task then terminates the thread
+                stop.abort();
                 resolve();
               }
             });

@@ -1,0 +1,17 @@
+/**
+ * A parser thread left holding work it cannot end (a PDF document pdf.js would not destroy) is
+ * given up rather than reused: once its task's outcome is posted, parse-worker.ts keeps the task
+ * open, the pool (which ends every task it has an outcome for) terminates the thread, and piscina
+ * starts a fresh one. The memory pdf.js held goes with the thread.
+ */
+let spoiled: string | null = null;
+
+/** Marks this thread as not to be reused, with the reason (logged by nobody; kept for debugging). */
+export function spoilThread(reason: string): void {
+  spoiled ??= reason;
+}
+
+/** Why this thread must not be reused, or null. */
+export function threadSpoiled(): string | null {
+  return spoiled;
+}
