@@ -212,6 +212,6 @@ export async function readPdf(
       () => true,
     );
     const gone = await Promise.race([destroyed, new Promise<boolean>((r) => setTimeout(() => r(false), DESTROY_WAIT_MS).unref())]);
-    if (!gone) spoilThread('a PDF document could not be destroyed');
+    if (!gone) spoilThread();
   }
 }

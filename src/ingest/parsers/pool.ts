@@ -32,9 +32,10 @@ function workerFile(): string {
 
 /**
  * Every parser runs here: a piscina pool of worker threads, each with a heap limit, and a
- * processor-time limit per document (wall-clock where the thread's time cannot be read). A document over a limit fails with an IngestError naming the
- * limit (not retried); its worker is terminated and piscina starts a fresh one, so the server's
- * event loop and the other documents never notice. Pages stream back over a MessagePort given to
+ * processor-time limit per document (wall-clock where the thread's time cannot be read). A
+ * document over a limit fails with an IngestError naming the limit (not retried); its worker is
+ * terminated and piscina starts a fresh one, so the server's event loop and the other documents
+ * never notice. Pages stream back over a MessagePort given to
  * each task, so indexing overlaps parsing and progress is reported page by page.
  */
 export class ParserPool {

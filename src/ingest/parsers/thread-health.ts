@@ -4,14 +4,14 @@
  * open, the pool (which ends every task it has an outcome for) terminates the thread, and piscina
  * starts a fresh one. The memory pdf.js held goes with the thread.
  */
-let spoiled: string | null = null;
+let spoiled = false;
 
-/** Marks this thread as not to be reused, with the reason (logged by nobody; kept for debugging). */
-export function spoilThread(reason: string): void {
-  spoiled ??= reason;
+/** Marks this thread as not to be reused. */
+export function spoilThread(): void {
+  spoiled = true;
 }
 
-/** Why this thread must not be reused, or null. */
-export function threadSpoiled(): string | null {
+/** Whether this thread must not be reused. */
+export function threadSpoiled(): boolean {
   return spoiled;
 }
