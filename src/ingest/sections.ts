@@ -16,27 +16,27 @@ export function stripMarks(text: string): string {
 }
 
 /**
- * pagesOf(), then each page's heading marks become `sections` ({offset, title}): the title is
- * the rest of the heading's line. Pages without headings carry no `sections`. One page at a time.
+ * A page whose text holds heading marks, with the marks turned into `sections` ({offset, title}):
+ * the title is the rest of the heading's line. A page without marks is returned as it is.
  */
-export function* pagesWithSections(text: string): Generator<ParsedPage> {
-  for (const page of pagesOf(text)) {
-    if (!page.text.includes(HEADING_MARK)) {
-      yield page;
-      continue;
-    }
-    const parts = page.text.split(HEADING_MARK);
-    let out = parts[0];
-    const sections: Array<{ offset: number; title: string }> = [];
-    for (let i = 1; i < parts.length; i++) {
-      const part = parts[i];
-      const end = part.indexOf('\n');
-      const title = (end < 0 ? part : part.slice(0, end)).trim();
-      if (title) sections.push({ offset: out.length, title: title.slice(0, 500) });
-      out += part;
-    }
-    yield sections.length ? { pageNumber: page.pageNumber, text: out, sections } : { pageNumber: page.pageNumber, text: out };
+export function withSections(page: ParsedPage): ParsedPage {
+  if (!page.text.includes(HEADING_MARK)) return page;
+  const parts = page.text.split(HEADING_MARK);
+  let out = parts[0];
+  const sections: Array<{ offset: number; title: string }> = [];
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i];
+    const end = part.indexOf('\n');
+    const title = (end < 0 ? part : part.slice(0, end)).trim();
+    if (title) sections.push({ offset: out.length, title: title.slice(0, 500) });
+    out += part;
   }
+  return sections.length ? { pageNumber: page.pageNumber, text: out, sections } : { pageNumber: page.pageNumber, text: out };
+}
+
+/** pagesOf(), then each page's heading marks become `sections` (see withSections). One page at a time. */
+export function* pagesWithSections(text: string): Generator<ParsedPage> {
+  for (const page of pagesOf(text)) yield withSections(page);
 }
 
 /** All the pages of `text` with their sections at once (see pagesWithSections). */

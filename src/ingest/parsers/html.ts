@@ -11,7 +11,34 @@ const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
   options: { leadingLineBreaks: 2, trailingLineBreaks: 2 },
 }));
 
-const OPTIONS: HtmlToTextOptions = {
+/**
+ * Page furniture that is not the document's text: navigation, banners, forms, and the navigation
+ * bars, sidebars and tables of contents of the common documentation generators (DocBook's
+ * navheader/navfooter/toc, Sphinx's related bars, sidebar, footer and ¶ links, texinfo's node
+ * headers). Indexed, it would match questions about the neighbouring pages it names.
+ */
+const BOILERPLATE = [
+  '[role=navigation]',
+  '[role=search]',
+  '[role=banner]',
+  '[role=contentinfo]',
+  'form',
+  'button',
+  'noscript',
+  'template',
+  'svg',
+  'div.navheader',
+  'div.navfooter',
+  'div.toc',
+  'div.related',
+  'div.sphinxsidebar',
+  'div.footer',
+  'a.headerlink',
+  'div.nav-panel',
+  'div.header',
+].map((selector) => ({ selector, format: 'skip' }));
+
+const WITH_FURNITURE: HtmlToTextOptions = {
   wordwrap: false,
   formatters: {
     // a heading is a block whose text starts with the heading mark (see paginateWithSections)
@@ -33,6 +60,8 @@ const OPTIONS: HtmlToTextOptions = {
     ...HEADINGS,
   ],
 };
+
+const OPTIONS: HtmlToTextOptions = { ...WITH_FURNITURE, selectors: [...BOILERPLATE, ...WITH_FURNITURE.selectors!] };
 
 /**
  * Counts the nodes and nesting depth of an HTML document with a streaming tokenizer (nothing is
@@ -60,7 +89,9 @@ export function checkHtmlShape(html: string, limits: Pick<ParseLimits, 'htmlMaxN
 /** HTML to text with paragraphs separated by blank lines and heading marks (used for HTML files and DOCX). */
 export function htmlToText(html: string, limits?: Pick<ParseLimits, 'htmlMaxNodes' | 'htmlMaxDepth'>): string {
   if (limits) checkHtmlShape(html, limits);
-  return convert(html, OPTIONS);
+  const text = convert(html, OPTIONS);
+  // a page whose every word sits in what looks like furniture is read whole rather than lost
+  return /[\p{L}\p{N}]/u.test(text) ? text : convert(html, WITH_FURNITURE);
 }
 
 /** HTML: shape checked, converted to text with `html-to-text` (headings as sections), then the page rule. */

@@ -3,6 +3,7 @@ import { LimitError, ParseLimits } from '../limits';
 import { isContentsPage } from '../contents-pages';
 import { spoilThread } from './thread-health';
 import { RunningLineFilter } from '../running-lines';
+import { HEADING_MARK, stripMarks, withSections } from '../sections';
 import { IngestError, ParsedPage } from '../types';
 
 /** One positioned piece of text as pdf.js reports it (transform[4], transform[5] = x, y). */
@@ -72,25 +73,57 @@ export function layoutPage(items: PdfTextItem[]): string {
   }
   if (line) lines.push(line);
 
+  const heading = headingLines(lines);
   // pieces joined once at the end (slicing a growing string would copy it every time)
   const out: string[] = [];
   let prev: { text: string; y: number; height: number } | null = null;
-  for (const l of lines) {
-    const text = l.text.replace(/\s+/g, ' ').trim();
-    if (!text) continue;
+  let prevHeading = false;
+  lines.forEach((l, i) => {
+    const text = stripMarks(l.text).replace(/\s+/g, ' ').trim();
+    if (!text) return;
+    let continuesHeading = false;
     if (prev) {
       const gap = Math.abs(prev.y - l.y);
       const paragraphBreak = gap > Math.max(prev.height, l.height) * 1.8;
       const before = out[out.length - 1];
-      if (paragraphBreak) out.push('\n\n');
+      // a heading is a paragraph of its own; its lines are one heading
+      continuesHeading = prevHeading && heading[i] && !paragraphBreak;
+      if (continuesHeading) out.push(' ');
+      else if (paragraphBreak || prevHeading || heading[i]) out.push('\n\n');
       else if (before.length > 1 && before.endsWith('-') && isLetter(before.charCodeAt(before.length - 2)) && /^[a-z]/.test(text))
         out[out.length - 1] = before.slice(0, -1); // re-join "docu-" + "ment"
       else out.push('\n');
     }
-    out.push(text);
+    out.push(heading[i] && !continuesHeading ? HEADING_MARK + text : text);
     prev = l;
-  }
+    prevHeading = heading[i];
+  });
   return out.join('');
+}
+
+/** A heading's type is at least this much larger than the page's body text. */
+const HEADING_SIZE = 1.15;
+/** Longer lines are text set large, not headings. */
+const HEADING_CHARS = 150;
+/** A page needs this many lines of body text before its larger lines are taken as headings. */
+const BODY_LINES = 3;
+
+/**
+ * Which lines are headings: set in type clearly larger than the page's body text (the height
+ * that carries the most characters), short, and holding a letter.
+ */
+function headingLines(lines: Array<{ text: string; height: number }>): boolean[] {
+  const chars = new Map<number, number>();
+  const count = new Map<number, number>();
+  for (const l of lines) {
+    const h = Math.round(l.height * 10) / 10;
+    chars.set(h, (chars.get(h) ?? 0) + l.text.length);
+    count.set(h, (count.get(h) ?? 0) + 1);
+  }
+  let body = 0;
+  for (const [h, n] of chars) if (n > (chars.get(body) ?? 0)) body = h;
+  if ((count.get(body) ?? 0) < BODY_LINES) return lines.map(() => false);
+  return lines.map((l) => l.height >= body * HEADING_SIZE && l.text.trim().length <= HEADING_CHARS && /\p{L}/u.test(l.text));
 }
 
 /** Why pdf.js refused a file, in words a user can act on. */
@@ -186,7 +219,7 @@ export async function readPdf(
     };
     // running headers, footers and page numbers are removed (decided on the first pages), and a
     // table of contents is not indexed
-    const running = new RunningLineFilter((page) => onPage(isContentsPage(page.text) ? { ...page, text: '' } : page));
+    const running = new RunningLineFilter((page) => onPage(isContentsPage(page.text) ? { ...page, text: '' } : withSections(page)));
     let next = 1;
     for (let n = 1; n <= doc.numPages; n++) {
       for (; next <= doc.numPages && next < n + AHEAD; next++) {

@@ -8,10 +8,10 @@ import { IngestError } from '../types';
 
 /**
  * Bumped when the text analysis changes (chunking, language handling, contextual headers; 3: a
- * PDF's table of contents is left out): ready documents indexed with an older version are
+ * PDF's table of contents is left out; 4: PDF headings by type size, HTML page furniture dropped): ready documents indexed with an older version are
  * re-analysed by a background job (see reanalysis.ts).
  */
-export const ANALYSIS_VERSION = 3;
+export const ANALYSIS_VERSION = 4;
 
 export const SUPPORTED = 'PDF, DOCX, Markdown, plain text or HTML';
 

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../../src/config';
+import { htmlToText } from '../../../src/ingest/parsers/html';
+import { layoutPage, PdfTextItem } from '../../../src/ingest/parsers/pdf';
+import { ParserPool } from '../../../src/ingest/parsers/pool';
+import { HEADING_MARK } from '../../../src/ingest/sections';
+import { EVAL_DOCS_DIR } from '../../support/eval/corpus';
+
+/**
+ * A document's structure as users see it: a PDF's headings (larger type) become sections, and the
+ * navigation and sidebars of generated HTML manuals are not indexed as text.
+ */
+const config = loadConfig({ JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'test' });
+const pool = new ParserPool(config.parseLimits, config.parserPool);
+afterAll(() => pool.destroy());
+
+describe('PDF headings', () => {
+  const item = (str: string, y: number, height = 10): PdfTextItem => ({ str, x: 0, y, width: str.length * 5, height, hasEOL: true });
+  const body = (y: number) => item('Body text of the section, set in the ordinary type size.', y);
+
+  it('marks lines set clearly larger than the body text as headings, and joins a heading wrapped onto two lines', () => {
+    const text = layoutPage([
+      item('2.1 Installing the', 700, 14),
+      item('package', 684, 14),
+      body(660),
+      body(648),
+      body(636),
+      item('2.2 Next', 600, 14),
+      body(580),
+    ]);
+    expect(text.split('\n\n')).toEqual([
+      `${HEADING_MARK}2.1 Installing the package`,
+      [body(0).str, body(0).str, body(0).str].join('\n'),
+      `${HEADING_MARK}2.2 Next`,
+      body(0).str,
+    ]);
+  });
+
+  it('takes nothing as a heading on a page with too little body text to tell, nor a long line or one without letters', () => {
+    expect(layoutPage([item('Title', 700, 24), body(650), body(638)])).not.toContain(HEADING_MARK);
+    const text = layoutPage([item('x'.repeat(200), 700, 14), item('42', 680, 14), body(660), body(648), body(636)]);
+    expect(text).not.toContain(HEADING_MARK);
+  });
+
+  it('a real manual (the Debian FAQ): its numbered headings are sections on their pages; man pages set in one size have none', async () => {
+    const faq = await pool.parse('pdf', readFileSync(path.join(EVAL_DOCS_DIR, 'debian-faq.pdf')));
+    const titles = (n: number) => (faq[n - 1].sections ?? []).map((s) => s.title);
+    expect(titles(9)).toEqual(['Chapter 1', 'Definitions and overview', '1.1 What is this FAQ?', '1.2 What is Debian GNU/Linux?']);
+    expect(titles(10)).toContain(
+      '1.5 What is the difference between Debian GNU/Linux and other Linux distributions? Why should I choose Debian over some other distribution?',
+    );
+    expect(titles(40)).toEqual(['7.12 How do I put a package on hold?', '7.13 How do I install a source package?']);
+    // each section's offset is where its title starts in the page's text, and no mark is left behind
+    for (const page of faq) {
+      expect(page.text).not.toContain(HEADING_MARK);
+      for (const s of page.sections ?? []) expect(page.text.slice(s.offset, s.offset + s.title.length).replace(/\s+/g, ' ')).toBe(s.title);
+    }
+    const logind = await pool.parse('pdf', readFileSync(path.join(EVAL_DOCS_DIR, 'logind.conf.pdf')));
+    expect(logind.flatMap((p) => p.sections ?? [])).toEqual([]);
+  });
+});
+
+describe('HTML page furniture', () => {
+  it('a real DocBook page (Linux-PAM guide): the navigation naming the neighbouring pages is dropped, the text and headings stay', () => {
+    const text = htmlToText(readFileSync(path.join(__dirname, '../../fixtures/html/sag-pam_unix.html'), 'utf8'));
+    // (DocBook puts a no-break space after a section's number)
+    expect(text).toMatch(new RegExp(`${HEADING_MARK}6\\.34\\.1\\.\\sDESCRIPTION`));
+    expect(text).toContain('This is the standard Unix authentication module.');
+    expect(text).not.toMatch(/pam_umask|pam_userdb|\bPrev\b|\bNext\b|\bHome\b/);
+  });
+
+  it('Sphinx-style bars, sidebars, footers and ¶ links, and navigation by role, are dropped', () => {
+    const html = `<body><div class="related" role="navigation"><a href="a.html">previous</a> | <a href="c.html">next</a></div>
+      <div class="document"><div class="body"><h1>Logging<a class="headerlink" href="#l">¶</a></h1><p>Use <a href="h.html">handlers</a> to route records.</p></div></div>
+      <div class="sphinxsidebar"><h3>Table of Contents</h3><p>Previous topic</p></div><div role="search"><form><input name="q"><button>Go</button></form></div>
+      <div class="footer">© Copyright the authors.</div></body>`;
+    expect(htmlToText(html)).toBe(`${HEADING_MARK}Logging\n\nUse handlers to route records.`);
+  });
+
+  it('a page whose every word sits in what looks like furniture is read whole rather than lost', () => {
+    expect(htmlToText('<body><div class="toc"><p>The whole guide lives in here.</p></div></body>')).toBe('The whole guide lives in here.');
+  });
+});
