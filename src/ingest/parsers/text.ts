@@ -1,4 +1,5 @@
 import { pagesOf } from '../paginate';
+import { HEADING_MARK, stripMarks, withSections } from '../sections';
 import { IngestError, PageSource } from '../types';
 
 /**
@@ -31,8 +32,44 @@ export function decodeText(buf: Buffer): string {
   return CONTROL.test(text) ? text.replace(new RegExp(CONTROL.source, 'g'), '') : text;
 }
 
-/** Plain text: decoded, then paginated by the form-feed / 3,000-character rule. */
+/** A numbered section heading: `4.2. History`, `3.2.5 Pipelines`, `A.1 Options`, `Chapter 7. Hooks`. */
+const NUMBERED_HEADING =
+  /^(?:(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+\.?|(?:Chapter|Appendix|Part)\s+(?:\d{1,3}|[IVXLC]{1,6}|[A-Z])\.?:?)\s+[\p{L}\p{N}"'`<(]/u;
+/** A line that underlines the one above it (`=====`, `-----`, `~~~~~`, box drawing). */
+const UNDERLINE = /^([=\-~^*#+_.─━═])\1{2,}$/;
+/** Longer lines are prose, not headings. */
+const HEADING_CHARS = 100;
+
+/**
+ * Plain-text headings, marked for withSections: a line underlined by a run of one character about
+ * its length, or a numbered heading (two levels at least, or Chapter/Appendix/Part N) standing
+ * as a paragraph of its own. Man pages' section names are entry terms (see paragraphs.ts).
+ */
+export function markTextHeadings(text: string): string {
+  const lines = text.split('\n');
+  let marked = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    // (a run of spaces is a man page's header or footer line, or a table, not a title)
+    if (!line || line.length > HEADING_CHARS || !/\p{L}/u.test(line) || /\s{3}/.test(line)) continue;
+    const next = (lines[i + 1] ?? '').trim();
+    const underlined = UNDERLINE.test(next) && Math.abs(next.length - line.length) <= Math.max(3, line.length * 0.3);
+    const alone = (i === 0 || !lines[i - 1].trim()) && (!next || underlined);
+    if (underlined || (alone && NUMBERED_HEADING.test(line) && !/[.,;:]$/.test(line.replace(/^\S+\s+/, '')))) {
+      lines[i] = HEADING_MARK + lines[i];
+      marked = true;
+    }
+  }
+  return marked ? lines.join('\n') : text;
+}
+
+/**
+ * Plain text: decoded, paginated by the form-feed / 3,000-character rule (on the text as it is, so
+ * pages do not move when heading rules change), then each page's headings become sections.
+ */
 export function parseText(buf: Buffer): PageSource {
-  const text = decodeText(buf);
-  return () => pagesOf(text);
+  const text = stripMarks(decodeText(buf));
+  return function* () {
+    for (const page of pagesOf(text)) yield withSections({ ...page, text: markTextHeadings(page.text) });
+  };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../../src/config';
+import { paginate } from '../../../src/ingest/paginate';
 import { htmlToText } from '../../../src/ingest/parsers/html';
 import { layoutPage, PdfTextItem } from '../../../src/ingest/parsers/pdf';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
@@ -80,5 +81,58 @@ describe('HTML page furniture', () => {
 
   it('a page whose every word sits in what looks like furniture is read whole rather than lost', () => {
     expect(htmlToText('<body><div class="toc"><p>The whole guide lives in here.</p></div></body>')).toBe('The whole guide lives in here.');
+  });
+});
+
+describe('plain-text headings', () => {
+  const fixture = (name: string) => readFileSync(path.join(__dirname, '../../fixtures/text', name));
+  const titles = async (buf: Buffer) => (await pool.parse('text', buf)).flatMap((p) => (p.sections ?? []).map((s) => s.title));
+
+  it('a real README with underlined headings (GCC): each underlined line is a section, a longer rule under a sentence is not', async () => {
+    expect(await titles(fixture('gcc-README.Bugs.txt'))).toEqual([
+      'Reporting Bugs in the GNU Compiler Collection for Debian',
+      'Before reporting a bug, please',
+      'Where to report a bug',
+      'How to report a bug',
+      'Summarized bug reporting instructions',
+      'Known Bugs and Non-Bugs',
+      "C++ exceptions don't work with C libraries",
+      'g++: "undefined reference" to static const array in class',
+      'cpp removes blank lines',
+    ]);
+  });
+
+  it('a real manual in text form (Mutt): numbered headings on lines of their own are sections', async () => {
+    expect((await titles(fixture('mutt-manual-excerpt.txt'))).map((t) => t.replace(/\s/g, ' '))).toEqual([
+      '4.2. History',
+      '5.1. The Message Index',
+    ]);
+  });
+
+  it('numbered list items, sentences, version lines and man page footers are not headings; pages stay where the page rule puts them', async () => {
+    const text = [
+      '1. Install the package',
+      '',
+      '3.2 million users were counted.',
+      '',
+      '3.0.20                            2026-04-07            OPENSSL-S_CLIENT(1SSL)',
+      '',
+      'See 2.4 Options',
+      'for the list.',
+      '',
+      '2.4 Options',
+      '',
+      'Chapter 7. Hooks',
+      '',
+      'Body.',
+    ].join('\n');
+    const pages = await pool.parse('text', Buffer.from(text));
+    expect(pages.flatMap((p) => (p.sections ?? []).map((s) => s.title))).toEqual(['2.4 Options', 'Chapter 7. Hooks']);
+    expect(pages.map((p) => p.text).join('')).toBe(text);
+    // the page rule runs on the text as it is: the pages of plain pagination, with sections added
+    const long = Array.from({ length: 60 }, (_, i) => `${i + 1}.1 Section ${i + 1}\n\n${'Words of the section. '.repeat(5)}`).join('\n\n');
+    const parsed = await pool.parse('text', Buffer.from(long));
+    expect(parsed.map((p) => p.text)).toEqual(paginate(long).map((p) => p.text));
+    expect(parsed.flatMap((p) => p.sections ?? [])).toHaveLength(60);
   });
 });
