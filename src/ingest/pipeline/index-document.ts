@@ -8,8 +8,9 @@ import { IngestError } from '../types';
 
 /**
  * Bumped when the text analysis changes (chunking, language handling, contextual headers; 3: a
- * PDF's table of contents is left out; 4: PDF headings by type size, HTML page furniture dropped): ready documents indexed with an older version are
- * re-analysed by a background job (see reanalysis.ts).
+ * PDF's table of contents is left out; 4: headings found in PDFs by type size and in plain text by
+ * underlines and numbering, HTML page furniture left out): ready documents indexed with an older
+ * version are re-analysed by a background job (see reanalysis.ts).
  */
 export const ANALYSIS_VERSION = 4;
 
