@@ -29,7 +29,11 @@ import { ROOT } from './lib/env';
  * `--exact-postings N` ranks as a large project is ranked: BM25 scores at most N postings exactly
  * (EXACT_POSTINGS, 10,000, is about 7 times this corpus's chunks; at 100k chunks, a tenth of them).
  *
- *   node dist/bench/lexical-tune.js [--exact-postings N] [--json bench/results/lexical-tune.json]
+ * `--only-prefix P` asks only the development questions whose id starts with P (e.g. `man-`, the long
+ * manuals'); every document is still ingested, as a distractor. Its results go to
+ * bench/results/lexical-tune-<P>.json unless `--json` says otherwise.
+ *
+ *   node dist/bench/lexical-tune.js [--exact-postings N] [--only-prefix P] [--json bench/results/lexical-tune.json]
  */
 interface Miss {
   id: string;
@@ -45,8 +49,13 @@ interface Miss {
 }
 
 async function main(): Promise<void> {
-  const out = process.argv.includes('--json') ? process.argv[process.argv.indexOf('--json') + 1] : 'bench/results/lexical-tune.json';
-  const questions = corpusQuestions().filter((q) => q.split === 'dev');
+  const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+  const prefix = arg('--only-prefix');
+  const out =
+    arg('--json') ??
+    (prefix ? `bench/results/lexical-tune-${prefix.replace(/[^A-Za-z0-9]+$/, '')}.json` : 'bench/results/lexical-tune.json');
+  const questions = corpusQuestions().filter((q) => q.split === 'dev' && (!prefix || q.id.startsWith(prefix)));
+  if (!questions.length) throw new Error(`no development question${prefix ? ` with the id prefix ${prefix}` : ''}`);
   const exactPostings = process.argv.includes('--exact-postings')
     ? Number(process.argv[process.argv.indexOf('--exact-postings') + 1])
     : undefined;
