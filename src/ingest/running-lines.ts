@@ -1,3 +1,4 @@
+import { HEADING_MARK } from './sections';
 import type { ParsedPage } from './types';
 
 /**
@@ -12,6 +13,13 @@ import type { ParsedPage } from './types';
  * always one. The first decision is taken on the first SAMPLE_PAGES pages (they are held back
  * until then); later pages keep counting, so headers that only start after a long front matter
  * (title pages, a table of contents) are recognised from there on.
+ *
+ * A chapter's own header ("Appendix B: Invoking R 93", "Functions and Operators") is on too few of
+ * a book's pages for that. An outermost line is also running when it recurs (digits aside) at the
+ * same edge of at least two pages at most NEARBY pages away; of one such page, when it carries a
+ * page number at its start or end and three words; and of none, when it carries a page number and
+ * repeats a heading of its own page or of the NEARBY pages before it (a short appendix's header
+ * repeats its title). Pages are therefore handed on NEARBY pages late.
  */
 const EDGE_LINES = 2;
 const SAMPLE_PAGES = 24;
@@ -20,6 +28,10 @@ const SAMPLE_PAGES = 24;
  * pages and leave them off chapter openings, so a header is on fewer than half of the pages.
  */
 const RECURRING_SHARE = 0.3;
+/** How far apart (in pages) a chapter's header recurs: books put it on every other page. */
+const NEARBY = 4;
+/** A line that starts or ends with a page number (and holds a word). */
+const NUMBERED_EDGE = /^(?:[0-9]{1,6}\s+\S.*\p{L}.*|.*\p{L}.*\S\s+[0-9]{1,6})$/u;
 /** A running header is a short line. */
 const MAX_RUNNING_CHARS = 160;
 const PAGE_NUMBER = /^(?:(?:page|p\.)\s*)?(?:[-–—]\s*)?[0-9]{1,6}(?:\s*[-–—])?(?:\s*(?:of|\/)\s*[0-9]{1,6})?$/i;
@@ -53,6 +65,30 @@ function edges(lines: string[]): Edge[] {
   return [...top, ...bottom];
 }
 
+/** A heading's or header's words, without numbers or punctuation: `appendixcthecommandlineeditor`. */
+const lettersOf = (line: string): string => line.toLowerCase().replace(/[^\p{L}]+/gu, '');
+
+/** What the chapter-header rule needs of a page: its outermost edge lines and its headings. */
+interface PageEdges {
+  /** Outermost top and bottom lines with a word, normalised with their side (`top:appendix b: invoking r #`). */
+  lines: Map<string, { numbered: boolean; words: number; letters: string }>;
+  /** The words of the page's headings (see lettersOf). */
+  headings: Set<string>;
+}
+
+function pageEdges(page: ParsedPage): PageEdges {
+  const all = page.text.split('\n');
+  const lines = new Map<string, { numbered: boolean; words: number; letters: string }>();
+  for (const { line, depth, side } of edges(all)) {
+    // (a heading of the page is not its header)
+    if (depth > 0 || line.length > MAX_RUNNING_CHARS || line.startsWith(HEADING_MARK) || !/\p{L}/u.test(line)) continue;
+    const norm = normalise(line);
+    lines.set(`${side}:${norm}`, { numbered: NUMBERED_EDGE.test(line), words: norm.split(' ').length, letters: lettersOf(line) });
+  }
+  const headings = new Set(all.filter((l) => l.startsWith(HEADING_MARK)).map(lettersOf));
+  return { lines, headings };
+}
+
 export class RunningLineFilter {
   private readonly sample: ParsedPage[] = [];
   private whole = new Set<string>();
@@ -61,15 +97,22 @@ export class RunningLineFilter {
   private readonly wholeCount = new Map<string, number>();
   private readonly prefixCount = new Map<string, number>();
   private counted = 0;
+  /** Pages counted but not yet handed on (at most NEARBY once decided), and the last NEARBY handed on. */
+  private readonly ahead: ParsedPage[] = [];
+  private readonly behind: ParsedPage[] = [];
+  /** The edges and headings of the pages held and of the last NEARBY handed on. */
+  private readonly chapterEdges = new Map<ParsedPage, PageEdges>();
 
   /** @param emit receives every page, in order, with its running lines removed. */
   constructor(private readonly emit: (page: ParsedPage) => void) {}
 
   push(page: ParsedPage): void {
+    this.chapterEdges.set(page, pageEdges(page));
     if (this.decided) {
       this.count(page);
       this.update();
-      this.emit(this.counted >= 3 ? this.strip(page) : page);
+      this.ahead.push(page);
+      if (this.ahead.length > NEARBY) this.handOn();
       return;
     }
     this.sample.push(page);
@@ -79,6 +122,23 @@ export class RunningLineFilter {
   /** Emits what is still held back (call once, after the last page). */
   finish(): void {
     if (!this.decided) this.decide();
+    while (this.ahead.length) this.handOn();
+  }
+
+  /** Hands on the oldest page held, stripped, and keeps it as a neighbour of the pages after it. */
+  private handOn(): void {
+    const page = this.ahead.shift()!;
+    const own = this.chapterEdges.get(page)!;
+    const nearby = [...this.behind, ...this.ahead].map((p) => this.chapterEdges.get(p)!);
+    const headings = [own, ...this.behind.map((p) => this.chapterEdges.get(p)!)].flatMap((e) => [...e.headings]);
+    const chapter = new Set<string>();
+    for (const [key, { numbered, words, letters }] of own.lines) {
+      const recurs = nearby.filter((e) => e.lines.has(key)).length;
+      if (recurs >= 2 || (numbered && ((recurs === 1 && words >= 3) || headings.includes(letters)))) chapter.add(key);
+    }
+    this.emit(this.counted >= 3 ? this.strip(page, chapter) : page);
+    this.behind.push(page);
+    if (this.behind.length > NEARBY) this.chapterEdges.delete(this.behind.shift()!);
   }
 
   /** Counts a page's edge lines (whole, and by their first two words). */
@@ -110,29 +170,30 @@ export class RunningLineFilter {
     this.decided = true;
     for (const page of this.sample) this.count(page);
     this.update();
-    const held = this.sample.splice(0);
-    for (const page of held) this.emit(this.counted >= 3 ? this.strip(page) : page);
+    this.ahead.push(...this.sample.splice(0));
+    while (this.ahead.length > NEARBY) this.handOn();
   }
 
-  private isRunning({ line, depth, side }: Edge): boolean {
+  private isRunning({ line, depth, side }: Edge, chapter: Set<string>): boolean {
     if (line.length > MAX_RUNNING_CHARS) return false;
     if (PAGE_NUMBER.test(line) || ROMAN_PAGE.test(line)) return true;
     const norm = normalise(line);
     return (
       this.whole.has(`${side}:${norm}`) ||
+      (depth === 0 && chapter.has(`${side}:${norm}`)) ||
       (depth === 0 && side === 'top' && norm.split(' ').length >= 3 && this.prefixes.has(firstWords(norm)))
     );
   }
 
   /** Removes running lines from the outside in: an inner edge line only goes when the one outside it went. */
-  private strip(page: ParsedPage): ParsedPage {
+  private strip(page: ParsedPage, chapter: Set<string>): ParsedPage {
     const lines = page.text.split('\n');
     const drop = new Set<number>();
     const gone = { top: true, bottom: true };
     for (const e of edges(lines)) {
       if (e.depth === 0) gone[e.side] = true;
       if (!gone[e.side] || drop.has(e.index)) continue;
-      if (this.isRunning(e)) drop.add(e.index);
+      if (this.isRunning(e, chapter)) drop.add(e.index);
       else gone[e.side] = false;
     }
     if (!drop.size) return page;

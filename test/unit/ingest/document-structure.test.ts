@@ -62,6 +62,17 @@ describe('PDF headings', () => {
   });
 });
 
+describe("a PDF's chapter headers", () => {
+  it('a real texinfo manual (An Introduction to R): the header naming the chapter and the page number is gone from every page, the body stays', async () => {
+    const pages = await pool.parse('pdf', readFileSync(path.join(EVAL_DOCS_DIR, 'R-intro.pdf')));
+    const header = /^(?:Chapter \d+|Appendix [A-Z]): .* \d+$/;
+    // (the appendices' headers are on a few pages only: they recur on nearby pages)
+    expect(pages.filter((p) => p.text.split('\n').some((l) => header.test(l))).map((p) => p.pageNumber)).toEqual([]);
+    expect(pages[98].text.startsWith('R accepts the following command-line options.')).toBe(true);
+    expect(pages[14].sections?.[0]).toEqual({ offset: 0, title: '2.2 Vector arithmetic' });
+  });
+});
+
 describe('HTML page furniture', () => {
   it('a real DocBook page (Linux-PAM guide): the navigation naming the neighbouring pages is dropped, the text and headings stay', () => {
     const text = htmlToText(readFileSync(path.join(__dirname, '../../fixtures/html/sag-pam_unix.html'), 'utf8'));
