@@ -47,7 +47,7 @@ async function reference(question: string, topK: number): Promise<Array<{ id: st
     const term = terms.find((x) => x.term === r.lexeme)!;
     // BM25F: an occurrence in the contextual header (positions from HEADER_POSITION) counts HEADER_WEIGHT times
     const tf = (r.positions ?? [1]).reduce((n: number, p: number) => n + (p >= HEADER_POSITION ? HEADER_WEIGHT : 1), 0);
-    const e = byChunk.get(r.id) ?? { bm25: 0, positions: {} as Record<string, number[]>, at: String(r.document_id), ordinal: Number(r.ordinal) };
+    const e = byChunk.get(r.id) ?? { bm25: 0, positions: {}, at: String(r.document_id), ordinal: Number(r.ordinal) };
     e.bm25 += (term.idf * (tf * (K1 + 1))) / (tf + K1 * (1 - B + (B * r.term_count) / Math.max(avgdl, 1)));
     e.positions[r.lexeme] = r.positions ?? [];
     byChunk.set(r.id, e);

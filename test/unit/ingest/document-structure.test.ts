@@ -3,6 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../../../src/config';
 import { paginate } from '../../../src/ingest/paginate';
 import { htmlToText } from '../../../src/ingest/parsers/html';
+import { dropContentsBlocks } from '../../../src/ingest/parsers/text';
 import { layoutPage, PdfTextItem } from '../../../src/ingest/parsers/pdf';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { HEADING_MARK } from '../../../src/ingest/sections';
@@ -118,6 +119,17 @@ describe('plain-text headings', () => {
       '4.2. History',
       '5.1. The Message Index',
     ]);
+  });
+
+  it("a real text manual's chapter tables of contents (Mutt) are not indexed; the sections they list are", async () => {
+    const pages = await pool.parse('text', readFileSync(path.join(EVAL_DOCS_DIR, 'mutt-manual.txt')));
+    const text = pages.map((p) => p.text).join('\n');
+    expect(text).not.toMatch(/2\.3\.\sFile Browser\n\s*2\.4\.\sSidebar/);
+    expect(text).toContain('Table of Contents'); // the block's title is a line of its own, and stays
+    const titles = pages.flatMap((p) => (p.sections ?? []).map((s) => s.title.replace(/\s/g, ' ')));
+    expect(titles).toEqual(expect.arrayContaining(['2.4. Sidebar', '4.2. History', "Chapter 5. Mutt's MIME Support"]));
+    // a short numbered list inside the text stays
+    expect(dropContentsBlocks('Steps:\n\n1. Install it\n2. Run it\n3. Stop it')).toBe('Steps:\n\n1. Install it\n2. Run it\n3. Stop it');
   });
 
   it('numbered list items, sentences, version lines and man page footers are not headings; pages stay where the page rule puts them', async () => {
