@@ -7,7 +7,7 @@ export { HEADER_WEIGHT };
 /**
  * Lexical ranking of a project's chunks: BM25F in SQL with the project's own term statistics, from
  * the postings (term_postings) or, for questions of very common words, from candidates taken off
- * the GIN index on `chunks.tsv`; then a phrase/proximity bonus and neighbour evidence for the leaders.
+ * the GIN index on `chunks.tsv`; then a phrase/proximity bonus for the leaders.
  * RetrievalService.search calls rankBm25 with the analysed question's terms.
  */
 /**
@@ -47,17 +47,6 @@ const RARE_TERMS_BUDGET = 3000;
 const RERANK_POOL = 50;
 /** Weight of the proximity bonus relative to a term's idf. */
 const PROXIMITY_WEIGHT = 0.6;
-/**
- * Weight of a passage's neighbour evidence: the better of the scores of the chunks just before and
- * after it in its document (when they are among the leaders too). An answer sits in a section
- * that is about the question, so a passage whose neighbours also match it is the likelier one.
- * Measured on the development split (lexical, 390 questions; recall@1 / recall@5): none 0.474 /
- * 0.705; 0.1 0.487 / 0.713; 0.15 0.492 / 0.71; 0.2 0.487 / 0.71; 0.25 0.485 / 0.715; 0.3 0.485 /
- * 0.713; 0.5 0.467 / 0.7; the neighbours' mean instead of the better one, 0.25: 0.482 / 0.705. On
- * the long manuals' 72 development questions, 0.2 takes 0.458 / 0.736 to 0.5 / 0.778.
- */
-export const NEIGHBOUR_WEIGHT = 0.2;
-
 export interface QueryTerm {
   term: string;
   /** Positions of the term in the question (word order, for the phrase bonus). */
@@ -98,17 +87,7 @@ export function proximityBonus(terms: QueryTerm[], positions: Record<string, num
   return bonus * PROXIMITY_WEIGHT;
 }
 
-export type Leader = { id: string; bm25: number; positions: Record<string, number[]>; documentId: string; ordinal: number };
-
-/** Adds to each passage NEIGHBOUR_WEIGHT × the better score of its neighbours among `scored` (see NEIGHBOUR_WEIGHT). */
-export function withNeighbourEvidence<T extends { id: string; documentId: string; ordinal: number; score: number }>(scored: T[]): T[] {
-  const at = new Map(scored.map((r) => [`${r.documentId}:${r.ordinal}`, r.score]));
-  return scored.map((r) => {
-    const before = at.get(`${r.documentId}:${r.ordinal - 1}`) ?? 0;
-    const after = at.get(`${r.documentId}:${r.ordinal + 1}`) ?? 0;
-    return { ...r, score: r.score + NEIGHBOUR_WEIGHT * Math.max(before, after) };
-  });
-}
+export type Leader = { id: string; bm25: number; positions: Record<string, number[]> };
 
 /**
  * BM25 from the postings of the terms of `terms` (a relation `t` of term and idf; its parameters
@@ -139,11 +118,11 @@ export async function leadersFromPostings(em: EntityManager, projectId: string, 
     `with terms as (select * from jsonb_to_recordset(?::jsonb) as t(term text, idf float8)),
      stats as (select total_terms::float8 / greatest(chunk_count, 1) as avgdl from project_index_stats where project_id = ?),
      scored as (${fromPostings('terms t', '?')})
-     select s.id, s.bm25, jsonb_object_agg(u.lexeme, u.positions) as positions, c.document_id as "documentId", c.ordinal
+     select s.id, s.bm25, jsonb_object_agg(u.lexeme, u.positions) as positions
        from scored s
        join chunks c on c.id = s.id
       cross join lateral unnest(ts_filter(setweight(c.tsv, 'A', array(select term from terms)), '{a}')) u
-      group by s.id, s.bm25, c.document_id, c.ordinal
+      group by s.id, s.bm25
       order by s.bm25 desc, s.id`,
     [JSON.stringify(ordered.map((t) => ({ term: t.term, idf: t.idf }))), projectId, projectId, RERANK_POOL],
   );
@@ -231,12 +210,11 @@ async function scoreCandidates(em: EntityManager, projectId: string, terms: Quer
         order by bm25 desc, uniq.id
         limit ?
      )
-     select s.id, s.bm25, jsonb_object_agg(u.lexeme, u.positions) as positions, c.document_id as "documentId", c.ordinal
+     select s.id, s.bm25, jsonb_object_agg(u.lexeme, u.positions) as positions
        from scored s
        join uniq on uniq.id = s.id
-       join chunks c on c.id = s.id
       cross join lateral unnest(uniq.qv) u
-      group by s.id, s.bm25, c.document_id, c.ordinal
+      group by s.id, s.bm25
       order by s.bm25 desc, s.id`,
     [JSON.stringify(terms.map((t) => ({ term: t.term, idf: t.idf }))), projectId, ...candParams, RERANK_POOL],
   );
@@ -279,15 +257,8 @@ export async function rankBm25(
     const tiers = tierCandidates(projectId, terms, ginOnly);
     rows = await scoreCandidates(em, projectId, terms, essential.length ? [tiers, rareCandidates(projectId, essential)] : [tiers]);
   }
-  return withNeighbourEvidence(
-    rows.map((r) => ({
-      id: r.id,
-      documentId: r.documentId,
-      ordinal: r.ordinal,
-      score: Number(r.bm25) + proximityBonus(terms, r.positions),
-    })),
-  )
-    .map(({ id, score }) => ({ id, score }))
+  return rows
+    .map((r) => ({ id: r.id, score: Number(r.bm25) + proximityBonus(terms, r.positions) }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
     .slice(0, topK);
 }

@@ -1,6 +1,6 @@
 import type { Project } from '../../src/entities';
 import { HEADER_POSITION } from '../../src/ingest/index-writer';
-import { B, HEADER_WEIGHT, K1, NEIGHBOUR_WEIGHT, proximityBonus, QueryTerm } from '../../src/retrieval/bm25';
+import { B, HEADER_WEIGHT, K1, proximityBonus, QueryTerm } from '../../src/retrieval/bm25';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { evalDocuments, evalQuestions } from '../support/retrieval-eval';
@@ -17,10 +17,7 @@ let project: Project;
 
 const exec = (sql: string, params: unknown[] = []): Promise<any[]> => t.orm.em.fork().getConnection().execute(sql, params);
 
-/**
- * Brute force: BM25 of every chunk of the project, the best 50 re-ranked with the phrase bonus and
- * their neighbours' evidence (the better score of the chunks just before and after, among the 50).
- */
+/** Brute force: BM25 of every chunk of the project, the best 50 re-ranked with the phrase bonus. */
 async function reference(question: string, topK: number): Promise<Array<{ id: string; score: number }>> {
   const termRows = await exec(
     `select q.lexeme, q.positions, ts.df, s.chunk_count, s.total_terms
@@ -39,27 +36,22 @@ async function reference(question: string, topK: number): Promise<Array<{ id: st
     idf: Math.log(1 + (n - r.df + 0.5) / (r.df + 0.5)),
   }));
   const chunks = await exec(
-    `select c.id, c.document_id, c.ordinal, c.term_count, u.lexeme, u.positions from chunks c cross join lateral unnest(c.tsv) u where c.project_id = ? and u.lexeme = any(?::text[])`,
+    `select c.id, c.term_count, u.lexeme, u.positions from chunks c cross join lateral unnest(c.tsv) u where c.project_id = ? and u.lexeme = any(?::text[])`,
     [project.id, `{${terms.map((x) => `"${x.term.replace(/["\\]/g, '\\$&')}"`).join(',')}}`],
   );
-  const byChunk = new Map<string, { bm25: number; positions: Record<string, number[]>; at: string; ordinal: number }>();
+  const byChunk = new Map<string, { bm25: number; positions: Record<string, number[]> }>();
   for (const r of chunks) {
     const term = terms.find((x) => x.term === r.lexeme)!;
     // BM25F: an occurrence in the contextual header (positions from HEADER_POSITION) counts HEADER_WEIGHT times
     const tf = (r.positions ?? [1]).reduce((n: number, p: number) => n + (p >= HEADER_POSITION ? HEADER_WEIGHT : 1), 0);
-    const e = byChunk.get(r.id) ?? { bm25: 0, positions: {}, at: String(r.document_id), ordinal: Number(r.ordinal) };
+    const e = byChunk.get(r.id) ?? { bm25: 0, positions: {} };
     e.bm25 += (term.idf * (tf * (K1 + 1))) / (tf + K1 * (1 - B + (B * r.term_count) / Math.max(avgdl, 1)));
     e.positions[r.lexeme] = r.positions ?? [];
     byChunk.set(r.id, e);
   }
   const pool = [...byChunk].sort((a, b) => b[1].bm25 - a[1].bm25 || (a[0] < b[0] ? -1 : 1)).slice(0, 50);
-  const withBonus = pool.map(([id, e]) => ({ id, e, score: e.bm25 + proximityBonus(terms, e.positions) }));
-  const scoreAt = (document: string, ordinal: number) => withBonus.find((x) => x.e.at === document && x.e.ordinal === ordinal)?.score ?? 0;
-  return withBonus
-    .map(({ id, e, score }) => ({
-      id,
-      score: score + NEIGHBOUR_WEIGHT * Math.max(scoreAt(e.at, e.ordinal - 1), scoreAt(e.at, e.ordinal + 1)),
-    }))
+  return pool
+    .map(([id, e]) => ({ id, score: e.bm25 + proximityBonus(terms, e.positions) }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
     .slice(0, topK);
 }

@@ -1,4 +1,4 @@
-import { NEIGHBOUR_WEIGHT, proximityBonus, withNeighbourEvidence } from '../../src/retrieval/bm25';
+import { proximityBonus } from '../../src/retrieval/bm25';
 
 const term = (t: string, position: number, idf: number) => ({ term: t, positions: [position], df: 1, idf });
 
@@ -29,33 +29,5 @@ describe('proximity bonus', () => {
 
   it('is zero when a term is missing from the chunk', () => {
     expect(proximityBonus(terms, { password: [10] })).toBe(0);
-  });
-});
-
-describe('neighbour evidence', () => {
-  const passage = (id: string, documentId: string, ordinal: number, score: number) => ({ id, documentId, ordinal, score });
-
-  it('adds NEIGHBOUR_WEIGHT × the better of the scores of the passages just before and after, in the same document only', () => {
-    const out = withNeighbourEvidence([
-      passage('lone', 'd1', 10, 5),
-      passage('mid', 'd2', 4, 4),
-      passage('prev', 'd2', 3, 2),
-      passage('next', 'd2', 5, 3),
-      passage('other', 'd3', 11, 9), // ordinal 11 of another document is not lone's neighbour
-    ]);
-    const score = Object.fromEntries(out.map((r) => [r.id, r.score]));
-    expect(score.lone).toBe(5);
-    expect(score.mid).toBeCloseTo(4 + NEIGHBOUR_WEIGHT * 3);
-    expect(score.prev).toBeCloseTo(2 + NEIGHBOUR_WEIGHT * 4);
-    expect(score.next).toBeCloseTo(3 + NEIGHBOUR_WEIGHT * 4);
-    expect(score.other).toBe(9);
-  });
-
-  it('lets a passage in a section about the question pass a lone match of equal score, and no more than that', () => {
-    const [inSection, , lone] = withNeighbourEvidence([passage('a', 'd', 1, 5), passage('b', 'd', 2, 4), passage('c', 'e', 7, 5)]);
-    expect(inSection.score).toBeGreaterThan(lone.score);
-    // a clearly better lone match keeps its place
-    const [, , strong] = withNeighbourEvidence([passage('a', 'd', 1, 5), passage('b', 'd', 2, 4), passage('c', 'e', 7, 6)]);
-    expect(strong.score).toBeGreaterThan(inSection.score);
   });
 });
