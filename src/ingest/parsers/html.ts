@@ -38,9 +38,96 @@ const BOILERPLATE = [
   'div.header',
 ].map((selector) => ({ selector, format: 'skip' }));
 
+/** The parts of html-to-text's element nodes read here. */
+interface HtmlNode {
+  type: string;
+  name?: string;
+  data?: string;
+  children?: HtmlNode[];
+}
+
+/** Whether a node holds any word outside links (its links' own text aside). */
+function hasTextOutsideLinks(node: HtmlNode): boolean {
+  if (node.type === 'text') return /[\p{L}\p{N}]/u.test(node.data ?? '');
+  if (node.name === 'a') return false;
+  return (node.children ?? []).some(hasTextOutsideLinks);
+}
+
+/** Whether a node holds a link with words. */
+function hasLink(node: HtmlNode): boolean {
+  if (node.name === 'a') return hasTextOutsideLinks({ type: 'tag', children: node.children });
+  return (node.children ?? []).some(hasLink);
+}
+
+/**
+ * A menu or a table of contents: a list of LINK_LIST_ITEMS or more links and no words outside them
+ * (an item may hold none at all, such as a search box).
+ */
+const LINK_LIST_ITEMS = 3;
+
+function isLinkList(elem: HtmlNode): boolean {
+  const items = (elem.children ?? []).filter((c) => c.name === 'li');
+  return items.filter(hasLink).length >= LINK_LIST_ITEMS && !items.some(hasTextOutsideLinks);
+}
+
+/** An ordered list's item number as its `type` writes it (1, a, A, i, I), as html-to-text does. */
+function itemNumber(n: number, type: string | undefined): string {
+  if (type === 'a' || type === 'A') {
+    let out = '';
+    for (let k = n; k > 0; k = Math.floor((k - 1) / 26)) out = String.fromCharCode(((k - 1) % 26) + 97) + out;
+    return type === 'A' ? out.toUpperCase() : out;
+  }
+  if (type === 'i' || type === 'I') {
+    const digits: Array<[number, string]> = [
+      [1000, 'M'],
+      [900, 'CM'],
+      [500, 'D'],
+      [400, 'CD'],
+      [100, 'C'],
+      [90, 'XC'],
+      [50, 'L'],
+      [40, 'XL'],
+      [10, 'X'],
+      [9, 'IX'],
+      [5, 'V'],
+      [4, 'IV'],
+      [1, 'I'],
+    ];
+    let out = '';
+    let k = n;
+    for (const [v, r] of digits) for (; k >= v; k -= v) out += r;
+    return type === 'i' ? out.toLowerCase() : out;
+  }
+  return String(n);
+}
+
 const WITH_FURNITURE: HtmlToTextOptions = {
   wordwrap: false,
   formatters: {
+    // a list made only of links (a site's menu, a page's table of contents) is skipped; any other
+    // list is laid out as html-to-text's own list formatters lay it out
+    list: (elem, walk, builder, options) => {
+      const node = elem as unknown as HtmlNode & { parent?: HtmlNode; attribs?: Record<string, string> };
+      if (options.skipLinkLists && isLinkList(node)) return;
+      const nested = node.parent?.name === 'li';
+      let n = Number(node.attribs?.start ?? '1');
+      const prefix = (): string => (node.name === 'ol' ? ` ${itemNumber(n++, node.attribs?.type)}. ` : ' * ');
+      const items = (node.children ?? []).filter((c) => c.type !== 'text' || /\S/.test(c.data ?? ''));
+      if (!items.length) return;
+      const prefixes = items.map((c) => (c.name === 'li' ? (nested ? prefix().trimStart() : prefix()) : ''));
+      builder.openList({
+        interRowLineBreaks: 1,
+        leadingLineBreaks: nested ? 1 : (options.leadingLineBreaks ?? 2),
+        maxPrefixLength: Math.max(0, ...prefixes.map((p) => p.length)),
+        prefixAlign: 'left',
+      });
+      items.forEach((c, i) => {
+        builder.openListItem({ prefix: prefixes[i] });
+        walk([c as never], builder);
+        builder.closeListItem();
+      });
+      builder.closeList({ trailingLineBreaks: nested ? 1 : (options.trailingLineBreaks ?? 2) });
+    },
     // a heading is a block whose text starts with the heading mark (see paginateWithSections)
     sectionHeading: (elem, walk, builder, options) => {
       builder.openBlock({ leadingLineBreaks: options.leadingLineBreaks ?? 2 });
@@ -57,11 +144,21 @@ const WITH_FURNITURE: HtmlToTextOptions = {
     { selector: 'nav', format: 'skip' },
     { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
     { selector: 'p', options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } },
+    { selector: 'ul', format: 'list' },
+    { selector: 'ol', format: 'list' },
     ...HEADINGS,
   ],
 };
 
-const OPTIONS: HtmlToTextOptions = { ...WITH_FURNITURE, selectors: [...BOILERPLATE, ...WITH_FURNITURE.selectors!] };
+const OPTIONS: HtmlToTextOptions = {
+  ...WITH_FURNITURE,
+  selectors: [
+    ...BOILERPLATE,
+    ...WITH_FURNITURE.selectors!,
+    { selector: 'ul', format: 'list', options: { skipLinkLists: true } },
+    { selector: 'ol', format: 'list', options: { skipLinkLists: true } },
+  ],
+};
 
 /**
  * Counts the nodes and nesting depth of an HTML document with a streaming tokenizer (nothing is

@@ -91,6 +91,21 @@ describe('HTML page furniture', () => {
     expect(htmlToText(html)).toBe(`${HEADING_MARK}Logging\n\nUse handlers to route records.`);
   });
 
+  it("a real page's site menu (Exim's documentation) is dropped: a list of nothing but links", () => {
+    const text = htmlToText(readFileSync(path.join(EVAL_DOCS_DIR, 'exim-acl.html'), 'utf8'));
+    expect(text).not.toMatch(/\* Home\n \* Download/);
+    expect(text).toContain('Access Control Lists (ACLs) are defined in a separate section of the runtime configuration file');
+  });
+
+  it('other lists keep their items, bullets and numbering (1, a, A, i, I)', () => {
+    const html = `<ul><li>Use <a href="#x">tls</a> for mail.</li><li>Plain</li><li><a href="#y">Only a link</a></li></ul>
+      <ol start="3" type="I"><li>Third</li><li>Fourth</li></ol><ol type="a"><li>first</li><li>second</li></ol>
+      <ul><li><a href="a">A</a></li><li><a href="b">B</a></li></ul>`;
+    expect(htmlToText(html)).toBe(
+      ' * Use tls for mail.\n * Plain\n * Only a link\n\n III. Third\n IV.  Fourth\n\n a. first\n b. second\n\n * A\n * B',
+    );
+  });
+
   it('a page whose every word sits in what looks like furniture is read whole rather than lost', () => {
     expect(htmlToText('<body><div class="toc"><p>The whole guide lives in here.</p></div></body>')).toBe('The whole guide lives in here.');
   });
