@@ -46,17 +46,27 @@ interface HtmlNode {
   children?: HtmlNode[];
 }
 
-/** Whether a node holds any word outside links (its links' own text aside). */
+/**
+ * Whether a node holds any word outside links (its links' own text aside), and whether it holds a
+ * link with words. Remembered per node: nested lists would otherwise read their subtrees once per
+ * level of nesting.
+ */
+const textOutside = new WeakMap<HtmlNode, boolean>();
+const linked = new WeakMap<HtmlNode, boolean>();
+
 function hasTextOutsideLinks(node: HtmlNode): boolean {
   if (node.type === 'text') return /[\p{L}\p{N}]/u.test(node.data ?? '');
   if (node.name === 'a') return false;
-  return (node.children ?? []).some(hasTextOutsideLinks);
+  let known = textOutside.get(node);
+  if (known === undefined) textOutside.set(node, (known = (node.children ?? []).some(hasTextOutsideLinks)));
+  return known;
 }
 
-/** Whether a node holds a link with words. */
 function hasLink(node: HtmlNode): boolean {
-  if (node.name === 'a') return hasTextOutsideLinks({ type: 'tag', children: node.children });
-  return (node.children ?? []).some(hasLink);
+  if (node.name === 'a') return (node.children ?? []).some(hasTextOutsideLinks);
+  let known = linked.get(node);
+  if (known === undefined) linked.set(node, (known = (node.children ?? []).some(hasLink)));
+  return known;
 }
 
 /**

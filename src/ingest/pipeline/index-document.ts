@@ -9,8 +9,9 @@ import { IngestError } from '../types';
 /**
  * Bumped when the text analysis changes (chunking, language handling, contextual headers; 3: a
  * PDF's table of contents is left out; 4: headings found in PDFs by type size and in plain text by
- * underlines and numbering, HTML page furniture left out): ready documents indexed with an older
- * version are re-analysed by a background job (see reanalysis.ts).
+ * underlines and numbering, a chapter's own running header, HTML page furniture and link lists, and
+ * text tables of contents left out): ready documents indexed with an older version are re-analysed
+ * by a background job (see reanalysis.ts).
  */
 export const ANALYSIS_VERSION = 4;
 
