@@ -31,3 +31,30 @@ export function isContentsPage(text: string): boolean {
   }
   return entries >= MIN_LINES && entries >= lines * CONTENTS_SHARE;
 }
+
+/** A numbered entry of a table of contents: `2.4. Sidebar`, `    9.1. OpenPGP Configuration`. */
+const CONTENTS_ENTRY = /^\s*(?:\d{1,3}\.)+\d{0,3}\.?\s+\S/;
+/** A block is a table of contents when it has this many lines and most of them are entries (each at most ENTRY_CHARS long). */
+const ENTRY_CHARS = 100;
+const BLOCK_CONTENTS_LINES = 5;
+const BLOCK_CONTENTS_SHARE = 0.8;
+
+/**
+ * Empties the tables of contents a text manual prints at its start and at each chapter's (blocks
+ * of numbered titles with no text): indexed, they match every question about the chapter and are
+ * cited instead of the section they list. The blank lines stay, so nothing else moves.
+ */
+export function dropContentsBlocks(text: string): string {
+  let dropped = false;
+  const blocks = text.split(/(\n[ \t]*\n)/);
+  for (let i = 0; i < blocks.length; i += 2) {
+    const lines = blocks[i].split('\n').filter((l) => l.trim());
+    if (lines.length < BLOCK_CONTENTS_LINES) continue;
+    const entries = lines.filter((l) => l.length <= ENTRY_CHARS && CONTENTS_ENTRY.test(l) && !/[.,;:]$/.test(l.trim())).length;
+    if (entries >= lines.length * BLOCK_CONTENTS_SHARE) {
+      blocks[i] = '';
+      dropped = true;
+    }
+  }
+  return dropped ? blocks.join('') : text;
+}

@@ -5,7 +5,7 @@ import type { PageSource, ParsedPage } from './types';
  * Marks the start of a heading in converted text: a control character, which decodeText removes
  * from input and stripMarks from converters' output before marks are added (one byte, so text
  * with many headings stays a one-byte string). Converters put it before a heading's text;
- * pagesWithSections() turns the marks into each page's `sections` after the page rule has
+ * withSections() turns the marks into each page's `sections` after the page rule has
  * settled every offset.
  */
 export const HEADING_MARK = '\u0001';
@@ -37,11 +37,6 @@ export function withSections(page: ParsedPage): ParsedPage {
 /** pagesOf(), then each page's heading marks become `sections` (see withSections). One page at a time. */
 export function* pagesWithSections(text: string): Generator<ParsedPage> {
   for (const page of pagesOf(text)) yield withSections(page);
-}
-
-/** All the pages of `text` with their sections at once (see pagesWithSections). */
-export function paginateWithSections(text: string): ParsedPage[] {
-  return Array.from(pagesWithSections(text));
 }
 
 /** The pages of converted text with their sections, as a PageSource. */

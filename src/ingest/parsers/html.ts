@@ -138,7 +138,7 @@ const WITH_FURNITURE: HtmlToTextOptions = {
       });
       builder.closeList({ trailingLineBreaks: nested ? 1 : (options.trailingLineBreaks ?? 2) });
     },
-    // a heading is a block whose text starts with the heading mark (see paginateWithSections)
+    // a heading is a block whose text starts with the heading mark (see withSections)
     sectionHeading: (elem, walk, builder, options) => {
       builder.openBlock({ leadingLineBreaks: options.leadingLineBreaks ?? 2 });
       builder.addLiteral(HEADING_MARK);

@@ -45,7 +45,7 @@ export const MARKDOWN_WINDOW_CHARS = 256 * 1024;
 /**
  * Markdown to plain paragraphs with `markdown-it` (a CommonMark parser without backtracking
  * regular expressions): block structure decides the paragraphs, inline markup is dropped and the
- * words kept. Headings start a section (see paginateWithSections); table rows become
+ * words kept. Headings start a section (see withSections); table rows become
  * `cell | cell` lines; code keeps its text. A large file is parsed a piece of whole blocks at a
  * time (markdown-segments.ts), each piece knowing every link reference the file defines.
  */

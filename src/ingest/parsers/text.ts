@@ -1,4 +1,5 @@
 import { pagesOf } from '../paginate';
+import { dropContentsBlocks } from '../contents-pages';
 import { HEADING_MARK, stripMarks, withSections } from '../sections';
 import { IngestError, PageSource } from '../types';
 
@@ -61,32 +62,6 @@ export function markTextHeadings(text: string): string {
     }
   }
   return marked ? lines.join('\n') : text;
-}
-
-/** A numbered entry of a table of contents: `2.4. Sidebar`, `    9.1. OpenPGP Configuration`. */
-const CONTENTS_ENTRY = /^\s*(?:\d{1,3}\.)+\d{0,3}\.?\s+\S/;
-/** A block is a table of contents when it has this many lines and most of them are entries. */
-const CONTENTS_LINES = 5;
-const CONTENTS_SHARE = 0.8;
-
-/**
- * Empties the tables of contents a text manual prints at its start and at each chapter's (blocks
- * of numbered titles with no text): indexed, they match every question about the chapter and are
- * cited instead of the section they list. The blank lines stay, so nothing else moves.
- */
-export function dropContentsBlocks(text: string): string {
-  let dropped = false;
-  const blocks = text.split(/(\n[ \t]*\n)/);
-  for (let i = 0; i < blocks.length; i += 2) {
-    const lines = blocks[i].split('\n').filter((l) => l.trim());
-    if (lines.length < CONTENTS_LINES) continue;
-    const entries = lines.filter((l) => l.length <= HEADING_CHARS && CONTENTS_ENTRY.test(l) && !/[.,;:]$/.test(l.trim())).length;
-    if (entries >= lines.length * CONTENTS_SHARE) {
-      blocks[i] = '';
-      dropped = true;
-    }
-  }
-  return dropped ? blocks.join('') : text;
 }
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../../../src/config';
 import { paginate } from '../../../src/ingest/paginate';
 import { htmlToText } from '../../../src/ingest/parsers/html';
-import { dropContentsBlocks } from '../../../src/ingest/parsers/text';
+import { dropContentsBlocks } from '../../../src/ingest/contents-pages';
 import { layoutPage, PdfTextItem } from '../../../src/ingest/parsers/pdf';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { HEADING_MARK } from '../../../src/ingest/sections';
