@@ -32,6 +32,46 @@ export function isContentsPage(text: string): boolean {
   return entries >= MIN_LINES && entries >= lines * CONTENTS_SHARE;
 }
 
+/**
+ * A back-of-book index set without dot leaders, as LaTeX (makeindex), Sphinx and DocBook with FOP
+ * print it: `grid.edit, 1091, 1118,` / `pg_dump, 2345–2350`, an entry's pages wrapped onto lines of
+ * their own, and group headings (`G`, `∗ algebra`). Its short lines each name a term, so for a
+ * question about that term it outranks the page that explains it; like a contents page it keeps its
+ * place and is not indexed. (An index with leaders, texinfo's, is a contents page above.)
+ *
+ * A page is an index page when at least INDEX_ENTRIES of its lines are entries (a term, then a
+ * list of page numbers) and entries and page-number lines make at least INDEX_SHARE of its
+ * non-empty lines. Only the end of a line is examined (TAIL_CHARS).
+ */
+const INDEX_ENTRIES = 8;
+const INDEX_SHARE = 0.5;
+/** One page reference: arabic, a range of them, or lower-case roman. */
+const PAGE_REF = String.raw`(?:\d{1,5}(?:[–-]\d{1,5})?|[ivxlc]{1,7})`;
+/** A letter, then a comma and page references to the end of the line (a trailing comma: the list goes on). */
+const INDEX_ENTRY = new RegExp(String.raw`\p{L}[^,]*,\s*${PAGE_REF}(?:,\s*${PAGE_REF})*,?$`, 'u');
+/** A line of page references alone: an entry's list wrapped. */
+const INDEX_PAGES = new RegExp(String.raw`^\d{1,5}(?:[–-]\d{1,5})?(?:,\s*${PAGE_REF})*,?$`);
+
+/** Whether a page's text is a back-of-book index without leaders (see above). */
+export function isIndexPage(text: string): boolean {
+  let lines = 0;
+  let entries = 0;
+  let pagesOnly = 0;
+  for (const raw of text.split('\n')) {
+    const line = raw.slice(-TAIL_CHARS).trim();
+    if (!line) continue;
+    lines++;
+    if (INDEX_PAGES.test(line)) pagesOnly++;
+    else if (INDEX_ENTRY.test(line)) entries++;
+  }
+  return entries >= INDEX_ENTRIES && entries + pagesOnly >= lines * INDEX_SHARE;
+}
+
+/** Whether a PDF page is not to be indexed: a table of contents or a back-of-book index. */
+export function isFinderPage(text: string): boolean {
+  return isContentsPage(text) || isIndexPage(text);
+}
+
 /** A numbered entry of a table of contents: `2.4. Sidebar`, `    9.1. OpenPGP Configuration`. */
 const CONTENTS_ENTRY = /^\s*(?:\d{1,3}\.)+\d{0,3}\.?\s+\S/;
 /** A block is a table of contents when it has this many lines and most of them are entries (each at most ENTRY_CHARS long). */

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { LimitError, ParseLimits } from '../limits';
-import { isContentsPage } from '../contents-pages';
+import { isFinderPage } from '../contents-pages';
 import { spoilThread } from './thread-health';
 import { RunningLineFilter } from '../running-lines';
 import { HEADING_MARK, stripMarks, withSections } from '../sections';
@@ -218,8 +218,8 @@ export async function readPdf(
       return items;
     };
     // running headers, footers and page numbers are removed (decided on the first pages), and a
-    // table of contents is not indexed
-    const running = new RunningLineFilter((page) => onPage(isContentsPage(page.text) ? { ...page, text: '' } : withSections(page)));
+    // table of contents or a back-of-book index is not indexed
+    const running = new RunningLineFilter((page) => onPage(isFinderPage(page.text) ? { ...page, text: '' } : withSections(page)));
     let next = 1;
     for (let n = 1; n <= doc.numPages; n++) {
       for (; next <= doc.numPages && next < n + AHEAD; next++) {
