@@ -111,9 +111,65 @@ function itemNumber(n: number, type: string | undefined): string {
   return String(n);
 }
 
+/** The rows of a table (its own, not a nested table's), through thead/tbody/tfoot. */
+function tableRows(node: HtmlNode): HtmlNode[] {
+  return (node.children ?? []).flatMap((c) =>
+    c.name === 'tr' ? [c] : c.name === 'thead' || c.name === 'tbody' || c.name === 'tfoot' ? tableRows(c) : [],
+  );
+}
+
+/** Elements that make a table a page layout rather than data: its cells hold headings or tables. */
+const LAYOUT_INSIDE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table']);
+const holdsLayout = (node: HtmlNode): boolean =>
+  (node.children ?? []).some((c) => (c.name !== undefined && LAYOUT_INSIDE.has(c.name)) || holdsLayout(c));
+
+/**
+ * A table laid out as a page (headings or tables inside its cells, or one column only) rather
+ * than a table of data: its cells are read as blocks, one after another.
+ */
+function isLayoutTable(rows: HtmlNode[]): boolean {
+  const cells = rows.map((tr) => (tr.children ?? []).filter((c) => c.name === 'td' || c.name === 'th'));
+  return cells.every((row) => row.length <= 1) || cells.some((row) => row.some(holdsLayout));
+}
+
+/** A cell's text on one line: a wrapped or multi-paragraph cell (or a nested table) is joined with spaces. */
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').trim();
+
 const WITH_FURNITURE: HtmlToTextOptions = {
   wordwrap: false,
   formatters: {
+    // A table is read row by row, as Markdown tables are (markdown.ts): each row one paragraph of
+    // its cells joined by " | ". (html-to-text's grid wraps a long cell onto several lines with the
+    // other columns' text between them, so its sentences and phrases were cut apart.)
+    rowTable: (elem, walk, builder, options) => {
+      const rows = tableRows(elem);
+      if (isLayoutTable(rows)) {
+        builder.openBlock({ leadingLineBreaks: options.leadingLineBreaks ?? 2 });
+        for (const tr of rows) walk((tr.children ?? []) as never, builder);
+        builder.closeBlock({ trailingLineBreaks: options.trailingLineBreaks ?? 2 });
+        return;
+      }
+      builder.openTable();
+      for (const tr of rows) {
+        builder.openTableRow();
+        for (const cell of tr.children ?? []) {
+          if (cell.name !== 'td' && cell.name !== 'th') continue;
+          builder.openTableCell();
+          walk((cell.children ?? []) as never, builder);
+          builder.closeTableCell();
+        }
+        builder.closeTableRow();
+      }
+      builder.closeTable({
+        tableToString: (rows) =>
+          rows
+            .map((cells) => cells.map((c) => oneLine(c.text)).filter(Boolean).join(' | '))
+            .filter(Boolean)
+            .join('\n\n'),
+        leadingLineBreaks: options.leadingLineBreaks ?? 2,
+        trailingLineBreaks: options.trailingLineBreaks ?? 2,
+      });
+    },
     // a list made only of links (a site's menu, a page's table of contents) is skipped; any other
     // list is laid out as html-to-text's own list formatters lay it out
     list: (elem, walk, builder, options) => {
@@ -152,7 +208,9 @@ const WITH_FURNITURE: HtmlToTextOptions = {
     { selector: 'script', format: 'skip' },
     { selector: 'style', format: 'skip' },
     { selector: 'nav', format: 'skip' },
-    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    { selector: 'table', format: 'rowTable' },
+    { selector: 'td', format: 'block' },
+    { selector: 'th', format: 'block' },
     { selector: 'p', options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } },
     { selector: 'ul', format: 'list' },
     { selector: 'ol', format: 'list' },

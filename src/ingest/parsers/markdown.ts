@@ -45,8 +45,8 @@ export const MARKDOWN_WINDOW_CHARS = 256 * 1024;
 /**
  * Markdown to plain paragraphs with `markdown-it` (a CommonMark parser without backtracking
  * regular expressions): block structure decides the paragraphs, inline markup is dropped and the
- * words kept. Headings start a section (see withSections); table rows become
- * `cell | cell` lines; code keeps its text. A large file is parsed a piece of whole blocks at a
+ * words kept. Headings start a section (see withSections); each table row becomes a paragraph of
+ * `cell | cell` (as in HTML, html.ts); code keeps its text. A large file is parsed a piece of whole blocks at a
  * time (markdown-segments.ts), each piece knowing every link reference the file defines.
  */
 export function markdownToText(source: string, windowChars = MARKDOWN_WINDOW_CHARS): string {
@@ -151,7 +151,7 @@ function blockReader(emit: (text: string, tight?: boolean) => void): (tokens: To
           break;
         case 'table_close':
           inTable = false;
-          emit(tableRows.join('\n'));
+          emit(tableRows.join('\n\n'));
           break;
       }
     }

@@ -111,6 +111,32 @@ describe('HTML page furniture', () => {
   });
 });
 
+describe('tables', () => {
+  it("a data table is read row by row: each row one line of its cells, a long cell's sentence whole", () => {
+    const description = 'Computes the absolute value of the argument, which must be of a numeric type; the result has the same type as the argument.';
+    const html = `<table><thead><tr><th>Function</th><th>Description</th><th>Example</th></tr></thead><tbody>
+      <tr><td><p>abs ( numeric_type )</p></td><td><p>${description}</p></td><td><code>abs(-17.4)</code></td></tr>
+      <tr><td>cbrt</td><td>Cube root.</td><td></td></tr></tbody></table><p>After.</p>`;
+    expect(htmlToText(html).split('\n\n')).toEqual([
+      'Function | Description | Example',
+      `abs ( numeric_type ) | ${description} | abs(-17.4)`,
+      'cbrt | Cube root.',
+      'After.',
+    ]);
+  });
+
+  it("a real page's table (Exim's ACL options): each option and its use on one line", () => {
+    const text = htmlToText(readFileSync(path.join(EVAL_DOCS_DIR, 'exim-acl.html'), 'utf8'));
+    expect(text).toContain('\n\nacl_smtp_rcpt | ACL for RCPT\n\n');
+    expect(text).toContain('\n\nacl_smtp_data_prdr | ACL for each recipient, after DATA is complete\n\n');
+  });
+
+  it('a table used to lay out a page (headings or tables in its cells, or one column) is read as blocks: its headings stay sections', () => {
+    const html = '<table><tr><td><h2>Install</h2><p>Run the installer.</p></td><td><p>Sidebar note.</p></td></tr></table><table><tr><td>Only</td></tr><tr><td>Column</td></tr></table>';
+    expect(htmlToText(html).split('\n\n')).toEqual([`${HEADING_MARK}Install`, 'Run the installer.', 'Sidebar note.', 'Only', 'Column']);
+  });
+});
+
 describe('plain-text headings', () => {
   const fixture = (name: string) => readFileSync(path.join(__dirname, '../../fixtures/text', name));
   const titles = async (buf: Buffer) => (await pool.parse('text', buf)).flatMap((p) => (p.sections ?? []).map((s) => s.title));

@@ -171,7 +171,7 @@ describe('Markdown', () => {
     const md =
       '| Plan | Price |\n|---|---|\n| Basic | 10 |\n\n```\nrun --fast\n```\n\n<div class="x">Hidden <b>not</b></div>\n\n![diagram](d.png) and <span>inline</span> [ref][1]\n\n[1]: https://x.example';
     const text = markdownToText(md);
-    expect(text).toBe('Plan | Price\nBasic | 10\n\nrun --fast\n\nHidden not\n\ndiagram and inline ref');
+    expect(text).toBe('Plan | Price\n\nBasic | 10\n\nrun --fast\n\nHidden not\n\ndiagram and inline ref');
   });
 });
 
