@@ -182,9 +182,11 @@ function sectionsOf(units: Unit[], text: string, paras: Paragraph[]): { section?
     titles.push(title);
     length += title.length + 1;
   };
-  add(paras[units[0].para].section);
+  // a section's title may hold its trail (see HeadingTrail): a title shared by several is indexed once
+  const addAll = (section: string | undefined): void => section?.split('\n').forEach(add);
+  addAll(paras[units[0].para].section);
   for (const para of new Set(units.map((u) => u.para))) {
-    if (para !== units[0].para) add(paras[para].section);
+    if (para !== units[0].para) addAll(paras[para].section);
     for (const entry of paras[para].entries) if (text.includes(entry.replace(/\s+/g, ' '))) add(entry);
   }
   return titles.length ? { section: titles.join('\n') } : {};

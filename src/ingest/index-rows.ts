@@ -1,6 +1,7 @@
 import { analyseText, cjkVectorLiteral, detectLanguage } from './analysis';
 import { ChunkDraft, chunkPages, closesParagraphs } from './chunker';
 import { LimitError } from './limits';
+import { HeadingTrail } from './sections';
 import type { ParsedPage } from './types';
 
 /**
@@ -88,6 +89,8 @@ export function stagedRow(c: ChunkDraft, title: string | undefined): StagedRow {
  */
 export class RowBuilder {
   private pending: ParsedPage[] = [];
+  /** Each heading gets the titles of the sections it lies in (see HeadingTrail). */
+  private readonly trail = new HeadingTrail();
   private nextOrdinal = 0;
   private section: string | undefined;
   private decided = false;
@@ -104,6 +107,7 @@ export class RowBuilder {
   ) {}
 
   push(page: ParsedPage): void {
+    page = this.trail.apply(page);
     this.pending.push(page);
     if (this.pending.length >= BATCH_PAGES && closesParagraphs(page)) this.flush();
   }

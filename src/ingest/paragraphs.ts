@@ -52,7 +52,9 @@ function entryTerms(paragraph: string): string[] {
  */
 export function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
   const out: Paragraph[] = [];
-  let section: string | undefined;
+  /** The heading in force (with its trail, see HeadingTrail), and the entry term in force under it. */
+  let heading: string | undefined;
+  let entry: string | undefined;
   for (const page of pages) {
     const raw = splitParagraphs(page.text);
     let cursor = 0;
@@ -62,12 +64,15 @@ export function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
       const at = page.text.indexOf(r, cursor);
       cursor = at < 0 ? cursor : at + r.length;
       // a heading counts from the paragraph it starts in (it may not start exactly at a paragraph)
-      while (h < headings.length && headings[h].offset < cursor) section = headings[h++].title.replace(/\s+/g, ' ').trim() || section;
+      for (; h < headings.length && headings[h].offset < cursor; h++) {
+        const title = headings[h].title.replace(/[^\S\n]+/g, ' ').trim();
+        if (title) [heading, entry] = [title, undefined];
+      }
       // entry terms inside the paragraph (see ENTRY_TERM) are headings of it; the last one is in
-      // force for the paragraphs after it
+      // force, under the heading, for the paragraphs after it
       const entries = entryTerms(r);
-      const inForce = section;
-      if (entries.length) section = entries[entries.length - 1];
+      const inForce = [heading, entry].filter(Boolean).join('\n') || undefined;
+      if (entries.length) entry = entries[entries.length - 1];
       return { inForce, entries };
     });
     const paras = raw

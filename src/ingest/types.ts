@@ -7,8 +7,12 @@ export interface ParsedPage {
   /** 1-based, as the reader of the original file would count it. */
   pageNumber: number;
   text: string;
-  /** Headings (Markdown, HTML, DOCX): each starts at character `offset` of `text`. */
-  sections?: Array<{ offset: number; title: string }>;
+  /**
+   * Headings: each starts at character `offset` of `text`. `level` (1 outermost) where the format
+   * tells it; none where it does not (a PDF's). Once HeadingTrail has seen the pages, `title` holds
+   * the titles of the sections it lies in too, outermost first, one per line.
+   */
+  sections?: Array<{ offset: number; title: string; level?: number }>;
 }
 
 /** Called as pages are read: `pagesTotal` is known up front for PDFs, at the end for the rest. */

@@ -1,7 +1,7 @@
 import { convert, HtmlToTextOptions } from 'html-to-text';
 import { Parser } from 'htmlparser2';
 import { LimitError, ParseLimits } from '../limits';
-import { HEADING_MARK, sectionedPages, stripMarks } from '../sections';
+import { headingMark, sectionedPages, stripMarks } from '../sections';
 import type { PageSource } from '../types';
 import { decodeText } from './text';
 
@@ -197,7 +197,7 @@ const WITH_FURNITURE: HtmlToTextOptions = {
     // a heading is a block whose text starts with the heading mark (see withSections)
     sectionHeading: (elem, walk, builder, options) => {
       builder.openBlock({ leadingLineBreaks: options.leadingLineBreaks ?? 2 });
-      builder.addLiteral(HEADING_MARK);
+      builder.addLiteral(headingMark(Number((elem as unknown as HtmlNode).name?.slice(1)) || 0));
       walk(elem.children, builder);
       builder.closeBlock({ trailingLineBreaks: options.trailingLineBreaks ?? 2 });
     },

@@ -1,6 +1,6 @@
 import MarkdownIt from 'markdown-it';
 import { Parser } from 'htmlparser2';
-import { HEADING_MARK, sectionedPages, stripMarks } from '../sections';
+import { headingMark, sectionedPages, stripMarks } from '../sections';
 import type { PageSource } from '../types';
 import { markdownPieces, referenceDefinitions } from './markdown-segments';
 import { decodeText } from './text';
@@ -88,7 +88,8 @@ function blockReader(emit: (text: string, tight?: boolean) => void): (tokens: To
   let cells: string[] = [];
   let inTable = false;
   let tableRows: string[] = [];
-  let heading = false;
+  /** The level of the heading being read (h1 → 1); false outside headings. */
+  let heading: number | false = false;
   /** Open lists: bullet or next number, and whether the list is tight (items joined by line breaks). */
   const lists: Array<{ bullet: string | null; next: number; tight: boolean; items: number }> = [];
   /** The marker owed to the next block of the current list item ('- ', '3. '). */
@@ -98,7 +99,7 @@ function blockReader(emit: (text: string, tight?: boolean) => void): (tokens: To
     for (const t of tokens) {
       switch (t.type) {
         case 'heading_open':
-          heading = true;
+          heading = Number(t.tag.slice(1)) || 0;
           break;
         case 'heading_close':
           heading = false;
@@ -106,7 +107,7 @@ function blockReader(emit: (text: string, tight?: boolean) => void): (tokens: To
         case 'inline': {
           const text = inlineText(t.children);
           if (inTable) cells.push(text.trim());
-          else if (heading) emit(HEADING_MARK + text.replace(/\n/g, ' '));
+          else if (heading !== false) emit(headingMark(heading) + text.replace(/\n/g, ' '));
           else {
             const list = lists[lists.length - 1];
             const indent = '  '.repeat(Math.max(0, lists.length - 1));

@@ -3,7 +3,7 @@ import { LimitError, ParseLimits } from '../limits';
 import { isFinderPage } from '../contents-pages';
 import { spoilThread } from './thread-health';
 import { RunningLineFilter } from '../running-lines';
-import { HEADING_MARK, stripMarks, withSections } from '../sections';
+import { headingMark, stripMarks, withSections } from '../sections';
 import { IngestError, ParsedPage } from '../types';
 
 /** One positioned piece of text as pdf.js reports it (transform[4], transform[5] = x, y). */
@@ -94,7 +94,7 @@ export function layoutPage(items: PdfTextItem[]): string {
         out[out.length - 1] = before.slice(0, -1); // re-join "docu-" + "ment"
       else out.push('\n');
     }
-    out.push(heading[i] && !continuesHeading ? HEADING_MARK + text : text);
+    out.push(heading[i] && !continuesHeading ? headingMark() + text : text);
     prev = l;
     prevHeading = heading[i];
   });

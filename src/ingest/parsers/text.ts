@@ -1,6 +1,6 @@
 import { pagesOf } from '../paginate';
 import { dropContentsBlocks } from '../contents-pages';
-import { HEADING_MARK, stripMarks, withSections } from '../sections';
+import { headingMark, stripMarks, withSections } from '../sections';
 import { IngestError, PageSource } from '../types';
 
 /**
@@ -38,6 +38,10 @@ const NUMBERED_HEADING =
   /^(?:(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+\.?|(?:Chapter|Appendix|Part)\s+(?:\d{1,3}|[IVXLC]{1,6}|[A-Z])\.?:?)\s+[\p{L}\p{N}"'`<(]/u;
 /** A line that underlines the one above it (`=====`, `-----`, `~~~~~`, box drawing). */
 const UNDERLINE = /^([=\-~^*#+_.─━═])\1{2,}$/;
+/** A heading's level from its underline: `=` (or `#`, `*`, `═`, `━`) 1, `-` (or `─`) 2, others 3. */
+const underlineLevel = (underline: string): number => ('=#*═━'.includes(underline[0]) ? 1 : '-─'.includes(underline[0]) ? 2 : 3);
+/** A numbered heading's level: Chapter/Appendix/Part 1, `4.2.` 2, `3.2.5` 3. */
+const numberedLevel = (line: string): number => (/^(?:Chapter|Appendix|Part)\b/.test(line) ? 1 : (line.split(/\s/)[0].match(/\d+|^[A-Z]/g)?.length ?? 0));
 /** Longer lines are prose, not headings. */
 const HEADING_CHARS = 100;
 
@@ -57,7 +61,7 @@ export function markTextHeadings(text: string): string {
     const underlined = UNDERLINE.test(next) && Math.abs(next.length - line.length) <= Math.max(3, line.length * 0.3);
     const alone = (i === 0 || !lines[i - 1].trim()) && (!next || underlined);
     if (underlined || (alone && NUMBERED_HEADING.test(line) && !/[.,;:]$/.test(line.replace(/^\S+\s+/, '')))) {
-      lines[i] = HEADING_MARK + lines[i];
+      lines[i] = headingMark(underlined ? underlineLevel(next) : numberedLevel(line)) + lines[i];
       marked = true;
     }
   }

@@ -6,7 +6,7 @@ import { htmlToText } from '../../../src/ingest/parsers/html';
 import { dropContentsBlocks } from '../../../src/ingest/contents-pages';
 import { layoutPage, PdfTextItem } from '../../../src/ingest/parsers/pdf';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
-import { HEADING_MARK } from '../../../src/ingest/sections';
+import { HEADING_MARK, headingMark } from '../../../src/ingest/sections';
 import { EVAL_DOCS_DIR } from '../../support/eval/corpus';
 
 /**
@@ -32,9 +32,9 @@ describe('PDF headings', () => {
       body(580),
     ]);
     expect(text.split('\n\n')).toEqual([
-      `${HEADING_MARK}2.1 Installing the package`,
+      `${headingMark()}2.1 Installing the package`,
       [body(0).str, body(0).str, body(0).str].join('\n'),
-      `${HEADING_MARK}2.2 Next`,
+      `${headingMark()}2.2 Next`,
       body(0).str,
     ]);
   });
@@ -78,7 +78,7 @@ describe('HTML page furniture', () => {
   it('a real DocBook page (Linux-PAM guide): the navigation naming the neighbouring pages is dropped, the text and headings stay', () => {
     const text = htmlToText(readFileSync(path.join(__dirname, '../../fixtures/html/sag-pam_unix.html'), 'utf8'));
     // (DocBook puts a no-break space after a section's number)
-    expect(text).toMatch(new RegExp(`${HEADING_MARK}6\\.34\\.1\\.\\sDESCRIPTION`));
+    expect(text).toMatch(new RegExp(`${headingMark(3)}6\\.34\\.1\\.\\sDESCRIPTION`));
     expect(text).toContain('This is the standard Unix authentication module.');
     expect(text).not.toMatch(/pam_umask|pam_userdb|\bPrev\b|\bNext\b|\bHome\b/);
   });
@@ -88,7 +88,7 @@ describe('HTML page furniture', () => {
       <div class="document"><div class="body"><h1>Logging<a class="headerlink" href="#l">¶</a></h1><p>Use <a href="h.html">handlers</a> to route records.</p></div></div>
       <div class="sphinxsidebar"><h3>Table of Contents</h3><p>Previous topic</p></div><div role="search"><form><input name="q"><button>Go</button></form></div>
       <div class="footer">© Copyright the authors.</div></body>`;
-    expect(htmlToText(html)).toBe(`${HEADING_MARK}Logging\n\nUse handlers to route records.`);
+    expect(htmlToText(html)).toBe(`${headingMark(1)}Logging\n\nUse handlers to route records.`);
   });
 
   it("a real page's site menu (Exim's documentation) is dropped: a list of nothing but links", () => {
@@ -133,7 +133,7 @@ describe('tables', () => {
 
   it('a table used to lay out a page (headings or tables in its cells, or one column) is read as blocks: its headings stay sections', () => {
     const html = '<table><tr><td><h2>Install</h2><p>Run the installer.</p></td><td><p>Sidebar note.</p></td></tr></table><table><tr><td>Only</td></tr><tr><td>Column</td></tr></table>';
-    expect(htmlToText(html).split('\n\n')).toEqual([`${HEADING_MARK}Install`, 'Run the installer.', 'Sidebar note.', 'Only', 'Column']);
+    expect(htmlToText(html).split('\n\n')).toEqual([`${headingMark(2)}Install`, 'Run the installer.', 'Sidebar note.', 'Only', 'Column']);
   });
 });
 

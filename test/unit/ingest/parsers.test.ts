@@ -126,9 +126,9 @@ describe('DOCX (mammoth)', () => {
       {
         pageNumber: 1,
         text: 'Travel policy\n\nEconomy class is required for flights under six hours.',
-        sections: [{ offset: 0, title: 'Travel policy' }],
+        sections: [{ offset: 0, title: 'Travel policy', level: 1 }],
       },
-      { pageNumber: 2, text: 'Meals\n\nThe daily meal allowance is 45 euros.', sections: [{ offset: 0, title: 'Meals' }] },
+      { pageNumber: 2, text: 'Meals\n\nThe daily meal allowance is 45 euros.', sections: [{ offset: 0, title: 'Meals', level: 2 }] },
     ]);
   });
 
@@ -162,8 +162,8 @@ describe('Markdown', () => {
       'Onboarding\n\nRead the handbook and the security guide.\n\n- item one\n- item two\n\nDay two\n\nMeet the team.',
     );
     expect(page.sections).toEqual([
-      { offset: 0, title: 'Onboarding' },
-      { offset: page.text.indexOf('Day two'), title: 'Day two' },
+      { offset: 0, title: 'Onboarding', level: 1 },
+      { offset: page.text.indexOf('Day two'), title: 'Day two', level: 2 },
     ]);
   });
 

@@ -1,7 +1,17 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../../src/config';
 import { expandIdentifiers, identifierParts } from '../../../src/ingest/analysis';
 import { chunkPages } from '../../../src/ingest/chunker';
+import { RowBuilder, StagedRow } from '../../../src/ingest/index-rows';
+import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { RunningLineFilter } from '../../../src/ingest/running-lines';
+import { HeadingTrail } from '../../../src/ingest/sections';
 import type { ParsedPage } from '../../../src/ingest/types';
+
+const config = loadConfig({ JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'test' });
+const pool = new ParserPool(config.parseLimits, config.parserPool);
+afterAll(() => pool.destroy());
 
 describe('identifiers are indexed whole and by their parts', () => {
   it.each([
@@ -88,5 +98,55 @@ describe('reference entries are headings', () => {
     const [chunk] = chunkPages([{ pageNumber: 1, text }]);
     // a term inside a wrapped sentence (followed by lower case) is not an entry
     expect(chunk.section?.split('\n')).toEqual(['OPTIONS', 'NAutoVTs=', '-o, --output=FILE']);
+  });
+});
+
+describe('heading trails', () => {
+  const page = (pageNumber: number, sections: Array<{ title: string; level?: number }>): ParsedPage => ({
+    pageNumber,
+    text: sections.map((s) => `${s.title}\n\nBody under ${s.title}.`).join('\n\n'),
+    sections: sections.map((s, i) => ({ offset: i * 10, ...s })),
+  });
+
+  it('a heading carries the titles of the sections it lies in, across pages; a heading of unknown level starts afresh', () => {
+    const trail = new HeadingTrail();
+    const titles = [
+      page(1, [{ title: '5 Data Definition', level: 1 }, { title: '5.4 Constraints', level: 2 }]),
+      page(2, [{ title: '5.4.1 Check Constraints', level: 3 }, { title: '5.4.2 Not-Null', level: 3 }, { title: '5.5 Columns', level: 2 }]),
+      page(3, [{ title: 'Printed heading' }, { title: 'Appendix', level: 1 }]),
+    ].flatMap((p) => (trail.apply(p).sections ?? []).map((s) => s.title));
+    expect(titles).toEqual([
+      '5 Data Definition',
+      '5 Data Definition\n5.4 Constraints',
+      '5 Data Definition\n5.4 Constraints\n5.4.1 Check Constraints',
+      '5 Data Definition\n5.4 Constraints\n5.4.2 Not-Null',
+      '5 Data Definition\n5.5 Columns',
+      'Printed heading',
+      'Appendix',
+    ]);
+  });
+
+  it('keeps at most 300 characters of a trail, dropping the outermost titles first', () => {
+    const long = 'word '.repeat(50).trim();
+    const [, , third] = new HeadingTrail().apply(page(1, [{ title: `A ${long}`, level: 1 }, { title: `B ${long}`, level: 2 }, { title: 'C', level: 3 }])).sections!;
+    expect(third.title).toBe(`B ${long}\nC`);
+  });
+
+  it('a real DocBook page (Linux-PAM guide): each subsection is indexed under its module section', async () => {
+    const pages = await pool.parse('html', readFileSync(path.join(__dirname, '../../fixtures/html/sag-pam_unix.html')));
+    const rows: StagedRow[] = [];
+    const builder = new RowBuilder({ title: 'sag-pam_unix', statedLanguage: 'en' }, 10_000, (m) => {
+      if (m.type === 'rows') rows.push(...(JSON.parse(m.json) as StagedRow[]));
+    });
+    pages.forEach((p) => builder.push(p));
+    builder.finish();
+    const options = rows.find((r) => r.t.includes('remember=n'))!;
+    expect(options.h.split('\n')).toEqual(expect.arrayContaining(['sag-pam_unix', '6.34. pam_unix - traditional password authentication', '6.34.2. OPTIONS']));
+  });
+
+  it('an entry term is in force under the heading it follows', () => {
+    const text = 'OPTIONS\n\nNAutoVTs=\nTakes a positive integer.\n\nMore about it.';
+    const chunks = chunkPages([{ pageNumber: 1, text, sections: [{ offset: 0, title: 'logind.conf\nOPTIONS', level: 2 }] }]);
+    expect(chunks[0].section?.split('\n')).toEqual(['logind.conf', 'OPTIONS', 'NAutoVTs=']);
   });
 });
