@@ -32,9 +32,9 @@ describe('PDF headings', () => {
       body(580),
     ]);
     expect(text.split('\n\n')).toEqual([
-      `${headingMark()}2.1 Installing the package`,
+      `${headingMark(2)}2.1 Installing the package`,
       [body(0).str, body(0).str, body(0).str].join('\n'),
-      `${headingMark()}2.2 Next`,
+      `${headingMark(2)}2.2 Next`,
       body(0).str,
     ]);
   });
@@ -53,6 +53,14 @@ describe('PDF headings', () => {
       '1.5 What is the difference between Debian GNU/Linux and other Linux distributions? Why should I choose Debian over some other distribution?',
     );
     expect(titles(40)).toEqual(['7.12 How do I put a package on hold?', '7.13 How do I install a source package?']);
+    // levels by type size: the chapter's label and title 1, sections 2, subsections 3
+    expect(faq[8].sections?.map((s) => s.level)).toEqual([1, 1, 2, 2]);
+    expect(faq[14].sections?.map((s) => [s.title.slice(0, 5), s.level])).toEqual([
+      ['Chapt', 1],
+      ['Choos', 1],
+      ['3.1 W', 2],
+      ['3.1.1', 3],
+    ]);
     // each section's offset is where its title starts in the page's text, and no mark is left behind
     for (const page of faq) {
       expect(page.text).not.toContain(HEADING_MARK);
@@ -70,7 +78,8 @@ describe("a PDF's chapter headers", () => {
     // (the appendices' headers are on a few pages only: they recur on nearby pages)
     expect(pages.filter((p) => p.text.split('\n').some((l) => header.test(l))).map((p) => p.pageNumber)).toEqual([]);
     expect(pages[98].text.startsWith('R accepts the following command-line options.')).toBe(true);
-    expect(pages[14].sections?.[0]).toEqual({ offset: 0, title: '2.2 Vector arithmetic' });
+    expect(pages[14].sections?.[0]).toEqual({ offset: 0, title: '2.2 Vector arithmetic', level: 2 });
+    expect(pages[7].sections?.map((s) => s.level)).toEqual([1, 2, 2, 2]); // "1 Introduction and preliminaries", 1.1–1.3
   });
 });
 
