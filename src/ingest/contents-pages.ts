@@ -80,14 +80,51 @@ const BLOCK_CONTENTS_LINES = 5;
 const BLOCK_CONTENTS_SHARE = 0.8;
 
 /**
+ * A texinfo menu entry as Info files and `makeinfo --plaintext` print them: `* Overview::`, with a
+ * description or not; `* sed: (sed).  Stream EDitor.`; and an index entry, `* -e, example:
+ * Overview.  (line 46)`, whose `(line N)` may wrap onto a line of its own. These are unmistakable
+ * (MENU_ENTRY); `* term: Node name.` (MENU_ENTRY_LIKE) counts only beside them. A long description
+ * wraps onto lines indented far (MENU_CONTINUATION); a menu may group its entries under labels
+ * (MENU_LABEL).
+ */
+const MENU_ENTRY = /^\* (?:[^:\n]{1,80}::|[^:\n]{1,80}: +\([^)\s]{1,40}\)|.{1,160}\(line +\d{1,6}\) *$)/;
+const MENU_ENTRY_LIKE = /^\* .{1,100}?: +[^:\n]{1,100}\. *$/;
+const MENU_CONTINUATION = /^ {16,}\S/;
+const MENU_LABEL = /^[^*\s].{0,60}:$/;
+/** An Info node's header line, naming the nodes around it: `File: sed.info,  Node: Overview,  Next: …,  Up: …`. */
+const INFO_NODE_LINE = /^File: [^\s,]{1,100}, +Node: /;
+/**
+ * What is not the manual's text in a texinfo manual's text forms: node header lines, the `* Menu:`
+ * line, an index's `[index]` tag, the directory entry's and the tag table's lines.
+ */
+const INFO_LINE = /^(?:\* Menu:|\[index\]|INFO-DIR-SECTION .{1,100}|START-INFO-DIR-ENTRY|END-INFO-DIR-ENTRY|Tag Table:|End Tag Table|(?:Node|Ref): .{1,200}\d)\s*$/;
+/** Whether a block holds a line that can be a menu entry or one of INFO_LINE's (the rest are not read line by line). */
+const MAY_HOLD_INFO = /(?:^|\n)(?:File: |\* |\[index\]|INFO-DIR-SECTION |START-INFO-DIR-ENTRY|END-INFO-DIR-ENTRY|Tag Table:)/;
+const isInfoFurniture = (line: string): boolean => INFO_NODE_LINE.test(line) || INFO_LINE.test(line);
+
+/**
  * Empties the tables of contents a text manual prints at its start and at each chapter's (blocks
- * of numbered titles with no text): indexed, they match every question about the chapter and are
- * cited instead of the section they list. The blank lines stay, so nothing else moves.
+ * of numbered titles with no text), and a texinfo manual's menus, indexes and node header lines:
+ * indexed, they match every question about the sections they name and are cited instead of them.
+ * The blank lines stay, so nothing else moves.
  */
 export function dropContentsBlocks(text: string): string {
   let dropped = false;
   const blocks = text.split(/(\n[ \t]*\n)/);
   for (let i = 0; i < blocks.length; i += 2) {
+    if (MAY_HOLD_INFO.test(blocks[i])) {
+      const all = blocks[i].split('\n');
+      const kept = all.filter((l) => !isInfoFurniture(l));
+      // a block of nothing but menu entries (a menu, or an index's entries) goes whole
+      const menu =
+        kept.some((l) => MENU_ENTRY.test(l)) &&
+        kept.every((l) => MENU_ENTRY.test(l) || MENU_ENTRY_LIKE.test(l) || MENU_CONTINUATION.test(l) || MENU_LABEL.test(l));
+      if (menu || kept.length < all.length) {
+        blocks[i] = menu ? '' : kept.join('\n');
+        dropped = true;
+        continue;
+      }
+    }
     const lines = blocks[i].split('\n').filter((l) => l.trim());
     if (lines.length < BLOCK_CONTENTS_LINES) continue;
     const entries = lines.filter((l) => l.length <= ENTRY_CHARS && CONTENTS_ENTRY.test(l) && !/[.,;:]$/.test(l.trim())).length;

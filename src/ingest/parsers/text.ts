@@ -23,9 +23,10 @@ export function decodeText(buf: Buffer): string {
     }
   }
   // control characters other than tab, newline, carriage return and form feed mean binary data
+  // (and the unit separator that starts each node of an Info manual)
   const sample = text.slice(0, 65536);
   // eslint-disable-next-line no-control-regex -- counts control characters on purpose to detect binary content
-  const controls = sample.match(/[\u0000-\u0008\u000e-\u001f]/g)?.length ?? 0;
+  const controls = sample.match(/[\u0000-\u0008\u000e-\u001e]/g)?.length ?? 0;
   if (controls > 0 && controls / Math.max(1, sample.length) > 0.001) {
     throw new IngestError('the file is not readable text (binary content)');
   }
@@ -38,8 +39,12 @@ const NUMBERED_HEADING =
   /^(?:(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+\.?|(?:Chapter|Appendix|Part)\s+(?:\d{1,3}|[IVXLC]{1,6}|[A-Z])\.?:?)\s+[\p{L}\p{N}"'`<(]/u;
 /** A line that underlines the one above it (`=====`, `-----`, `~~~~~`, box drawing). */
 const UNDERLINE = /^([=\-~^*#+_.─━═])\1{2,}$/;
-/** A heading's level from its underline: `=` (or `#`, `*`, `═`, `━`) 1, `-` (or `─`) 2, others 3. */
-const underlineLevel = (underline: string): number => ('=#*═━'.includes(underline[0]) ? 1 : '-─'.includes(underline[0]) ? 2 : 3);
+/**
+ * A heading's level from its underline, outermost first: `*` (texinfo's chapters; or `#`, `═`,
+ * `━`) 1, `=` 2, `-` (or `─`) 3, others (texinfo's `.`, `~`, `^`) 4. Only their order matters.
+ */
+const underlineLevel = (underline: string): number =>
+  '*#═━'.includes(underline[0]) ? 1 : underline[0] === '=' ? 2 : '-─'.includes(underline[0]) ? 3 : 4;
 /** A numbered heading's level: Chapter/Appendix/Part 1, `4.2.` 2, `3.2.5` 3. */
 const numberedLevel = (line: string): number => (/^(?:Chapter|Appendix|Part)\b/.test(line) ? 1 : (line.split(/\s/)[0].match(/\d+|^[A-Z]/g)?.length ?? 0));
 /** Longer lines are prose, not headings. */

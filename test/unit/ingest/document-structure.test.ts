@@ -146,6 +146,33 @@ describe('tables', () => {
   });
 });
 
+describe('texinfo manuals in Info form', () => {
+  it("a real Info manual (GNU sed): node header lines, menus, the index and the tag table are not indexed; chapters and sections are, with their levels", async () => {
+    const pages = await pool.parse('text', readFileSync(path.join(__dirname, '../../fixtures/text/sed-info-excerpt.txt')));
+    const text = pages.map((p) => p.text).join('\n');
+    // the nodes around each node, the menus and index entries naming other nodes, the tag table
+    expect(text).not.toMatch(/^File: sed\.info|^\* Menu:|^\* Introduction::|^\* Overview::|Command-Line Options\.\s+\(line|^Node: |\[index\]|INFO-DIR/m);
+    // the text stays
+    expect(text).toContain('‘sed’ is a stream editor.  A stream editor is used to perform basic text');
+    expect(text).toContain('This is a general index of all issues discussed in this manual');
+    expect(pages.flatMap((p) => (p.sections ?? []).map((s) => [s.title, s.level]))).toEqual([
+      ['GNU ‘sed’', 1],
+      ['1 Introduction', 1],
+      ['2 Running sed', 1],
+      ['2.1 Overview', 2],
+      ['Concept Index', 1],
+    ]);
+    // the index's page keeps its place, empty
+    expect(pages.map((p) => p.pageNumber)).toEqual([1, 2, 3]);
+    expect(pages[2].text.trim()).toBe('');
+  });
+
+  it('bullet lists that merely use colons are kept', () => {
+    const list = '* Note: back up the file first.\n* Then: run the tool.\n* Finally: check the log.';
+    expect(dropContentsBlocks(`Steps:\n\n${list}\n\nDone.`)).toBe(`Steps:\n\n${list}\n\nDone.`);
+  });
+});
+
 describe('plain-text headings', () => {
   const fixture = (name: string) => readFileSync(path.join(__dirname, '../../fixtures/text', name));
   const titles = async (buf: Buffer) => (await pool.parse('text', buf)).flatMap((p) => (p.sections ?? []).map((s) => s.title));
