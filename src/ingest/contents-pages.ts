@@ -97,7 +97,8 @@ const INFO_NODE_LINE = /^File: [^\s,]{1,100}, +Node: /;
  * What is not the manual's text in a texinfo manual's text forms: node header lines, the `* Menu:`
  * line, an index's `[index]` tag, the directory entry's and the tag table's lines.
  */
-const INFO_LINE = /^(?:\* Menu:|\[index\]|INFO-DIR-SECTION .{1,100}|START-INFO-DIR-ENTRY|END-INFO-DIR-ENTRY|Tag Table:|End Tag Table|(?:Node|Ref): .{1,200}\d)\s*$/;
+const INFO_LINE =
+  /^(?:\* Menu:|\[index\]|INFO-DIR-SECTION .{1,100}|START-INFO-DIR-ENTRY|END-INFO-DIR-ENTRY|Tag Table:|End Tag Table|(?:Node|Ref): .{1,200}\d)\s*$/;
 /** Whether a block holds a line that can be a menu entry or one of INFO_LINE's (the rest are not read line by line). */
 const MAY_HOLD_INFO = /(?:^|\n)(?:File: |\* |\[index\]|INFO-DIR-SECTION |START-INFO-DIR-ENTRY|END-INFO-DIR-ENTRY|Tag Table:)/;
 const isInfoFurniture = (line: string): boolean => INFO_NODE_LINE.test(line) || INFO_LINE.test(line);

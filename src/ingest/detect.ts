@@ -20,10 +20,19 @@ const KIND_BY_EXTENSION: Record<string, DocumentKind> = {
   '.text': 'text',
   '.log': 'text',
   '.csv': 'text',
+  '.json': 'text',
+  // manuals' plain-text sources and forms: texinfo's Info, reStructuredText, AsciiDoc
+  '.info': 'text',
+  '.rst': 'text',
+  '.adoc': 'text',
+  '.asciidoc': 'text',
   '.html': 'html',
   '.htm': 'html',
   '.xhtml': 'html',
 };
+
+/** The file name extensions read (the web app's file picker offers these). */
+export const KNOWN_EXTENSIONS = Object.keys(KIND_BY_EXTENSION);
 
 const KIND_BY_MIME: Record<string, DocumentKind> = {
   'application/pdf': 'pdf',
@@ -46,11 +55,32 @@ function sniff(head: Buffer): DocumentKind | null {
 }
 
 /**
+ * Whether the first bytes read as text: UTF-8 (a character cut at the end aside) without NUL and
+ * with hardly any other control characters (decodeText's test of binary content, on the head).
+ */
+function looksLikeText(head: Buffer): boolean {
+  if (!head.length || head.includes(0)) return false;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+  } catch {
+    return false;
+  }
+  // eslint-disable-next-line no-control-regex -- counts control characters on purpose to detect binary content
+  const controls = text.match(/[\u0001-\u0008\u000e-\u001e]/g)?.length ?? 0;
+  return controls <= text.length * 0.001;
+}
+
+/** Declared types that say nothing about the content: then text-looking bytes are read as text. */
+const UNTYPED = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/unknown']);
+
+/**
  * Decides how to read an upload: the file name's extension first (browsers and curl often send
  * `application/octet-stream`), then the declared mime type, then the first bytes — except that
  * bytes proving a binary format (a PDF or zip signature) win over a name that says otherwise, and
  * a .pdf/.docx whose bytes are an HTML page is read as HTML: an extension that lies is not
- * followed into the wrong parser. Null means unsupported; the document then fails with a
+ * followed into the wrong parser. A file that neither name nor type places, with no type or a text
+ * one, is plain text when its first bytes read as text. Null means unsupported; the document then fails with a
  * readable error rather than being refused, so one bad file in a multi-file upload does not
  * reject the others.
  */
@@ -61,6 +91,8 @@ export function detectKind(name: string, declaredMime: string | undefined, head:
   if (byExt) return (byExt === 'pdf' || byExt === 'docx') && sniffed ? sniffed : byExt;
   const mime = (declaredMime ?? '').split(';')[0].trim().toLowerCase();
   if (KIND_BY_MIME[mime]) return KIND_BY_MIME[mime];
+  // a README, a man page's source (`sshd_config.5`), an unknown extension: plain text if it reads as text
+  if (!sniffed && (UNTYPED.has(mime) || mime.startsWith('text/')) && looksLikeText(head)) return 'text';
   return sniffed;
 }
 

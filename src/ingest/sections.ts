@@ -38,7 +38,8 @@ export function withSections(page: ParsedPage): ParsedPage {
     const part = /^\d/.test(parts[i]) ? parts[i].slice(1) : parts[i];
     const end = part.indexOf('\n');
     const title = (end < 0 ? part : part.slice(0, end)).trim();
-    if (title) sections.push(level ? { offset: out.length, title: title.slice(0, 500), level } : { offset: out.length, title: title.slice(0, 500) });
+    if (title)
+      sections.push(level ? { offset: out.length, title: title.slice(0, 500), level } : { offset: out.length, title: title.slice(0, 500) });
     out += part;
   }
   return sections.length ? { pageNumber: page.pageNumber, text: out, sections } : { pageNumber: page.pageNumber, text: out };

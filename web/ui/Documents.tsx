@@ -6,7 +6,8 @@ import { useSession } from '../session';
 import { ErrorText, Loading, useLoad } from './common';
 import { DocumentRow } from './DocumentRow';
 
-const ACCEPT = '.pdf,.docx,.md,.markdown,.txt,.html,.htm,.csv,.json';
+/** The extensions the server reads (KNOWN_EXTENSIONS in src/ingest/detect.ts; a test keeps them equal). */
+const ACCEPT = '.pdf,.docx,.md,.markdown,.mdown,.txt,.text,.log,.csv,.json,.info,.rst,.adoc,.asciidoc,.html,.htm,.xhtml';
 
 /** A project's documents: drop or pick files (an upload queue), live progress, delete and reindex. */
 export function Documents({ projectId, tier, onChanged }: { projectId: string; tier: Tier; onChanged(): void }) {

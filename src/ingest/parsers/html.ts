@@ -163,7 +163,12 @@ const WITH_FURNITURE: HtmlToTextOptions = {
       builder.closeTable({
         tableToString: (rows) =>
           rows
-            .map((cells) => cells.map((c) => oneLine(c.text)).filter(Boolean).join(' | '))
+            .map((cells) =>
+              cells
+                .map((c) => oneLine(c.text))
+                .filter(Boolean)
+                .join(' | '),
+            )
             .filter(Boolean)
             .join('\n\n'),
         leadingLineBreaks: options.leadingLineBreaks ?? 2,

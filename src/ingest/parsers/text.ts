@@ -46,14 +46,19 @@ const UNDERLINE = /^([=\-~^*#+_.─━═])\1{2,}$/;
 const underlineLevel = (underline: string): number =>
   '*#═━'.includes(underline[0]) ? 1 : underline[0] === '=' ? 2 : '-─'.includes(underline[0]) ? 3 : 4;
 /** A numbered heading's level: Chapter/Appendix/Part 1, `4.2.` 2, `3.2.5` 3. */
-const numberedLevel = (line: string): number => (/^(?:Chapter|Appendix|Part)\b/.test(line) ? 1 : (line.split(/\s/)[0].match(/\d+|^[A-Z]/g)?.length ?? 0));
+const numberedLevel = (line: string): number =>
+  /^(?:Chapter|Appendix|Part)\b/.test(line) ? 1 : (line.split(/\s/)[0].match(/\d+|^[A-Z]/g)?.length ?? 0);
+/** An AsciiDoc section title: `== Configuration` (its level the number of `=`). */
+const ASCIIDOC_HEADING = /^(={1,6}) +[\p{L}\p{N}"'`(]/u;
 /** Longer lines are prose, not headings. */
 const HEADING_CHARS = 100;
 
 /**
  * Plain-text headings, marked for withSections: a line underlined by a run of one character about
- * its length, or a numbered heading (two levels at least, or Chapter/Appendix/Part N) standing
- * as a paragraph of its own. Man pages' section names are entry terms (see paragraphs.ts).
+ * its length (reStructuredText, texinfo's Info and plain-text forms), a numbered heading (two
+ * levels at least, or Chapter/Appendix/Part N) standing as a paragraph of its own, or an AsciiDoc
+ * title (`== Name`) starting a paragraph. Man pages' section names are entry terms (see
+ * paragraphs.ts).
  */
 export function markTextHeadings(text: string): string {
   const lines = text.split('\n');
@@ -65,8 +70,12 @@ export function markTextHeadings(text: string): string {
     const next = (lines[i + 1] ?? '').trim();
     const underlined = UNDERLINE.test(next) && Math.abs(next.length - line.length) <= Math.max(3, line.length * 0.3);
     const alone = (i === 0 || !lines[i - 1].trim()) && (!next || underlined);
+    const asciidoc = (i === 0 || !lines[i - 1].trim()) && ASCIIDOC_HEADING.exec(line);
     if (underlined || (alone && NUMBERED_HEADING.test(line) && !/[.,;:]$/.test(line.replace(/^\S+\s+/, '')))) {
       lines[i] = headingMark(underlined ? underlineLevel(next) : numberedLevel(line)) + lines[i];
+      marked = true;
+    } else if (asciidoc) {
+      lines[i] = headingMark(asciidoc[1].length) + lines[i];
       marked = true;
     }
   }

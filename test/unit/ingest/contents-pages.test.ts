@@ -46,7 +46,11 @@ describe('back-of-book index pages without dot leaders', () => {
 
   it.each([
     // LaTeX (makeindex), with a wrapped page list and keyword groups
-    ['Index\n\n! (Logic), 348\ngrid.edit, 1091, 1118, 1131, 1146, 1150,\n1199\n∗ algebra\n' + lines(8, (i) => `term${i}, ${i + 10}`).join('\n'), true],
+    [
+      'Index\n\n! (Logic), 348\ngrid.edit, 1091, 1118, 1131, 1146, 1150,\n1199\n∗ algebra\n' +
+        lines(8, (i) => `term${i}, ${i + 10}`).join('\n'),
+      true,
+    ],
     // DocBook with FOP: ranges, and sub-entries indented
     ['P\n' + lines(10, (i) => `pg_dump${i}, 2345–23${50 + i}\n  backup, ${600 + i}`).join('\n'), true],
     // Sphinx: "(module)" and roman front-matter pages

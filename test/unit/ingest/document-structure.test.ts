@@ -122,7 +122,8 @@ describe('HTML page furniture', () => {
 
 describe('tables', () => {
   it("a data table is read row by row: each row one line of its cells, a long cell's sentence whole", () => {
-    const description = 'Computes the absolute value of the argument, which must be of a numeric type; the result has the same type as the argument.';
+    const description =
+      'Computes the absolute value of the argument, which must be of a numeric type; the result has the same type as the argument.';
     const html = `<table><thead><tr><th>Function</th><th>Description</th><th>Example</th></tr></thead><tbody>
       <tr><td><p>abs ( numeric_type )</p></td><td><p>${description}</p></td><td><code>abs(-17.4)</code></td></tr>
       <tr><td>cbrt</td><td>Cube root.</td><td></td></tr></tbody></table><p>After.</p>`;
@@ -141,17 +142,20 @@ describe('tables', () => {
   });
 
   it('a table used to lay out a page (headings or tables in its cells, or one column) is read as blocks: its headings stay sections', () => {
-    const html = '<table><tr><td><h2>Install</h2><p>Run the installer.</p></td><td><p>Sidebar note.</p></td></tr></table><table><tr><td>Only</td></tr><tr><td>Column</td></tr></table>';
+    const html =
+      '<table><tr><td><h2>Install</h2><p>Run the installer.</p></td><td><p>Sidebar note.</p></td></tr></table><table><tr><td>Only</td></tr><tr><td>Column</td></tr></table>';
     expect(htmlToText(html).split('\n\n')).toEqual([`${headingMark(2)}Install`, 'Run the installer.', 'Sidebar note.', 'Only', 'Column']);
   });
 });
 
 describe('texinfo manuals in Info form', () => {
-  it("a real Info manual (GNU sed): node header lines, menus, the index and the tag table are not indexed; chapters and sections are, with their levels", async () => {
+  it('a real Info manual (GNU sed): node header lines, menus, the index and the tag table are not indexed; chapters and sections are, with their levels', async () => {
     const pages = await pool.parse('text', readFileSync(path.join(__dirname, '../../fixtures/text/sed-info-excerpt.txt')));
     const text = pages.map((p) => p.text).join('\n');
     // the nodes around each node, the menus and index entries naming other nodes, the tag table
-    expect(text).not.toMatch(/^File: sed\.info|^\* Menu:|^\* Introduction::|^\* Overview::|Command-Line Options\.\s+\(line|^Node: |\[index\]|INFO-DIR/m);
+    expect(text).not.toMatch(
+      /^File: sed\.info|^\* Menu:|^\* Introduction::|^\* Overview::|Command-Line Options\.\s+\(line|^Node: |\[index\]|INFO-DIR/m,
+    );
     // the text stays
     expect(text).toContain('‘sed’ is a stream editor.  A stream editor is used to perform basic text');
     expect(text).toContain('This is a general index of all issues discussed in this manual');
@@ -176,6 +180,16 @@ describe('texinfo manuals in Info form', () => {
 describe('plain-text headings', () => {
   const fixture = (name: string) => readFileSync(path.join(__dirname, '../../fixtures/text', name));
   const titles = async (buf: Buffer) => (await pool.parse('text', buf)).flatMap((p) => (p.sections ?? []).map((s) => s.title));
+
+  it('AsciiDoc section titles starting a paragraph are sections, their level the number of `=`; a `==` inside a paragraph is not', async () => {
+    const adoc = '= Guide\n\n== Install\nRun the installer.\n\n=== From source\n\nBuild it.\nif a == b then\n== not a title here';
+    const pages = await pool.parse('text', Buffer.from(adoc));
+    expect(pages[0].sections?.map((s) => [s.title, s.level])).toEqual([
+      ['= Guide', 1],
+      ['== Install', 2],
+      ['=== From source', 3],
+    ]);
+  });
 
   it('a real README with underlined headings (GCC): each underlined line is a section, a longer rule under a sentence is not', async () => {
     expect(await titles(fixture('gcc-README.Bugs.txt'))).toEqual([

@@ -111,8 +111,15 @@ describe('heading trails', () => {
   it('a heading carries the titles of the sections it lies in, across pages; a heading of unknown level starts afresh', () => {
     const trail = new HeadingTrail();
     const titles = [
-      page(1, [{ title: '5 Data Definition', level: 1 }, { title: '5.4 Constraints', level: 2 }]),
-      page(2, [{ title: '5.4.1 Check Constraints', level: 3 }, { title: '5.4.2 Not-Null', level: 3 }, { title: '5.5 Columns', level: 2 }]),
+      page(1, [
+        { title: '5 Data Definition', level: 1 },
+        { title: '5.4 Constraints', level: 2 },
+      ]),
+      page(2, [
+        { title: '5.4.1 Check Constraints', level: 3 },
+        { title: '5.4.2 Not-Null', level: 3 },
+        { title: '5.5 Columns', level: 2 },
+      ]),
       page(3, [{ title: 'Printed heading' }, { title: 'Appendix', level: 1 }]),
     ].flatMap((p) => (trail.apply(p).sections ?? []).map((s) => s.title));
     expect(titles).toEqual([
@@ -128,7 +135,13 @@ describe('heading trails', () => {
 
   it('keeps at most 300 characters of a trail, dropping the outermost titles first', () => {
     const long = 'word '.repeat(50).trim();
-    const [, , third] = new HeadingTrail().apply(page(1, [{ title: `A ${long}`, level: 1 }, { title: `B ${long}`, level: 2 }, { title: 'C', level: 3 }])).sections!;
+    const [, , third] = new HeadingTrail().apply(
+      page(1, [
+        { title: `A ${long}`, level: 1 },
+        { title: `B ${long}`, level: 2 },
+        { title: 'C', level: 3 },
+      ]),
+    ).sections!;
     expect(third.title).toBe(`B ${long}\nC`);
   });
 
@@ -141,7 +154,9 @@ describe('heading trails', () => {
     pages.forEach((p) => builder.push(p));
     builder.finish();
     const options = rows.find((r) => r.t.includes('remember=n'))!;
-    expect(options.h.split('\n')).toEqual(expect.arrayContaining(['sag-pam_unix', '6.34. pam_unix - traditional password authentication', '6.34.2. OPTIONS']));
+    expect(options.h.split('\n')).toEqual(
+      expect.arrayContaining(['sag-pam_unix', '6.34. pam_unix - traditional password authentication', '6.34.2. OPTIONS']),
+    );
   });
 
   it('an entry term is in force under the heading it follows', () => {
