@@ -19,7 +19,11 @@ import type { ParsedPage } from './types';
  * same edge of at least two pages at most NEARBY pages away; of one such page, when it carries a
  * page number at its start or end and three words; and of none, when it carries a page number and
  * repeats a heading of its own page or of the NEARBY pages before it (a short appendix's header
- * repeats its title). Pages are therefore handed on NEARBY pages late.
+ * repeats its title). A line with a page number also recurs when a page NEARBY has the same words
+ * with a page number at the same edge, wherever the number stands (two-sided books print it on the
+ * outer edge: `208 Extremes`, `Extremes 209`). And once the headers found agree on how printed
+ * page numbers relate to pages (OFFSET_PAGES of them), a line carrying its own page's printed
+ * number at an edge is one too. Pages are therefore handed on NEARBY pages late.
  */
 const EDGE_LINES = 2;
 const SAMPLE_PAGES = 24;
@@ -30,6 +34,8 @@ const SAMPLE_PAGES = 24;
 const RECURRING_SHARE = 0.3;
 /** How far apart (in pages) a chapter's header recurs: books put it on every other page. */
 const NEARBY = 4;
+/** Headers on this many pages must agree on the printed page numbers' offset before it is used. */
+const OFFSET_PAGES = 3;
 /** A line that starts or ends with a page number (and holds a word). */
 const NUMBERED_EDGE = /^(?:[0-9]{1,6}\s+\S.*\p{L}.*|.*\p{L}.*\S\s+[0-9]{1,6})$/u;
 /** A running header is a short line. */
@@ -71,22 +77,29 @@ const lettersOf = (line: string): string => line.toLowerCase().replace(/[^\p{L}]
 /** What the chapter-header rule needs of a page: its outermost edge lines and its headings. */
 interface PageEdges {
   /** Outermost top and bottom lines with a word, normalised with their side (`top:appendix b: invoking r #`). */
-  lines: Map<string, { numbered: boolean; words: number; letters: string }>;
+  lines: Map<string, { numbered: boolean; words: number; letters: string; printed?: number }>;
   /** The words of the page's headings (see lettersOf). */
   headings: Set<string>;
+  /** The words of its outermost lines that carry a page number, with their side (`top:extremes`). */
+  numberedLetters: Set<string>;
 }
 
 function pageEdges(page: ParsedPage): PageEdges {
   const all = page.text.split('\n');
-  const lines = new Map<string, { numbered: boolean; words: number; letters: string }>();
+  const lines = new Map<string, { numbered: boolean; words: number; letters: string; printed?: number }>();
+  const numberedLetters = new Set<string>();
   for (const { line, depth, side } of edges(all)) {
     // (a heading of the page is not its header)
     if (depth > 0 || line.length > MAX_RUNNING_CHARS || line.startsWith(HEADING_MARK) || !/\p{L}/u.test(line)) continue;
     const norm = normalise(line);
-    lines.set(`${side}:${norm}`, { numbered: NUMBERED_EDGE.test(line), words: norm.split(' ').length, letters: lettersOf(line) });
+    const numbered = NUMBERED_EDGE.test(line);
+    const letters = lettersOf(line);
+    const printed = numbered ? Number(/^(\d{1,6})\s|\s(\d{1,6})$/.exec(line)?.slice(1).find(Boolean)) : undefined;
+    lines.set(`${side}:${norm}`, { numbered, words: norm.split(' ').length, letters, printed });
+    if (numbered && letters.length >= 3) numberedLetters.add(`${side}:${letters}`);
   }
   const headings = new Set(all.filter((l) => l.startsWith(HEADING_MARK)).map(lettersOf));
-  return { lines, headings };
+  return { lines, headings, numberedLetters };
 }
 
 export class RunningLineFilter {
@@ -102,6 +115,16 @@ export class RunningLineFilter {
   private readonly behind: ParsedPage[] = [];
   /** The edges and headings of the pages held and of the last NEARBY handed on. */
   private readonly chapterEdges = new Map<ParsedPage, PageEdges>();
+
+  /** How often each difference between a page's number and the number printed in its header was seen. */
+  private readonly offsets = new Map<number, number>();
+
+  /** The difference between page numbers and printed ones, once headers on OFFSET_PAGES pages agree on it. */
+  private pageOffset(): number | undefined {
+    let best: [number, number] | undefined;
+    for (const [offset, n] of this.offsets) if (!best || n > best[1]) best = [offset, n];
+    return best && best[1] >= OFFSET_PAGES ? best[0] : undefined;
+  }
 
   /** @param emit receives every page, in order, with its running lines removed. */
   constructor(private readonly emit: (page: ParsedPage) => void) {}
@@ -132,9 +155,18 @@ export class RunningLineFilter {
     const nearby = [...this.behind, ...this.ahead].map((p) => this.chapterEdges.get(p)!);
     const headings = [own, ...this.behind.map((p) => this.chapterEdges.get(p)!)].flatMap((e) => [...e.headings]);
     const chapter = new Set<string>();
-    for (const [key, { numbered, words, letters }] of own.lines) {
+    const offset = this.pageOffset();
+    for (const [key, { numbered, words, letters, printed }] of own.lines) {
       const recurs = nearby.filter((e) => e.lines.has(key)).length;
-      if (recurs >= 2 || (numbered && ((recurs === 1 && words >= 3) || headings.includes(letters)))) chapter.add(key);
+      // a two-sided book prints the page number on the outer edge: `208 Extremes`, `Extremes 209`
+      const side = key.slice(0, key.indexOf(':'));
+      const mirrored = numbered && letters.length >= 3 && nearby.some((e) => e.numberedLetters.has(`${side}:${letters}`));
+      // the page's own printed number, known from the headers already found (a one-page topic's `210 extSoftVersion`)
+      const ownNumber = printed !== undefined && offset !== undefined && printed === page.pageNumber - offset;
+      if (recurs >= 2 || mirrored || ownNumber || (numbered && ((recurs === 1 && words >= 3) || headings.includes(letters)))) {
+        chapter.add(key);
+        if (printed !== undefined) this.offsets.set(page.pageNumber - printed, (this.offsets.get(page.pageNumber - printed) ?? 0) + 1);
+      }
     }
     this.emit(this.counted >= 3 ? this.strip(page, chapter) : page);
     this.behind.push(page);

@@ -72,6 +72,15 @@ describe('PDF headings', () => {
 });
 
 describe("a PDF's chapter headers", () => {
+  it("a real two-sided book (R's reference manual): headers with the page number on the outer edge are gone, a one-page topic's too", async () => {
+    const pages = await pool.parse('pdf', readFileSync(path.join(__dirname, '../../fixtures/pdf/R-refman-headers-excerpt.pdf')));
+    // printed pages 201–212: `Extract 201`, `202 Extract`, …, `210 extSoftVersion`, `factor 211`, `212 factor`
+    const header = /^(?:\S+ 2[01]\d|2[01]\d \S+)$/;
+    expect(pages.filter((p) => p.text.split('\n').some((l) => header.test(l))).map((p) => p.pageNumber)).toEqual([]);
+    expect(pages[9].text.startsWith('x <- sort(rnorm(100)); cH <- 1.35')).toBe(true);
+    expect(pages[7].text.startsWith('Extremes Maxima and Minima')).toBe(true);
+  });
+
   it('a real texinfo manual (An Introduction to R): the header naming the chapter and the page number is gone from every page, the body stays', async () => {
     const pages = await pool.parse('pdf', readFileSync(path.join(EVAL_DOCS_DIR, 'R-intro.pdf')));
     const header = /^(?:Chapter \d+|Appendix [A-Z]): .* \d+$/;
