@@ -111,6 +111,9 @@ function itemNumber(n: number, type: string | undefined): string {
   return String(n);
 }
 
+/** The level of a definition list's term as a heading: under every h1–h6. */
+const DEFINITION_TERM_LEVEL = 7;
+
 /** The rows of a table (its own, not a nested table's), through thead/tbody/tfoot. */
 function tableRows(node: HtmlNode): HtmlNode[] {
   return (node.children ?? []).flatMap((c) =>
@@ -199,6 +202,26 @@ const WITH_FURNITURE: HtmlToTextOptions = {
       });
       builder.closeList({ trailingLineBreaks: nested ? 1 : (options.trailingLineBreaks ?? 2) });
     },
+    // A definition list's term is the heading its description is indexed under, below any h1–h6
+    // (DocBook's option lists, Sphinx's function signatures and options are `dl`s), as a man
+    // page's option is (an entry, paragraphs.ts); the description starts on the next line.
+    definitionTerm: (elem, walk, builder) => {
+      builder.openBlock({ leadingLineBreaks: 2 });
+      builder.addLiteral(headingMark(DEFINITION_TERM_LEVEL));
+      walk(elem.children, builder);
+      builder.closeBlock({ trailingLineBreaks: 1 });
+    },
+    definitionDescription: (elem, walk, builder) => {
+      const children = (elem.children ?? []) as unknown as HtmlNode[];
+      const first = children.findIndex((c) => c.type !== 'text' || /\S/.test(c.data ?? ''));
+      builder.openBlock({ leadingLineBreaks: 1 });
+      if (first >= 0 && children[first].name === 'p') {
+        // its first paragraph follows the term on the next line; the rest are paragraphs as usual
+        walk((children[first].children ?? []) as never, builder);
+        walk(children.slice(first + 1) as never, builder);
+      } else walk(children as never, builder);
+      builder.closeBlock({ trailingLineBreaks: 2 });
+    },
     // a heading is a block whose text starts with the heading mark (see withSections)
     sectionHeading: (elem, walk, builder, options) => {
       builder.openBlock({ leadingLineBreaks: options.leadingLineBreaks ?? 2 });
@@ -215,6 +238,8 @@ const WITH_FURNITURE: HtmlToTextOptions = {
     { selector: 'nav', format: 'skip' },
     { selector: 'table', format: 'rowTable' },
     { selector: 'td', format: 'block' },
+    { selector: 'dt', format: 'definitionTerm' },
+    { selector: 'dd', format: 'definitionDescription' },
     { selector: 'th', format: 'block' },
     { selector: 'p', options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } },
     { selector: 'ul', format: 'list' },

@@ -159,6 +159,17 @@ describe('heading trails', () => {
     );
   });
 
+  it("a real DocBook page's option list (Linux-PAM guide): each option is a heading under OPTIONS, its description on the next line", async () => {
+    const pages = await pool.parse('html', readFileSync(path.join(__dirname, '../../fixtures/html/sag-pam_unix.html')));
+    const trail = new HeadingTrail();
+    const titles = pages.flatMap((p) => (trail.apply(p).sections ?? []).map((s) => s.title.split('\n')));
+    expect(titles).toContainEqual(['6.34. pam_unix - traditional password authentication', '6.34.2. OPTIONS', 'nullok']);
+    expect(titles).toContainEqual(['6.34. pam_unix - traditional password authentication', '6.34.5. EXAMPLES']);
+    expect(pages[0].text).toMatch(
+      /\n\s*nullok\nThe default action of this module is to not permit the user access to a service if their official\s+password is blank\./,
+    );
+  });
+
   it('an entry term is in force under the heading it follows', () => {
     const text = 'OPTIONS\n\nNAutoVTs=\nTakes a positive integer.\n\nMore about it.';
     const chunks = chunkPages([{ pageNumber: 1, text, sections: [{ offset: 0, title: 'logind.conf\nOPTIONS', level: 2 }] }]);
