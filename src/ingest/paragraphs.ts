@@ -45,6 +45,14 @@ function entryTerms(paragraph: string): string[] {
   return out;
 }
 
+/** Whether a paragraph is only an entry term and the next one starts its description. */
+const isTermParagraph = (paragraph: string, next: string | undefined): boolean =>
+  next !== undefined &&
+  !paragraph.trim().includes('\n') &&
+  paragraph.trim().length <= ENTRY_LINE_CHARS &&
+  ENTRY_TERM.test(paragraph.trim()) &&
+  STARTS_DESCRIPTION.test(next.trimStart());
+
 /**
  * Paragraphs of all pages, whitespace-normalised. A paragraph cut by a page break (the page's last
  * paragraph does not end a sentence and the next page's first one starts in lower case) is joined
@@ -60,7 +68,7 @@ export function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
     let cursor = 0;
     let h = 0;
     const headings = [...(page.sections ?? [])].sort((a, b) => a.offset - b.offset);
-    const sectionOf = raw.map((r) => {
+    const sectionOf = raw.map((r, i) => {
       const at = page.text.indexOf(r, cursor);
       cursor = at < 0 ? cursor : at + r.length;
       // a heading counts from the paragraph it starts in (it may not start exactly at a paragraph)
@@ -73,6 +81,9 @@ export function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
       const entries = entryTerms(r);
       const inForce = [heading, entry].filter(Boolean).join('\n') || undefined;
       if (entries.length) entry = entries[entries.length - 1];
+      // a paragraph that is only a term, followed by its description (a Word or HTML reference sets
+      // the term as a paragraph of its own), is the entry of the paragraphs after it
+      else if (isTermParagraph(r, raw[i + 1])) entry = r.trim();
       return { inForce, entries };
     });
     const paras = raw

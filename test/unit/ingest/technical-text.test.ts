@@ -7,6 +7,7 @@ import { RowBuilder, StagedRow } from '../../../src/ingest/index-rows';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { RunningLineFilter } from '../../../src/ingest/running-lines';
 import { HeadingTrail } from '../../../src/ingest/sections';
+import { EVAL_DOCS_DIR } from '../../support/eval/corpus';
 import type { ParsedPage } from '../../../src/ingest/types';
 
 const config = loadConfig({ JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'test' });
@@ -168,6 +169,19 @@ describe('heading trails', () => {
     expect(pages[0].text).toMatch(
       /\n\s*nullok\nThe default action of this module is to not permit the user access to a service if their official\s+password is blank\./,
     );
+  });
+
+  it('a real reference in Word (sshd_config as DOCX): an option set as a paragraph of its own is the entry of its description', async () => {
+    const pages = await pool.parse('docx', readFileSync(path.join(EVAL_DOCS_DIR, 'sshd_config.docx')));
+    const rows: StagedRow[] = [];
+    const builder = new RowBuilder({ title: 'sshd_config', statedLanguage: 'en' }, 10_000, (m) => {
+      if (m.type === 'rows') rows.push(...(JSON.parse(m.json) as StagedRow[]));
+    });
+    pages.forEach((p) => builder.push(p));
+    builder.finish();
+    const row = rows.find((r) => r.t.includes('Specifies the file that contains the public keys used for user authentication'))!;
+    // (the header as indexed: identifiers followed by their parts)
+    expect(row.h).toMatch(/^AuthorizedKeysFile Authorized Keys File$/m);
   });
 
   it('an entry term is in force under the heading it follows', () => {
