@@ -4,81 +4,14 @@ import { LimitError, ParseLimits } from '../limits';
 import { headingMark, sectionedPages, stripMarks } from '../sections';
 import type { PageSource } from '../types';
 import { decodeText } from './text';
+import { BOILERPLATE, HtmlNode, isLinkDense, isLinkList, isMenuBar } from './html-furniture';
+import { isLayoutTable, oneLine, tableRows } from './html-tables';
 
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
   selector,
   format: 'sectionHeading',
   options: { leadingLineBreaks: 2, trailingLineBreaks: 2 },
 }));
-
-/**
- * Page furniture that is not the document's text: navigation, banners, forms, and the navigation
- * bars, sidebars and tables of contents of the common documentation generators (DocBook's
- * navheader/navfooter/toc, Sphinx's related bars, sidebar, footer and ¶ links, texinfo's node
- * headers). Indexed, it would match questions about the neighbouring pages it names.
- */
-const BOILERPLATE = [
-  '[role=navigation]',
-  '[role=search]',
-  '[role=banner]',
-  '[role=contentinfo]',
-  'form',
-  'button',
-  'noscript',
-  'template',
-  'svg',
-  'div.navheader',
-  'div.navfooter',
-  'div.toc',
-  'div.related',
-  'div.sphinxsidebar',
-  'div.footer',
-  'a.headerlink',
-  'div.nav-panel',
-  'div.header',
-].map((selector) => ({ selector, format: 'skip' }));
-
-/** The parts of html-to-text's element nodes read here. */
-interface HtmlNode {
-  type: string;
-  name?: string;
-  data?: string;
-  children?: HtmlNode[];
-}
-
-/**
- * Whether a node holds any word outside links (its links' own text aside), and whether it holds a
- * link with words. Remembered per node: nested lists would otherwise read their subtrees once per
- * level of nesting.
- */
-const textOutside = new WeakMap<HtmlNode, boolean>();
-const linked = new WeakMap<HtmlNode, boolean>();
-
-function hasTextOutsideLinks(node: HtmlNode): boolean {
-  if (node.type === 'text') return /[\p{L}\p{N}]/u.test(node.data ?? '');
-  if (node.name === 'a') return false;
-  let known = textOutside.get(node);
-  if (known === undefined) textOutside.set(node, (known = (node.children ?? []).some(hasTextOutsideLinks)));
-  return known;
-}
-
-function hasLink(node: HtmlNode): boolean {
-  if (node.name === 'a') return (node.children ?? []).some(hasTextOutsideLinks);
-  let known = linked.get(node);
-  if (known === undefined) linked.set(node, (known = (node.children ?? []).some(hasLink)));
-  return known;
-}
-
-/**
- * A menu or a table of contents: a list of LINK_LIST_ITEMS or more links and no words outside them
- * (an item may hold none at all, such as a search box).
- */
-const LINK_LIST_ITEMS = 3;
-
-function isLinkList(elem: HtmlNode): boolean {
-  const items = (elem.children ?? []).filter((c) => c.name === 'li');
-  return items.filter(hasLink).length >= LINK_LIST_ITEMS && !items.some(hasTextOutsideLinks);
-}
 
 /** An ordered list's item number as its `type` writes it (1, a, A, i, I), as html-to-text does. */
 function itemNumber(n: number, type: string | undefined): string {
@@ -111,32 +44,11 @@ function itemNumber(n: number, type: string | undefined): string {
   return String(n);
 }
 
+/** Whether the conversion under way has passed the page's first heading (convert() is synchronous: one at a time). */
+let pastFirstHeading = false;
+
 /** The level of a definition list's term as a heading: under every h1–h6. */
 const DEFINITION_TERM_LEVEL = 7;
-
-/** The rows of a table (its own, not a nested table's), through thead/tbody/tfoot. */
-function tableRows(node: HtmlNode): HtmlNode[] {
-  return (node.children ?? []).flatMap((c) =>
-    c.name === 'tr' ? [c] : c.name === 'thead' || c.name === 'tbody' || c.name === 'tfoot' ? tableRows(c) : [],
-  );
-}
-
-/** Elements that make a table a page layout rather than data: its cells hold headings or tables. */
-const LAYOUT_INSIDE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table']);
-const holdsLayout = (node: HtmlNode): boolean =>
-  (node.children ?? []).some((c) => (c.name !== undefined && LAYOUT_INSIDE.has(c.name)) || holdsLayout(c));
-
-/**
- * A table laid out as a page (headings or tables inside its cells, or one column only) rather
- * than a table of data: its cells are read as blocks, one after another.
- */
-function isLayoutTable(rows: HtmlNode[]): boolean {
-  const cells = rows.map((tr) => (tr.children ?? []).filter((c) => c.name === 'td' || c.name === 'th'));
-  return cells.every((row) => row.length <= 1) || cells.some((row) => row.some(holdsLayout));
-}
-
-/** A cell's text on one line: a wrapped or multi-paragraph cell (or a nested table) is joined with spaces. */
-const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').trim();
 
 const WITH_FURNITURE: HtmlToTextOptions = {
   wordwrap: false,
@@ -223,7 +135,16 @@ const WITH_FURNITURE: HtmlToTextOptions = {
       builder.closeBlock({ trailingLineBreaks: 2 });
     },
     // a heading is a block whose text starts with the heading mark (see withSections)
+    // a block: skipped when it is a menu above the page's first heading (see isLinkDense)
+    leadBlock: (elem, walk, builder, options) => {
+      const node = elem as unknown as HtmlNode;
+      if (options.skipLeadingMenus && ((!pastFirstHeading && isLinkDense(node)) || isMenuBar(node))) return;
+      builder.openBlock({ leadingLineBreaks: options.leadingLineBreaks ?? 1 });
+      walk(elem.children, builder);
+      builder.closeBlock({ trailingLineBreaks: options.trailingLineBreaks ?? 1 });
+    },
     sectionHeading: (elem, walk, builder, options) => {
+      pastFirstHeading = true;
       builder.openBlock({ leadingLineBreaks: options.leadingLineBreaks ?? 2 });
       builder.addLiteral(headingMark(Number((elem as unknown as HtmlNode).name?.slice(1)) || 0));
       walk(elem.children, builder);
@@ -241,7 +162,8 @@ const WITH_FURNITURE: HtmlToTextOptions = {
     { selector: 'dt', format: 'definitionTerm' },
     { selector: 'dd', format: 'definitionDescription' },
     { selector: 'th', format: 'block' },
-    { selector: 'p', options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } },
+    { selector: 'p', format: 'leadBlock', options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } },
+    { selector: 'div', format: 'leadBlock', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
     { selector: 'ul', format: 'list' },
     { selector: 'ol', format: 'list' },
     ...HEADINGS,
@@ -255,6 +177,8 @@ const OPTIONS: HtmlToTextOptions = {
     ...WITH_FURNITURE.selectors!,
     { selector: 'ul', format: 'list', options: { skipLinkLists: true } },
     { selector: 'ol', format: 'list', options: { skipLinkLists: true } },
+    { selector: 'p', format: 'leadBlock', options: { leadingLineBreaks: 2, trailingLineBreaks: 2, skipLeadingMenus: true } },
+    { selector: 'div', format: 'leadBlock', options: { leadingLineBreaks: 1, trailingLineBreaks: 1, skipLeadingMenus: true } },
   ],
 };
 
@@ -284,6 +208,7 @@ export function checkHtmlShape(html: string, limits: Pick<ParseLimits, 'htmlMaxN
 /** HTML to text with paragraphs separated by blank lines and heading marks (used for HTML files and DOCX). */
 export function htmlToText(html: string, limits?: Pick<ParseLimits, 'htmlMaxNodes' | 'htmlMaxDepth'>): string {
   if (limits) checkHtmlShape(html, limits);
+  pastFirstHeading = false;
   const text = convert(html, OPTIONS);
   // a page whose every word sits in what looks like furniture is read whole rather than lost
   return /[\p{L}\p{N}]/u.test(text) ? text : convert(html, WITH_FURNITURE);

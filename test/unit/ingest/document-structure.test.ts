@@ -115,6 +115,15 @@ describe('HTML page furniture', () => {
     expect(text).toContain('Access Control Lists (ACLs) are defined in a separate section of the runtime configuration file');
   });
 
+  it("a real page's menu bar and breadcrumbs above its title (Apache httpd's manual) are dropped; link-dense text below the title stays", () => {
+    const text = htmlToText(readFileSync(path.join(EVAL_DOCS_DIR, 'apache-mod_ssl.html'), 'utf8'));
+    expect(text).not.toMatch(/Glossary|Sitemap|Report a bug|HTTP Server > Documentation/);
+    expect(text).toMatch(new RegExp(`^Apache HTTP Server Version 2\\.4\\n+${headingMark(1)}Apache Module mod_ssl`));
+    const html =
+      '<div><a href="a">Home</a> | <a href="b">Docs</a> | <a href="c">Download</a></div><h1>Title</h1><p>Text.</p><p><a href="x">see-a(1)</a>, <a href="y">see-b(1)</a>, <a href="z">see-c(5)</a></p>';
+    expect(htmlToText(html)).toBe(`${headingMark(1)}Title\n\nText.\n\nsee-a(1), see-b(1), see-c(5)`);
+  });
+
   it('other lists keep their items, bullets and numbering (1, a, A, i, I)', () => {
     const html = `<ul><li>Use <a href="#x">tls</a> for mail.</li><li>Plain</li><li><a href="#y">Only a link</a></li></ul>
       <ol start="3" type="I"><li>Third</li><li>Fourth</li></ol><ol type="a"><li>first</li><li>second</li></ol>
