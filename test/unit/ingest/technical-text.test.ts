@@ -8,7 +8,7 @@ import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { RunningLineFilter } from '../../../src/ingest/running-lines';
 import { HeadingTrail } from '../../../src/ingest/sections';
 import { EVAL_DOCS_DIR } from '../../support/eval/corpus';
-import type { ParsedPage } from '../../../src/ingest/types';
+import type { DocumentKind, ParsedPage } from '../../../src/ingest/types';
 
 const config = loadConfig({ JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'test' });
 const pool = new ParserPool(config.parseLimits, config.parserPool);
@@ -102,6 +102,18 @@ describe('reference entries are headings', () => {
   });
 });
 
+/** A real file's index rows, as the parser thread builds them (parsed, chunked, analysed). */
+async function indexRows(kind: DocumentKind, file: string, title: string): Promise<StagedRow[]> {
+  const pages = await pool.parse(kind, readFileSync(file));
+  const rows: StagedRow[] = [];
+  const builder = new RowBuilder({ title, statedLanguage: 'en' }, 10_000, (m) => {
+    if (m.type === 'rows') rows.push(...(JSON.parse(m.json) as StagedRow[]));
+  });
+  pages.forEach((p) => builder.push(p));
+  builder.finish();
+  return rows;
+}
+
 describe('heading trails', () => {
   const page = (pageNumber: number, sections: Array<{ title: string; level?: number }>): ParsedPage => ({
     pageNumber,
@@ -147,13 +159,7 @@ describe('heading trails', () => {
   });
 
   it('a real DocBook page (Linux-PAM guide): each subsection is indexed under its module section', async () => {
-    const pages = await pool.parse('html', readFileSync(path.join(__dirname, '../../fixtures/html/sag-pam_unix.html')));
-    const rows: StagedRow[] = [];
-    const builder = new RowBuilder({ title: 'sag-pam_unix', statedLanguage: 'en' }, 10_000, (m) => {
-      if (m.type === 'rows') rows.push(...(JSON.parse(m.json) as StagedRow[]));
-    });
-    pages.forEach((p) => builder.push(p));
-    builder.finish();
+    const rows = await indexRows('html', path.join(__dirname, '../../fixtures/html/sag-pam_unix.html'), 'sag-pam_unix');
     const options = rows.find((r) => r.t.includes('remember=n'))!;
     expect(options.h.split('\n')).toEqual(
       expect.arrayContaining(['sag-pam_unix', '6.34. pam_unix - traditional password authentication', '6.34.2. OPTIONS']),
@@ -172,13 +178,7 @@ describe('heading trails', () => {
   });
 
   it('a real reference in Word (sshd_config as DOCX): an option set as a paragraph of its own is the entry of its description', async () => {
-    const pages = await pool.parse('docx', readFileSync(path.join(EVAL_DOCS_DIR, 'sshd_config.docx')));
-    const rows: StagedRow[] = [];
-    const builder = new RowBuilder({ title: 'sshd_config', statedLanguage: 'en' }, 10_000, (m) => {
-      if (m.type === 'rows') rows.push(...(JSON.parse(m.json) as StagedRow[]));
-    });
-    pages.forEach((p) => builder.push(p));
-    builder.finish();
+    const rows = await indexRows('docx', path.join(EVAL_DOCS_DIR, 'sshd_config.docx'), 'sshd_config');
     const row = rows.find((r) => r.t.includes('Specifies the file that contains the public keys used for user authentication'))!;
     // (the header as indexed: identifiers followed by their parts)
     expect(row.h).toMatch(/^AuthorizedKeysFile Authorized Keys File$/m);
