@@ -101,7 +101,11 @@ const INFO_LINE =
   /^(?:\* Menu:|\[index\]|INFO-DIR-SECTION .{1,100}|START-INFO-DIR-ENTRY|END-INFO-DIR-ENTRY|Tag Table:|End Tag Table|(?:Node|Ref): .{1,200}\d)\s*$/;
 /** Whether a block holds a line that can be a menu entry or one of INFO_LINE's (the rest are not read line by line). */
 const MAY_HOLD_INFO = /(?:^|\n)(?:File: |\* |\[index\]|INFO-DIR-SECTION |START-INFO-DIR-ENTRY|END-INFO-DIR-ENTRY|Tag Table:)/;
-const isInfoFurniture = (line: string): boolean => INFO_NODE_LINE.test(line) || INFO_LINE.test(line);
+/** Menu and furniture lines are short: a longer line is text, and is not examined (so no line costs more than this). */
+const MENU_LINE_CHARS = 300;
+const isInfoFurniture = (line: string): boolean => line.length <= MENU_LINE_CHARS && (INFO_NODE_LINE.test(line) || INFO_LINE.test(line));
+const isMenuLine = (l: string): boolean =>
+  l.length <= MENU_LINE_CHARS && (MENU_ENTRY.test(l) || MENU_ENTRY_LIKE.test(l) || MENU_CONTINUATION.test(l) || MENU_LABEL.test(l));
 
 /**
  * Empties the tables of contents a text manual prints at its start and at each chapter's (blocks
@@ -117,9 +121,7 @@ export function dropContentsBlocks(text: string): string {
       const all = blocks[i].split('\n');
       const kept = all.filter((l) => !isInfoFurniture(l));
       // a block of nothing but menu entries (a menu, or an index's entries) goes whole
-      const menu =
-        kept.some((l) => MENU_ENTRY.test(l)) &&
-        kept.every((l) => MENU_ENTRY.test(l) || MENU_ENTRY_LIKE.test(l) || MENU_CONTINUATION.test(l) || MENU_LABEL.test(l));
+      const menu = kept.some((l) => l.length <= MENU_LINE_CHARS && MENU_ENTRY.test(l)) && kept.every(isMenuLine);
       if (menu || kept.length < all.length) {
         blocks[i] = menu ? '' : kept.join('\n');
         dropped = true;

@@ -11,8 +11,16 @@ export function tableRows(node: HtmlNode): HtmlNode[] {
 
 /** Elements that make a table a page layout rather than data: its cells hold headings or tables. */
 const LAYOUT_INSIDE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table']);
-const holdsLayout = (node: HtmlNode): boolean =>
-  (node.children ?? []).some((c) => (c.name !== undefined && LAYOUT_INSIDE.has(c.name)) || holdsLayout(c));
+/** Remembered per node: nested tables would otherwise read their subtrees once per level. */
+const layoutInside = new WeakMap<HtmlNode, boolean>();
+function holdsLayout(node: HtmlNode): boolean {
+  let known = layoutInside.get(node);
+  if (known === undefined) {
+    known = (node.children ?? []).some((c) => (c.name !== undefined && LAYOUT_INSIDE.has(c.name)) || holdsLayout(c));
+    layoutInside.set(node, known);
+  }
+  return known;
+}
 
 /**
  * A table laid out as a page (headings or tables inside its cells, or one column only) rather

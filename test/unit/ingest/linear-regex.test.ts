@@ -1,4 +1,7 @@
-import { mimeTypeFor } from '../../../src/ingest/detect';
+import { dropContentsBlocks, isIndexPage } from '../../../src/ingest/contents-pages';
+import { detectKind, mimeTypeFor } from '../../../src/ingest/detect';
+import { htmlToText } from '../../../src/ingest/parsers/html';
+import { markTextHeadings } from '../../../src/ingest/parsers/text';
 import { paginate } from '../../../src/ingest/paginate';
 import { markdownToText } from '../../../src/ingest/parsers/markdown';
 import { layoutPage, PdfTextItem } from '../../../src/ingest/parsers/pdf';
@@ -50,6 +53,31 @@ describe('no regular expression on user input backtracks', () => {
   it('text decoding: 4 MB with control characters scattered through it', () => {
     const text = Buffer.from('abc\u0007'.repeat(16).padEnd(65_536, ' ') + 'plain text '.repeat(350_000));
     expect(timed(() => decodeText(text))).toBeLessThan(2000);
+  });
+
+  it('texinfo menus and Info lines: a block of long lines shaped like menu entries, node and tag lines', () => {
+    const long = (head: string, fill: string) => head + fill.repeat(200_000);
+    const block = [long('* ', 'a'), long('* x:', ' '), long('Node: x1', ' '), long('* Menu:', ' '), ' '.repeat(400_000) + '\u0000'].join(
+      '\n',
+    );
+    expect(timed(() => dropContentsBlocks(`${block}\n\n${block}`))).toBeLessThan(2000);
+  });
+
+  it('index pages and text headings: 5,000 lines of commas and numbers, 100,000 lines of `= ` headings', () => {
+    expect(timed(() => isIndexPage(Array.from({ length: 5000 }, () => `a${', 1'.repeat(200)}x`).join('\n')))).toBeLessThan(2000);
+    expect(timed(() => markTextHeadings(Array.from({ length: 100_000 }, (_, i) => `\n= Title ${i}`).join('\n')))).toBeLessThan(2000);
+  });
+
+  it('HTML: 200 tables nested in one another, and 20,000 links in one menu', () => {
+    const nested = '<table><tr><td>'.repeat(200) + 'x' + '</td></tr></table>'.repeat(200);
+    expect(timed(() => htmlToText(nested))).toBeLessThan(2000);
+    const menu = `<div>${'<a href="x">Home</a> | '.repeat(20_000)}</div><h1>T</h1><p>Body.</p>`;
+    expect(timed(() => expect(htmlToText(menu)).toBe('\u00011T\n\nBody.'))).toBeLessThan(2000);
+  });
+
+  it('upload sniffing: a head of 1 KB of control characters', () => {
+    expect(timed(() => detectKind('README', undefined, Buffer.alloc(1024, 1)))).toBeLessThan(2000);
+    expect(detectKind('README', undefined, Buffer.alloc(1024, 1))).toBeNull();
   });
 
   it('declared mime types: 1 MB of type characters without a slash', () => {
