@@ -214,6 +214,16 @@ export function htmlToText(html: string, limits?: Pick<ParseLimits, 'htmlMaxNode
   return /[\p{L}\p{N}]/u.test(text) ? text : convert(html, WITH_FURNITURE);
 }
 
+/**
+ * A fragment of HTML inside another document (a Markdown file's raw HTML block), read with the same
+ * rules as a page: headings, tables, lists and furniture alike. A fragment that is all furniture
+ * (a README's badge row or link menu) gives no text.
+ */
+export function htmlFragmentToText(html: string): string {
+  pastFirstHeading = true; // inside a document: only menu bars and link lists are furniture
+  return convert(html, OPTIONS).trim();
+}
+
 /** HTML: shape checked, converted to text with `html-to-text` (headings as sections), then the page rule. */
 export function parseHtml(buf: Buffer, limits?: ParseLimits): PageSource {
   return sectionedPages(htmlToText(stripMarks(decodeText(buf)), limits));

@@ -1,29 +1,13 @@
 import MarkdownIt from 'markdown-it';
-import { Parser } from 'htmlparser2';
 import { headingMark, sectionedPages, stripMarks } from '../sections';
 import type { PageSource } from '../types';
 import { markdownPieces, referenceDefinitions } from './markdown-segments';
 import { decodeText } from './text';
+import { htmlFragmentToText } from './html';
 
 // CommonMark + GFM tables and strikethrough; raw HTML is recognised so its tags can be dropped
 const md = new MarkdownIt('default', { html: true, linkify: false, typographer: false });
 type Token = ReturnType<MarkdownIt['parse']>[number];
-
-/** The text of a raw HTML fragment (tags dropped, script/style content skipped). */
-function htmlFragmentText(html: string): string {
-  let out = '';
-  let skip = 0;
-  const parser = new Parser(
-    {
-      onopentagname: (name) => void ((name === 'script' || name === 'style') && skip++),
-      onclosetag: (name) => void ((name === 'script' || name === 'style') && skip > 0 && skip--),
-      ontext: (text) => void (skip === 0 && (out += text)),
-    },
-    { decodeEntities: true },
-  );
-  parser.end(html);
-  return out.trim();
-}
 
 /** Words of an inline run: link targets, emphasis markers and inline HTML go, text and code stay. */
 function inlineText(children: Token[] | null): string {
@@ -140,7 +124,8 @@ function blockReader(emit: (text: string, tight?: boolean) => void): (tokens: To
           emit(t.content);
           break;
         case 'html_block':
-          emit(htmlFragmentText(t.content));
+          // a raw HTML block is read as an HTML page is: its headings, tables and furniture alike
+          emit(htmlFragmentToText(t.content));
           break;
         case 'table_open':
           inTable = true;

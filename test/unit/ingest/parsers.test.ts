@@ -174,6 +174,24 @@ describe('Markdown', () => {
     const text = markdownToText(md);
     expect(text).toBe('Plan | Price\n\nBasic | 10\n\nrun --fast\n\nHidden not\n\ndiagram and inline ref');
   });
+
+  it('reads a raw HTML block as an HTML page is read: its headings are sections, its tables rows, its menus and badges gone', async () => {
+    const md = [
+      '<p align="center"><a href="a"><img src="badge1.svg"></a> <a href="b"><img src="badge2.svg"></a></p>',
+      '<div class="navheader"><a href="prev.html">Prev</a> <a href="next.html">Next</a></div>',
+      '# Guide',
+      '<h2 id="opts">Options</h2>',
+      '<table><tr><th>Name</th><th>Meaning</th></tr><tr><td>limits</td><td>Caps the size of each uploaded file, in bytes.</td></tr></table>',
+      '<p><a href="/">Home</a> | <a href="/docs">Docs</a> | <a href="/faq">FAQ</a></p>',
+      'The end.',
+    ].join('\n\n');
+    const [page] = await parseDocument('markdown', Buffer.from(md));
+    expect(page.text).toBe('Guide\n\nOptions\n\nName | Meaning\n\nlimits | Caps the size of each uploaded file, in bytes.\n\nThe end.');
+    expect(page.sections?.map((s) => [s.title, s.level])).toEqual([
+      ['Guide', 1],
+      ['Options', 2],
+    ]);
+  });
 });
 
 describe('plain text and the page rule', () => {
