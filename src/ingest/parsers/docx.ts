@@ -23,6 +23,19 @@ function markPageBreaks(element: MammothElement): MammothElement {
 }
 
 /**
+ * Styles read beyond mammoth's defaults (which map Word's headings to h1–h6): the document's title
+ * is a heading, and a table of contents (Word's `toc 1`…, `TOC Heading`; LibreOffice's `Contents 1`…,
+ * `Contents Heading`) is not read: it names the sections without holding them, and would be cited
+ * instead of them.
+ */
+const STYLE_MAP = [
+  "p[style-name='Title'] => h1:fresh",
+  "p[style-name^='toc '] => !",
+  "p[style-name='TOC Heading'] => !",
+  "p[style-name^='Contents '] => !",
+];
+
+/**
  * DOCX via `mammoth` (to HTML, so headings, lists and tables keep their structure, then to text).
  * A .docx file has no fixed pages (layout happens when Word renders it): explicit page breaks
  * start a new page; without any, the 3,000-character rule applies (see paginate()). Headings
@@ -33,7 +46,7 @@ export async function parseDocx(buf: Buffer, limits?: ParseLimits): Promise<Page
   if (limits) await checkZip(buf, limits);
   let html: string;
   try {
-    const result = await mammoth.convertToHtml({ buffer: buf }, { transformDocument: markPageBreaks });
+    const result = await mammoth.convertToHtml({ buffer: buf }, { transformDocument: markPageBreaks, styleMap: STYLE_MAP });
     html = stripMarks(result.value);
   } catch (e) {
     throw new IngestError(`not a valid DOCX file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);

@@ -12,7 +12,8 @@ import { IngestError } from '../types';
  * underlines and numbering, a chapter's own running header, HTML page furniture and link lists, and
  * text tables of contents left out; 5: a PDF's back-of-book index without dot leaders left out,
  * HTML, DOCX and Markdown tables read row by row, HTML definition terms as headings, headings
- * indexed with the titles of the sections they lie in, texinfo's Info furniture left out): ready documents indexed with an older version are re-analysed by a
+ * indexed with the titles of the sections they lie in, texinfo's Info furniture, HTML menus and a
+ * Word table of contents left out, Markdown's raw HTML read as HTML): ready documents indexed with an older version are re-analysed by a
  * background job (see reanalysis.ts).
  */
 export const ANALYSIS_VERSION = 5;

@@ -133,6 +133,24 @@ describe('DOCX (mammoth)', () => {
     ]);
   });
 
+  it("reads the document's title as a heading and leaves out its table of contents (Word's and LibreOffice's styles)", async () => {
+    const docx = await makeDocx([
+      { text: 'Travel policy', style: 'Title' },
+      { text: 'Contents', style: 'TOCHeading' },
+      { text: 'Flights\t2', style: 'TOC1' },
+      { text: 'Meals\t3', style: 'TOC2' },
+      { text: 'Hotels\t4', style: 'Contents1' },
+      { text: 'Flights', heading: 1 },
+      { text: 'Economy class is required for flights under six hours.' },
+    ]);
+    const [page] = await parseDocument('docx', docx);
+    expect(page.text).toBe('Travel policy\n\nFlights\n\nEconomy class is required for flights under six hours.');
+    expect(page.sections?.map((s) => [s.title, s.level])).toEqual([
+      ['Travel policy', 1],
+      ['Flights', 1],
+    ]);
+  });
+
   it('paginates a DOCX without page breaks by the 3,000-character rule', async () => {
     const docx = await makeDocx(Array.from({ length: 12 }, (_, i) => ({ text: longText(8) + ` Paragraph ${i}.` })));
     const pages = await parseDocument('docx', docx);
