@@ -24,7 +24,8 @@ function markPageBreaks(element: MammothElement): MammothElement {
 
 /**
  * Styles read beyond mammoth's defaults (which map Word's headings to h1–h6): the document's title
- * is a heading, and a table of contents (Word's `toc 1`…, `TOC Heading`; LibreOffice's `Contents 1`…,
+ * is a heading, a definition list's terms and definitions are read as HTML's `dt` and `dd` (html.ts:
+ * each term a heading of its definition), and a table of contents (Word's `toc 1`…, `TOC Heading`; LibreOffice's `Contents 1`…,
  * `Contents Heading`) is not read: it names the sections without holding them, and would be cited
  * instead of them.
  */
@@ -33,6 +34,9 @@ const STYLE_MAP = [
   "p[style-name^='toc '] => !",
   "p[style-name='TOC Heading'] => !",
   "p[style-name^='Contents '] => !",
+  // a definition list (pandoc's Definition Term / Definition styles) reads as HTML's dl does
+  "p[style-name='Definition Term'] => dt:fresh",
+  "p[style-name='Definition'] => dd:fresh",
 ];
 
 /**

@@ -36,6 +36,16 @@ export interface HtmlNode {
   name?: string;
   data?: string;
   children?: HtmlNode[];
+  /** Siblings (text nodes included). */
+  prev?: HtmlNode | null;
+  next?: HtmlNode | null;
+}
+
+/** The element before or after a node among its siblings, across whitespace. */
+export function siblingElement(node: HtmlNode, side: 'prev' | 'next'): HtmlNode | undefined {
+  let n = node[side];
+  while (n && n.type === 'text' && !/\S/.test(n.data ?? '')) n = n[side];
+  return n && n.type !== 'text' ? n : undefined;
 }
 
 /**

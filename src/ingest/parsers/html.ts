@@ -4,7 +4,7 @@ import { LimitError, ParseLimits } from '../limits';
 import { headingMark, sectionedPages, stripMarks } from '../sections';
 import type { PageSource } from '../types';
 import { decodeText } from './text';
-import { BOILERPLATE, HtmlNode, isLinkDense, isLinkList, isMenuBar } from './html-furniture';
+import { BOILERPLATE, HtmlNode, isLinkDense, isLinkList, isMenuBar, siblingElement } from './html-furniture';
 import { isLayoutTable, oneLine, tableRows } from './html-tables';
 
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
@@ -118,9 +118,16 @@ const WITH_FURNITURE: HtmlToTextOptions = {
     // (DocBook's option lists, Sphinx's function signatures and options are `dl`s), as a man
     // page's option is (an entry, paragraphs.ts); the description starts on the next line.
     definitionTerm: (elem, walk, builder) => {
+      const node = elem as unknown as HtmlNode;
+      // terms in a row share one description (`-t number`, `--tries=number`): one heading, in the first
+      if (siblingElement(node, 'prev')?.name === 'dt') return;
       builder.openBlock({ leadingLineBreaks: 2 });
       builder.addLiteral(headingMark(DEFINITION_TERM_LEVEL));
       walk(elem.children, builder);
+      for (let n = siblingElement(node, 'next'); n?.name === 'dt'; n = siblingElement(n, 'next')) {
+        builder.addInline(', ');
+        walk((n.children ?? []) as never, builder);
+      }
       builder.closeBlock({ trailingLineBreaks: 1 });
     },
     definitionDescription: (elem, walk, builder) => {

@@ -6,7 +6,8 @@ import { chunkPages } from '../../../src/ingest/chunker';
 import { RowBuilder, StagedRow } from '../../../src/ingest/index-rows';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { RunningLineFilter } from '../../../src/ingest/running-lines';
-import { HeadingTrail } from '../../../src/ingest/sections';
+import { htmlToText } from '../../../src/ingest/parsers/html';
+import { HeadingTrail, headingMark } from '../../../src/ingest/sections';
 import { EVAL_DOCS_DIR } from '../../support/eval/corpus';
 import type { DocumentKind, ParsedPage } from '../../../src/ingest/types';
 
@@ -182,6 +183,15 @@ describe('heading trails', () => {
     const row = rows.find((r) => r.t.includes('Specifies the file that contains the public keys used for user authentication'))!;
     // (the header as indexed: identifiers followed by their parts)
     expect(row.h).toMatch(/^AuthorizedKeysFile Authorized Keys File$/m);
+  });
+
+  it('a real Word manual with a definition list (wget as DOCX, from pandoc): each option is a heading, terms in a row one heading', async () => {
+    const pages = await pool.parse('docx', readFileSync(path.join(EVAL_DOCS_DIR, 'wget.docx')));
+    const sections = pages.flatMap((p) => p.sections ?? []);
+    expect(sections).toContainEqual(expect.objectContaining({ title: '-t number, --tries=number', level: 7 }));
+    expect(sections).toContainEqual(expect.objectContaining({ title: 'Download Options', level: 2 }));
+    const html = htmlToText('<dl><dt>-q</dt>\n<dt>--quiet</dt><dd><p>Print less.</p></dd><dt>Term</dt><dd>Plain.</dd></dl>');
+    expect(html).toBe(`${headingMark(7)}-q, --quiet\nPrint less.\n\n${headingMark(7)}Term\nPlain.`);
   });
 
   it('an entry term is in force under the heading it follows', () => {
