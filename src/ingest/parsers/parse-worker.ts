@@ -34,8 +34,9 @@ export type ParseMessage =
   | { type: 'read'; pagesDone: number }
   | { type: 'analysis'; language: string | null }
   | ({ type: 'rows' } & RowBatch)
-  | { type: 'done'; pages: number; chunks: number }
-  | { type: 'failed'; name: string; message: string; ingest: boolean };
+  /** `spoiled`: the thread is not to be reused; the pool ends its task, which ends the thread (thread-health.ts). */
+  | { type: 'done'; pages: number; chunks: number; spoiled: boolean }
+  | { type: 'failed'; name: string; message: string; ingest: boolean; spoiled: boolean };
 
 /** The server acknowledges each batch of rows once it is in PostgreSQL. */
 export type ParseReply = { type: 'ack' };
@@ -117,20 +118,34 @@ export default async function parseTask(task: ParseTask): Promise<void> {
       pace,
     );
     builder?.finish();
-    post({ type: 'done', pages, chunks: builder?.chunkCount ?? 0 });
+    post({ type: 'done', pages, chunks: builder?.chunkCount ?? 0, spoiled: threadSpoiled() });
   } catch (e) {
     const err = e as Error;
     // a stack overflow or an over-long string is the file's doing too, so it is not retried
+    const spoiled = threadSpoiled();
     if (err instanceof RangeError && /call stack/i.test(err.message))
-      post({ type: 'failed', name: 'LimitError', message: 'the document nests too deeply to read (parser stack exhausted)', ingest: true });
+      post({
+        type: 'failed',
+        name: 'LimitError',
+        message: 'the document nests too deeply to read (parser stack exhausted)',
+        ingest: true,
+        spoiled,
+      });
     else if (err instanceof RangeError && /length/i.test(err.message))
-      post({ type: 'failed', name: 'LimitError', message: 'document expands to more text than the parser can hold', ingest: true });
-    else post({ type: 'failed', name: err?.name ?? 'Error', message: String(err?.message ?? e), ingest: e instanceof IngestError });
+      post({
+        type: 'failed',
+        name: 'LimitError',
+        message: 'document expands to more text than the parser can hold',
+        ingest: true,
+        spoiled,
+      });
+    else
+      post({ type: 'failed', name: err?.name ?? 'Error', message: String(err?.message ?? e), ingest: e instanceof IngestError, spoiled });
   } finally {
     port.close();
   }
   // the outcome is posted; a spoiled thread keeps its task open until the pool ends the thread
-  // (it does for every task it has an outcome for), or ends itself after a minute
+  // (it does for a task whose outcome says so), or ends itself after a minute
   if (threadSpoiled()) {
     await new Promise((r) => setTimeout(r, 60_000));
     process.exit(1);

@@ -178,20 +178,26 @@ export class ParserPool {
             then(() => {
               if (!settled) {
                 settled = true;
-                // the task has returned by now, unless its thread is spoiled and waits to be ended
-                // (thread-health.ts): ending the task then terminates the thread
-                stop.abort();
+                // a spoiled thread keeps its task open to be ended (thread-health.ts): ending the
+                // task terminates the thread. A healthy one is returning its task and stays: ending
+                // every finished task raced piscina's own completion message and, on a busy
+                // machine, killed healthy threads (each replacement loads the parsers again).
+                if (m.spoiled) stop.abort();
                 resolve();
               }
             });
-          } else if (m.type === 'failed')
-            fail(
-              m.ingest
-                ? m.name === 'LimitError'
-                  ? new LimitError(m.message)
-                  : new IngestError(m.message)
-                : new Error(`parsing failed: ${m.message}`),
-            );
+          } else if (m.type === 'failed') {
+            const err = m.ingest
+              ? m.name === 'LimitError'
+                ? new LimitError(m.message)
+                : new IngestError(m.message)
+              : new Error(`parsing failed: ${m.message}`);
+            if (m.spoiled) fail(err);
+            else if (!settled) {
+              settled = true;
+              reject(err);
+            }
+          }
         });
         const task: ParseTask = { kind, ...source, limits: this.limits, port: port2, ...(index ? { index } : {}) };
         this.piscina

@@ -300,6 +300,8 @@ describe('the page limit holds for every format', () => {
 
 describe('parser threads give way to the thread that answers requests', () => {
   const ROOT = path.resolve(__dirname, '../../..');
+  /** Each test starts a Node process that loads the server's modules: seconds on a loaded machine (the suite runs in parallel). */
+  const SPAWN_TIMEOUT_MS = 30_000;
   /**
    * The nice values of a fresh process's threads after it parsed one document through a parser
    * pool configured from `env` (the built pool in dist/, as the server runs it; a process of its
@@ -332,6 +334,7 @@ describe('parser threads give way to the thread that answers requests', () => {
       expect(r.nices).toContain(10);
       expect(r.own).toBe(0);
     },
+    SPAWN_TIMEOUT_MS,
   );
 
   (process.platform === 'linux' ? it : it.skip)(
@@ -342,5 +345,6 @@ describe('parser threads give way to the thread that answers requests', () => {
       expect(r.nices).not.toContain(10);
       expect(r.nices.every((n) => n === 0)).toBe(true);
     },
+    SPAWN_TIMEOUT_MS,
   );
 });
