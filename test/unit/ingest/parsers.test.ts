@@ -298,6 +298,25 @@ describe('the page limit holds for every format', () => {
   });
 });
 
+describe('parser threads are reused', () => {
+  it('one thread parses document after document: a finished parse does not end its thread', async () => {
+    const single = new ParserPool(config.parseLimits, { ...config.parserPool, threads: 1 });
+    try {
+      const threads = new Set<number>();
+      for (let i = 0; i < 60; i++) {
+        expect(await single.parse('text', Buffer.from(`Document ${i}.`))).toEqual([{ pageNumber: 1, text: `Document ${i}.` }]);
+        // piscina's live workers (ended ones leave the list, replacements join it)
+        const workers = (single as unknown as { pool: { threads: Array<{ threadId: number }> } }).pool.threads;
+        for (const w of workers) threads.add(w.threadId);
+      }
+      // ending each finished task raced piscina's completion message and replaced threads under load
+      expect(threads.size).toBe(1);
+    } finally {
+      await single.destroy();
+    }
+  });
+});
+
 describe('parser threads give way to the thread that answers requests', () => {
   const ROOT = path.resolve(__dirname, '../../..');
   /** Each test starts a Node process that loads the server's modules: seconds on a loaded machine (the suite runs in parallel). */
