@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { looksBinary } from './parsers/text';
 import type { DocumentKind } from './types';
 
 /** The mime type recorded for each format we read. */
@@ -54,21 +55,14 @@ function sniff(head: Buffer): DocumentKind | null {
   return null;
 }
 
-/**
- * Whether the first bytes read as text: UTF-8 (a character cut at the end aside) without NUL and
- * with hardly any other control characters (decodeText's test of binary content, on the head).
- */
+/** Whether the first bytes read as text: UTF-8 (a character cut at the end aside), no NUL, not binary (looksBinary). */
 function looksLikeText(head: Buffer): boolean {
   if (!head.length || head.includes(0)) return false;
-  let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    return !looksBinary(new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true }));
   } catch {
     return false;
   }
-  // eslint-disable-next-line no-control-regex -- counts control characters on purpose to detect binary content
-  const controls = text.match(/[\u0001-\u0008\u000e-\u001e]/g)?.length ?? 0;
-  return controls <= text.length * 0.001;
 }
 
 /** Declared types that say nothing about the content: then text-looking bytes are read as text. */

@@ -35,23 +35,21 @@ const ENTRY_TERM =
 const ENTRY_LINE_CHARS = 60;
 const STARTS_DESCRIPTION = /^[\p{Lu}"'“(]/u;
 
-/** The entry terms of a paragraph: lines that are only a term (ENTRY_TERM) and are followed by a description. */
+/** Whether a (trimmed) line is only an entry term (ENTRY_TERM) and `next` starts its description. */
+const isEntryTerm = (line: string, next: string | undefined): boolean =>
+  next !== undefined && line.length <= ENTRY_LINE_CHARS && ENTRY_TERM.test(line) && STARTS_DESCRIPTION.test(next.trimStart());
+
+/** The entry terms of a paragraph: lines that are only a term and are followed by a description. */
 function entryTerms(paragraph: string): string[] {
   const lines = paragraph.split('\n').map((l) => l.trim());
-  const out: string[] = [];
-  for (let i = 0; i + 1 < lines.length; i++) {
-    if (lines[i].length <= ENTRY_LINE_CHARS && ENTRY_TERM.test(lines[i]) && STARTS_DESCRIPTION.test(lines[i + 1])) out.push(lines[i]);
-  }
-  return out;
+  return lines.filter((line, i) => isEntryTerm(line, lines[i + 1]));
 }
 
 /** Whether a paragraph is only an entry term and the next one starts its description. */
-const isTermParagraph = (paragraph: string, next: string | undefined): boolean =>
-  next !== undefined &&
-  !paragraph.trim().includes('\n') &&
-  paragraph.trim().length <= ENTRY_LINE_CHARS &&
-  ENTRY_TERM.test(paragraph.trim()) &&
-  STARTS_DESCRIPTION.test(next.trimStart());
+const isTermParagraph = (paragraph: string, next: string | undefined): boolean => {
+  const term = paragraph.trim();
+  return !term.includes('\n') && isEntryTerm(term, next);
+};
 
 /**
  * Paragraphs of all pages, whitespace-normalised. A paragraph cut by a page break (the page's last

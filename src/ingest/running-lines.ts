@@ -74,10 +74,19 @@ function edges(lines: string[]): Edge[] {
 /** A heading's or header's words, without numbers or punctuation: `appendixcthecommandlineeditor`. */
 const lettersOf = (line: string): string => line.toLowerCase().replace(/[^\p{L}]+/gu, '');
 
+/** What the chapter-header rule knows of an outermost edge line. */
+interface EdgeLine {
+  /** Whether a page number starts or ends it (NUMBERED_EDGE), and that number. */
+  numbered: boolean;
+  printed?: number;
+  words: number;
+  letters: string;
+}
+
 /** What the chapter-header rule needs of a page: its outermost edge lines and its headings. */
 interface PageEdges {
   /** Outermost top and bottom lines with a word, normalised with their side (`top:appendix b: invoking r #`). */
-  lines: Map<string, { numbered: boolean; words: number; letters: string; printed?: number }>;
+  lines: Map<string, EdgeLine>;
   /** The words of the page's headings (see lettersOf). */
   headings: Set<string>;
   /** The words of its outermost lines that carry a page number, with their side (`top:extremes`). */
@@ -86,7 +95,7 @@ interface PageEdges {
 
 function pageEdges(page: ParsedPage): PageEdges {
   const all = page.text.split('\n');
-  const lines = new Map<string, { numbered: boolean; words: number; letters: string; printed?: number }>();
+  const lines = new Map<string, EdgeLine>();
   const numberedLetters = new Set<string>();
   for (const { line, depth, side } of edges(all)) {
     // (a heading of the page is not its header)

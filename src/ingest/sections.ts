@@ -34,12 +34,12 @@ export function withSections(page: ParsedPage): ParsedPage {
   const sections: NonNullable<ParsedPage['sections']> = [];
   for (let i = 1; i < parts.length; i++) {
     // every mark is headingMark()'s: the level digit follows it
-    const level = /^\d/.test(parts[i]) ? Number(parts[i][0]) : 0;
-    const part = /^\d/.test(parts[i]) ? parts[i].slice(1) : parts[i];
+    const digit = /^\d/.test(parts[i]);
+    const level = digit ? Number(parts[i][0]) : 0;
+    const part = digit ? parts[i].slice(1) : parts[i];
     const end = part.indexOf('\n');
-    const title = (end < 0 ? part : part.slice(0, end)).trim();
-    if (title)
-      sections.push(level ? { offset: out.length, title: title.slice(0, 500), level } : { offset: out.length, title: title.slice(0, 500) });
+    const title = (end < 0 ? part : part.slice(0, end)).trim().slice(0, 500);
+    if (title) sections.push({ offset: out.length, title, ...(level ? { level } : {}) });
     out += part;
   }
   return sections.length ? { pageNumber: page.pageNumber, text: out, sections } : { pageNumber: page.pageNumber, text: out };

@@ -122,25 +122,13 @@ export default async function parseTask(task: ParseTask): Promise<void> {
   } catch (e) {
     const err = e as Error;
     // a stack overflow or an over-long string is the file's doing too, so it is not retried
-    const spoiled = threadSpoiled();
-    if (err instanceof RangeError && /call stack/i.test(err.message))
-      post({
-        type: 'failed',
-        name: 'LimitError',
-        message: 'the document nests too deeply to read (parser stack exhausted)',
-        ingest: true,
-        spoiled,
-      });
-    else if (err instanceof RangeError && /length/i.test(err.message))
-      post({
-        type: 'failed',
-        name: 'LimitError',
-        message: 'document expands to more text than the parser can hold',
-        ingest: true,
-        spoiled,
-      });
-    else
-      post({ type: 'failed', name: err?.name ?? 'Error', message: String(err?.message ?? e), ingest: e instanceof IngestError, spoiled });
+    const failure =
+      err instanceof RangeError && /call stack/i.test(err.message)
+        ? { name: 'LimitError', message: 'the document nests too deeply to read (parser stack exhausted)', ingest: true }
+        : err instanceof RangeError && /length/i.test(err.message)
+          ? { name: 'LimitError', message: 'document expands to more text than the parser can hold', ingest: true }
+          : { name: err?.name ?? 'Error', message: String(err?.message ?? e), ingest: e instanceof IngestError };
+    post({ type: 'failed', ...failure, spoiled: threadSpoiled() });
   } finally {
     port.close();
   }

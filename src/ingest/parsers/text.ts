@@ -10,6 +10,17 @@ import { IngestError, PageSource } from '../types';
 // eslint-disable-next-line no-control-regex -- control characters other than tab, newline, carriage return and form feed
 const CONTROL = /[\u0000-\u0008\u000b\u000e-\u001f]/;
 
+/**
+ * Whether decoded text is binary data: more than one character in a thousand is a control
+ * character other than tab, newline, carriage return, form feed and the unit separator that starts
+ * each node of an Info manual.
+ */
+export function looksBinary(sample: string): boolean {
+  // eslint-disable-next-line no-control-regex -- counts control characters on purpose to detect binary content
+  const controls = sample.match(/[\u0000-\u0008\u000e-\u001e]/g)?.length ?? 0;
+  return controls > 0 && controls / Math.max(1, sample.length) > 0.001;
+}
+
 export function decodeText(buf: Buffer): string {
   let text: string;
   if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) text = new TextDecoder('utf-8').decode(buf.subarray(3));
@@ -22,14 +33,7 @@ export function decodeText(buf: Buffer): string {
       text = new TextDecoder('windows-1252').decode(buf);
     }
   }
-  // control characters other than tab, newline, carriage return and form feed mean binary data
-  // (and the unit separator that starts each node of an Info manual)
-  const sample = text.slice(0, 65536);
-  // eslint-disable-next-line no-control-regex -- counts control characters on purpose to detect binary content
-  const controls = sample.match(/[\u0000-\u0008\u000e-\u001e]/g)?.length ?? 0;
-  if (controls > 0 && controls / Math.max(1, sample.length) > 0.001) {
-    throw new IngestError('the file is not readable text (binary content)');
-  }
+  if (looksBinary(text.slice(0, 65536))) throw new IngestError('the file is not readable text (binary content)');
   // no copy when there are none
   return CONTROL.test(text) ? text.replace(new RegExp(CONTROL.source, 'g'), '') : text;
 }
