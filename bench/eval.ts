@@ -76,7 +76,7 @@ export interface EvalConfigResult extends EvalReport {
 
 /** Runs the evaluation once against a fresh server with `env` added to its environment. */
 export async function benchEval(config: string, env: Record<string, string>, log: (m: string) => void): Promise<EvalConfigResult> {
-  const docs = corpusDocuments();
+  const docs = await corpusDocuments();
   const parsed = await parseCorpus(docs);
   const langs = flag('only-lang')?.split(',');
   const split = flag('split');

@@ -8,7 +8,14 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { createOrm, migrate } from '../src/db/orm';
 import { DEFAULT_FUSION, EQUAL_RRF, FusionParams, fuseRankings, Ranked } from '../src/retrieval/fusion';
 import { freePort } from '../src/util/net';
-import { corpusDocuments, corpusQuestions, CorpusQuestion, parseCorpus, ParsedCorpusDocument } from '../test/support/eval/corpus';
+import {
+  CorpusDocument,
+  corpusDocuments,
+  corpusQuestions,
+  CorpusQuestion,
+  parseCorpus,
+  ParsedCorpusDocument,
+} from '../test/support/eval/corpus';
 import { EvalHit, ingestCorpus, isRelevantHit, QuestionRun, report, Score } from '../test/support/eval/run-eval';
 import { factories } from '../test/support/factories';
 import { startOpenAiStub } from '../test/support/openai-stub';
@@ -146,7 +153,7 @@ export interface TuneResult {
 }
 
 /** Ingests the corpus under one embedder and traces every question's rankings once. */
-async function trace(config: TuneConfig, docs: ReturnType<typeof corpusDocuments>, questions: CorpusQuestion[], log: (m: string) => void) {
+async function trace(config: TuneConfig, docs: CorpusDocument[], questions: CorpusQuestion[], log: (m: string) => void) {
   const stub = config === 'stub' ? await startOpenAiStub() : null;
   const embedder = config === 'stub' ? null : await startEmbedder(config);
   const model = embedder?.model ?? 'stub-hash-64';
@@ -343,7 +350,7 @@ export async function fusionTune(
   configs: TuneConfig[],
   log: (m: string) => void,
 ): Promise<{ results: TuneResult[]; common: CommonResult }> {
-  const docs = corpusDocuments();
+  const docs = await corpusDocuments();
   const parsed = await parseCorpus(docs);
   const questions = corpusQuestions();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'docqa-tune-'));

@@ -53,6 +53,10 @@ async function poolOverhead(n = 200): Promise<{ inProcessMs: number; poolMs: num
     pdfMaxPages: 5000,
     pdfMaxPageChars: 100_000,
     maxChunks: 100_000,
+    maxSheets: 200,
+    maxCells: 2_000_000,
+    maxAttachments: 100,
+    ocr: null,
   };
   const doc = makePdf([{ paragraphs: ['The warranty lasts thirty-six months from the date of delivery.', 'Returns within 30 days.'] }]);
   const pool = new ParserPool(limits, { threads: 1, maxHeapMb: 512, timeoutMs: 60_000, nice: 10 });

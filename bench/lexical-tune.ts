@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     const actor = await t.services.tokens.authenticate(owner.token);
     const ingest = await ingestCorpus(
       { baseUrl: t.baseUrl, dbUrl: t.dbUrl, accessToken: owner.token },
-      corpusDocuments(),
+      await corpusDocuments(),
       'lexical tune',
       (m) => process.stderr.write(`${m}\n`),
     );

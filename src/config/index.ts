@@ -7,6 +7,14 @@ import { type EmbeddingEnv, modelEnv, type RerankEnv } from './models';
 export { ConfigError, databaseServerEnv, processEnv } from './env';
 export type { EmbeddingEnv, RerankEnv } from './models';
 
+/** OCR_LANGUAGES: Tesseract codes joined by `+` (`eng`, `eng+fra`, `chi_sim`); `eng` by default. */
+function ocrLanguages(env: Env): string {
+  const raw = str(env, 'OCR_LANGUAGES') ?? 'eng';
+  if (!/^[a-z][a-z0-9_]{1,30}(\+[a-z][a-z0-9_]{1,30}){0,9}$/i.test(raw))
+    throw new ConfigError(`OCR_LANGUAGES must be Tesseract language codes joined by +, such as eng+fra, got "${raw}"`);
+  return raw;
+}
+
 /** Everything the service reads from its environment, parsed and validated once. */
 export interface Config {
   nodeEnv: string;
@@ -223,6 +231,18 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
       pdfMaxPages: int(env, 'PDF_MAX_PAGES', 5000, 1, 1_000_000),
       pdfMaxPageChars: int(env, 'PDF_MAX_PAGE_CHARS', 100_000, 1000, 100_000_000),
       maxChunks: int(env, 'MAX_CHUNKS_PER_DOCUMENT', 100_000, 10, 100_000_000),
+      maxSheets: int(env, 'SPREADSHEET_MAX_SHEETS', 200, 1, 100_000),
+      maxCells: int(env, 'SPREADSHEET_MAX_CELLS', 2_000_000, 100, 1_000_000_000),
+      maxAttachments: int(env, 'MAIL_MAX_ATTACHMENTS', 100, 0, 100_000),
+      ocr: bool(env, 'OCR', true)
+        ? {
+            languages: ocrLanguages(env),
+            dataPath: str(env, 'OCR_DATA_PATH') ? path.resolve(str(env, 'OCR_DATA_PATH')!) : null,
+            maxPixels: int(env, 'OCR_MAX_PIXELS', 40_000_000, 10_000, 1_000_000_000),
+            pageTimeoutMs: int(env, 'OCR_PAGE_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
+            maxPages: int(env, 'OCR_MAX_PAGES', 500, 1, 1_000_000),
+          }
+        : null,
     },
     parserPool: {
       threads: int(env, 'PARSER_THREADS', workerConcurrency, 1, 64),

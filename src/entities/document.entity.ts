@@ -1,3 +1,4 @@
+import type { PageRun } from '../ingest/types';
 import { BigIntType, Entity, Enum, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { DOCUMENT_STATUSES, DocumentStatus, newId } from './base';
 import { Project } from './project.entity';
@@ -60,6 +61,13 @@ export class Document {
    */
   @Property({ type: 'integer' })
   analysisVersion: number & Opt = 0;
+
+  /**
+   * How the pages' text was obtained, as runs (see PageRun): the file's own text, or OCR with its
+   * mean word confidence. Null until the document is read.
+   */
+  @Property({ type: 'json', nullable: true })
+  pageMethods?: PageRun[] | null;
 
   @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
   uploadedBy?: User | null;

@@ -16,6 +16,28 @@ export interface ParseLimits {
   pdfMaxPageChars: number;
   /** Chunks of one document, of any format (MAX_CHUNKS_PER_DOCUMENT). */
   maxChunks: number;
+  /** Sheets of one spreadsheet (SPREADSHEET_MAX_SHEETS). */
+  maxSheets: number;
+  /** Non-empty cells of one spreadsheet or delimited file, all sheets together (SPREADSHEET_MAX_CELLS). */
+  maxCells: number;
+  /** Attachments read from one mail document, an MBOX's messages together (MAIL_MAX_ATTACHMENTS). */
+  maxAttachments: number;
+  /** Optical character recognition of scans and images; null when OCR=false. */
+  ocr: OcrLimits | null;
+}
+
+/** How scans and images are recognised (OCR_* settings). */
+export interface OcrLimits {
+  /** Tesseract language codes joined by `+`, as OCR_LANGUAGES gives them: `eng`, `eng+fra`. */
+  languages: string;
+  /** A directory holding `<lang>.traineddata` (or `.traineddata.gz`) files beyond the bundled English (OCR_DATA_PATH). */
+  dataPath: string | null;
+  /** Pixels of one page or image, as rendered or decoded (OCR_MAX_PIXELS): a larger one fails the document. */
+  maxPixels: number;
+  /** Processor time for recognising one page (OCR_PAGE_TIMEOUT_SECONDS), in ms. */
+  pageTimeoutMs: number;
+  /** Pages of one document that may need recognition (OCR_MAX_PAGES). */
+  maxPages: number;
 }
 
 /** The pool's limits per document: the parser thread's heap, and the processor time of one parse (see pool.ts). */

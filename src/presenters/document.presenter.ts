@@ -1,4 +1,6 @@
 import type { Document } from '../entities';
+import { kindOfMime } from '../ingest/detect';
+import type { PageRun } from '../ingest/types';
 import type { DocumentProgress } from '../ingest/progress';
 import type { ChunkSourceDto, DocumentDto, UploadResultDto } from './dto.generated';
 
@@ -37,9 +39,31 @@ export function presentDocument(d: Document): DocumentDto {
       : null,
     error: d.error ?? null,
     language: d.language ?? null,
+    format: kindOfMime(d.mimeType),
+    extraction: d.pageMethods ? presentExtraction(d.pageMethods) : null,
     uploadedBy: d.uploadedBy ? d.uploadedBy.id : null,
     createdAt: new Date(d.createdAt).toISOString(),
     updatedAt: new Date(d.updatedAt).toISOString(),
+  };
+}
+
+/** How a document's pages were read: the method overall, the OCR pages and their mean confidence, the runs. */
+function presentExtraction(runs: PageRun[]): NonNullable<DocumentDto['extraction']> {
+  let ocrPages = 0;
+  let textPages = 0;
+  let confidence = 0;
+  for (const r of runs) {
+    const n = r.to - r.from + 1;
+    if (r.method === 'ocr') {
+      ocrPages += n;
+      confidence += (r.confidence ?? 0) * n;
+    } else textPages += n;
+  }
+  return {
+    method: ocrPages && textPages ? 'mixed' : ocrPages ? 'ocr' : 'text',
+    ocrPages,
+    ocrConfidence: ocrPages ? Math.round((confidence / ocrPages) * 10) / 10 : null,
+    pages: runs.map((r) => ({ from: r.from, to: r.to, method: r.method, confidence: r.confidence })),
   };
 }
 

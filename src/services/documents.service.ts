@@ -6,7 +6,7 @@ import { checkProjectAccess, requireTier } from '../access/read-rules';
 import { Document, Project, User } from '../entities';
 import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
-import { detectKind, mimeTypeFor } from '../ingest/detect';
+import { detectFormat, mimeTypeFor, UNSUPPORTED } from '../ingest/detect';
 import { lockProjectIndex, removeDocumentChunks } from '../ingest/index-writer';
 import { query } from '../db/sql';
 import { removeOriginal, storeOriginal } from '../ingest/originals';
@@ -194,7 +194,12 @@ export class DocumentsService extends BaseService {
         results.push({ document: existing, duplicate: true });
         continue;
       }
-      const kind = detectKind(file.name, file.mimeType, file.stored?.head ?? content);
+      const { kind, reason } = await detectFormat(
+        file.name,
+        file.mimeType,
+        file.stored?.head ?? content,
+        file.stored ? { path: file.stored.path } : { buffer: content },
+      );
       try {
         const document = await em.transactional(async (tx) => {
           // the original goes into a large object in slices (never whole in memory), in this
@@ -208,7 +213,7 @@ export class DocumentsService extends BaseService {
             sha256,
             contentOid,
             status: kind ? 'queued' : 'failed',
-            error: kind ? null : `unsupported file type; upload ${SUPPORTED}`,
+            error: kind ? null : reason === UNSUPPORTED ? `${UNSUPPORTED}; upload ${SUPPORTED}` : reason,
             language,
             languageStated: language !== null,
             uploadedBy: actor.system ? null : tx.getReference(User, actor.id),

@@ -49,8 +49,8 @@ describe('evaluation corpus labels', () => {
     expect([...new Set(failures.map((f) => f.id))].sort()).toEqual(['elsewhere', 'nowhere', 'pdf-without-page', 'wrong-page']);
   });
 
-  it('has at least 15 real documents in every accepted format, each with its source, including a PDF of 10+ pages', () => {
-    const docs = corpusDocuments();
+  it('has at least 15 real documents in every accepted format, each with its source, including a PDF of 10+ pages', async () => {
+    const docs = await corpusDocuments();
     expect(docs.length).toBeGreaterThanOrEqual(15);
     expect(new Set(docs.map((d) => d.kind))).toEqual(new Set(['pdf', 'docx', 'html', 'markdown', 'text']));
     expect(Math.max(...parsed.filter((d) => d.kind === 'pdf').map((d) => d.pages.length))).toBeGreaterThanOrEqual(10);
@@ -74,7 +74,7 @@ describe('evaluation corpus labels', () => {
     expect(new Set(questions.map((q) => q.question)).size).toBe(questions.length);
   });
 
-  it('has a held-out split: 150+ questions, 100+ of them English paraphrases, over 8+ documents that no dev question asks about', () => {
+  it('has a held-out split: 150+ questions, 100+ of them English paraphrases, over 8+ documents that no dev question asks about', async () => {
     const questions = corpusQuestions();
     const heldout = questions.filter((q) => q.split === 'heldout');
     expect(heldout.length).toBeGreaterThanOrEqual(150);
@@ -83,11 +83,11 @@ describe('evaluation corpus labels', () => {
     const heldoutDocs = new Set(heldout.map((q) => q.document));
     expect(heldoutDocs.size).toBeGreaterThanOrEqual(8);
     // every held-out document is in the corpus, and the dev questions never ask about one
-    const names = new Set(corpusDocuments().map((d) => d.name));
+    const names = new Set((await corpusDocuments()).map((d) => d.name));
     for (const name of heldoutDocs) expect({ name, inCorpus: names.has(name) }).toEqual({ name, inCorpus: true });
     expect(questions.filter((q) => q.split === 'dev' && heldoutDocs.has(q.document)).map((q) => q.id)).toEqual([]);
     // the held-out documents cover every format
-    const kindOf = new Map(corpusDocuments().map((d) => [d.name, d.kind]));
+    const kindOf = new Map((await corpusDocuments()).map((d) => [d.name, d.kind]));
     expect(new Set([...heldoutDocs].map((name) => kindOf.get(name)))).toEqual(new Set(['pdf', 'docx', 'html', 'markdown', 'text']));
   });
 });
@@ -108,7 +108,7 @@ describe('evaluation corpus floors (lexical configuration, dev split)', () => {
     try {
       const owner = await factories(t.orm, t.services).makeUser({ platformRole: 'admin' });
       const actor = await t.services.tokens.authenticate(owner.token);
-      const docs = corpusDocuments();
+      const docs = await corpusDocuments();
       const { projectId } = await ingestCorpus({ baseUrl: t.baseUrl, dbUrl: t.dbUrl, accessToken: owner.token }, docs, 'eval floors');
       const kindOf = new Map(docs.map((d) => [d.name, d.kind]));
       const ask = (exactPostings?: number) =>

@@ -5,7 +5,7 @@ import { IndexTask, RowBatch, RowBuilder } from '../index-rows';
 import type { ParseLimits } from '../limits';
 import type { OriginalRef } from '../originals';
 import { readOriginal } from './read-original';
-import { IngestError, ParsedPage, DocumentKind } from '../types';
+import { addPageRun, IngestError, ParsedPage, DocumentKind, PageRun } from '../types';
 import { parseInThread } from './index';
 import { ownThreadId } from './thread-clock';
 import { threadSpoiled } from './thread-health';
@@ -33,9 +33,11 @@ export type ParseMessage =
   | { type: 'page'; page: ParsedPage }
   | { type: 'read'; pagesDone: number }
   | { type: 'analysis'; language: string | null }
+  /** The file is another format than detected (an OLE2 file that is an Outlook message). */
+  | { type: 'format'; kind: DocumentKind }
   | ({ type: 'rows' } & RowBatch)
   /** `spoiled`: the thread is not to be reused; the pool ends its task, which ends the thread (thread-health.ts). */
-  | { type: 'done'; pages: number; chunks: number; spoiled: boolean }
+  | { type: 'done'; pages: number; chunks: number; runs: PageRun[]; spoiled: boolean }
   | { type: 'failed'; name: string; message: string; ingest: boolean; spoiled: boolean };
 
 /** The server acknowledges each batch of rows once it is in PostgreSQL. */
@@ -97,6 +99,7 @@ export default async function parseTask(task: ParseTask): Promise<void> {
   };
   let done = 0;
   let told = 0;
+  const runs: PageRun[] = [];
   post({ type: 'start', tid: THREAD_ID });
   try {
     // handed on without a name here, so the converter can let the bytes go once it has read them
@@ -106,6 +109,7 @@ export default async function parseTask(task: ParseTask): Promise<void> {
       task.limits,
       (pagesTotal) => post({ type: 'total', pagesTotal }),
       (page) => {
+        addPageRun(runs, page);
         if (!builder) return post({ type: 'page', page });
         builder.push(page);
         done++;
@@ -116,9 +120,10 @@ export default async function parseTask(task: ParseTask): Promise<void> {
         }
       },
       pace,
+      { onFormat: (kind) => post({ type: 'format', kind }) },
     );
     builder?.finish();
-    post({ type: 'done', pages, chunks: builder?.chunkCount ?? 0, spoiled: threadSpoiled() });
+    post({ type: 'done', pages, chunks: builder?.chunkCount ?? 0, runs, spoiled: threadSpoiled() });
   } catch (e) {
     const err = e as Error;
     // a stack overflow or an over-long string is the file's doing too, so it is not retried

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { LimitError, ParseLimits, PoolLimits } from '../limits';
-import { DocumentKind, IngestError, ParsedPage, ParseOptions } from '../types';
+import { DocumentKind, IngestError, PageRun, ParsedPage, ParseOptions } from '../types';
 import type { IndexTask, RowBatch } from '../index-rows';
 import type { OriginalRef } from '../originals';
 import type { ParserThreadData, ParseMessage, ParseReply, ParseTask } from './parse-worker';
@@ -28,6 +28,13 @@ function workerFile(): string {
   const built = path.resolve(__dirname, '../../../dist/src/ingest/parsers/parse-worker.js');
   if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
   return built;
+}
+
+/** What a parse read: its pages, its chunks (when indexed) and how each page's text was obtained. */
+export interface ParseResult {
+  pages: number;
+  chunks: number;
+  runs: PageRun[];
 }
 
 /**
@@ -93,9 +100,11 @@ export class ParserPool {
     opts: Pick<ParseOptions, 'onProgress' | 'signal'> & {
       onAnalysis: (language: string | null) => Promise<void>;
       onRows: (batch: RowBatch) => Promise<void>;
+      /** The file turned out to be another format than `kind` (an OLE2 file that is an Outlook message). */
+      onFormat?: (kind: DocumentKind) => Promise<void>;
     },
-  ): Promise<{ pages: number; chunks: number }> {
-    return this.run(kind, buf, index, opts, { analysis: opts.onAnalysis, rows: opts.onRows });
+  ): Promise<ParseResult> {
+    return this.run(kind, buf, index, opts, { analysis: opts.onAnalysis, rows: opts.onRows, format: opts.onFormat });
   }
 
   private async run(
@@ -107,8 +116,9 @@ export class ParserPool {
       page?: (page: ParsedPage) => number;
       analysis?: (language: string | null) => Promise<void>;
       rows?: (batch: RowBatch) => Promise<void>;
+      format?: (kind: DocumentKind) => Promise<void>;
     },
-  ): Promise<{ pages: number; chunks: number }> {
+  ): Promise<ParseResult> {
     const { onProgress, signal } = opts;
     signal?.throwIfAborted();
     const { port1, port2 } = new MessageChannel();
@@ -118,7 +128,7 @@ export class ParserPool {
     const source = data ? { data } : { original: { url: this.dbUrl!, ref: buf as OriginalRef } };
     const stop = new AbortController();
     let total = 0;
-    let result = { pages: 0, chunks: 0 };
+    let result: ParseResult = { pages: 0, chunks: 0, runs: [] };
     // progress writes and row batches are chained, so they land in order and their errors surface
     let chain: Promise<void> = Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
@@ -166,6 +176,7 @@ export class ParserPool {
           else if (m.type === 'page') progress(handle.page?.(m.page) ?? 0);
           else if (m.type === 'read') progress(m.pagesDone);
           else if (m.type === 'analysis') then(() => handle.analysis?.(m.language));
+          else if (m.type === 'format') then(() => handle.format?.(m.kind));
           else if (m.type === 'rows')
             then(async () => {
               const t0 = performance.now();
@@ -174,7 +185,7 @@ export class ParserPool {
               if (!settled) port1.postMessage({ type: 'ack' } satisfies ParseReply);
             });
           else if (m.type === 'done') {
-            result = { pages: m.pages, chunks: m.chunks };
+            result = { pages: m.pages, chunks: m.chunks, runs: m.runs };
             then(() => {
               if (!settled) {
                 settled = true;

@@ -1,10 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { configForLanguage } from '../analysis';
-import { kindOfMime } from '../detect';
+import { kindOfMime, MIME_BY_KIND } from '../detect';
 import { commitStagedChunks, lockProjectIndex, removeDocumentChunks, resolveTextSearchConfig, stageRows } from '../index-writer';
 import { query } from '../../db/sql';
 import type { ParserPool } from '../parsers/pool';
-import { IngestError } from '../types';
+import { DocumentKind, IngestError, isImageKind, PageRun } from '../types';
+
+/** Why a document that was read yields no chunk. */
+function noTextReason(kind: DocumentKind, runs: PageRun[]): string {
+  if (runs.some((r) => r.method === 'ocr')) return 'no text found: OCR recognised no words on any page';
+  if (kind === 'pdf' || isImageKind(kind)) return 'no extractable text (a scan or an image, and OCR is off: OCR=false)';
+  return 'no extractable text';
+}
 
 /**
  * Bumped when the text analysis changes (chunking, language handling, contextual headers; 3: a
@@ -18,7 +25,8 @@ import { IngestError } from '../types';
  */
 export const ANALYSIS_VERSION = 5;
 
-export const SUPPORTED = 'PDF, DOCX, Markdown, plain text or HTML';
+export const SUPPORTED =
+  'PDF, Word (DOCX), OpenDocument (ODT, ODS, ODP), Excel (XLSX), PowerPoint (PPTX), CSV, TSV, EPUB, RTF, e-mail (EML, MBOX, MSG), images (PNG, JPEG, TIFF, WebP, GIF), Markdown, HTML or plain text';
 
 /** Progress is written to the row (and announced) at most this often while pages are read. */
 const PROGRESS_EVERY_MS = 200;
@@ -99,9 +107,13 @@ export async function indexDocument(
           config = await resolveTextSearchConfig(tx, configForLanguage(detected, deps.searchLanguage));
         },
         onRows: (batch) => stageRows(tx, config, batch.json),
+        // the parser knows better (an OLE2 file that is an Outlook message): the stored type follows it
+        onFormat: async (found) => {
+          await query(tx, 'update documents set mime_type = ? where id = ?', [MIME_BY_KIND[found], documentId]);
+        },
       },
     );
-    if (!read.chunks) throw new IngestError(kind === 'pdf' ? 'no extractable text (scanned document?)' : 'no extractable text');
+    if (!read.chunks) throw new IngestError(noTextReason(kind, read.runs));
     signal.throwIfAborted();
     // the swap: under the project's index lock, old chunks and statistics out, staged ones in
     await lockProjectIndex(tx, doc.project_id);
@@ -110,13 +122,11 @@ export async function indexDocument(
     if (!alive || (quiet && alive.status !== 'ready')) return null;
     await removeDocumentChunks(tx, doc.project_id, documentId);
     const chunkCount = await commitStagedChunks(tx, doc.project_id, documentId);
-    await query(tx, `update documents set page_count = ?, chunk_count = ?, language = ?, analysis_version = ? where id = ?`, [
-      read.pages,
-      chunkCount,
-      language,
-      ANALYSIS_VERSION,
-      documentId,
-    ]);
+    await query(
+      tx,
+      `update documents set page_count = ?, chunk_count = ?, language = ?, analysis_version = ?, page_methods = ?::jsonb where id = ?`,
+      [read.pages, chunkCount, language, ANALYSIS_VERSION, JSON.stringify(read.runs), documentId],
+    );
     return { pages: read.pages, chunks: chunkCount };
   });
 }

@@ -23,6 +23,25 @@ export interface DocumentDto {
     chunksEmbedded: number;
     chunksTotal: number;
   } | null;
+  /** the format detected from the content: pdf, docx, xlsx, ods, csv, tsv, pptx, odp, odt, epub, rtf, eml, mbox, msg, png, jpeg, tiff, webp, gif, markdown, html, text (ole2 until an Office 97–2003 or Outlook file is read); null for an unsupported file */
+  format: string | null;
+  /** how the pages' text was obtained; null until the document is read */
+  extraction: {
+    /** text (every page from the file itself), ocr (every page recognised) or mixed */
+    method: string;
+    ocrPages: number;
+    /** mean OCR word confidence (0–100) over the OCR pages; null without any */
+    ocrConfidence: number | null;
+    /** runs of pages: consecutive pages read from the file's own text form one run; each OCR page is a run of its own */
+    pages: Array<{
+      from: number;
+      to: number;
+      /** text or ocr */
+      method: string;
+      /** OCR pages: mean word confidence, 0–100 */
+      confidence: number | null;
+    }>;
+  } | null;
   uploadedBy: string | null;
   createdAt: string;
   updatedAt: string;
@@ -50,6 +69,25 @@ export interface UploadResultDto {
     model: string;
     chunksEmbedded: number;
     chunksTotal: number;
+  } | null;
+  /** the format detected from the content: pdf, docx, xlsx, ods, csv, tsv, pptx, odp, odt, epub, rtf, eml, mbox, msg, png, jpeg, tiff, webp, gif, markdown, html, text (ole2 until an Office 97–2003 or Outlook file is read); null for an unsupported file */
+  format: string | null;
+  /** how the pages' text was obtained; null until the document is read */
+  extraction: {
+    /** text (every page from the file itself), ocr (every page recognised) or mixed */
+    method: string;
+    ocrPages: number;
+    /** mean OCR word confidence (0–100) over the OCR pages; null without any */
+    ocrConfidence: number | null;
+    /** runs of pages: consecutive pages read from the file's own text form one run; each OCR page is a run of its own */
+    pages: Array<{
+      from: number;
+      to: number;
+      /** text or ocr */
+      method: string;
+      /** OCR pages: mean word confidence, 0–100 */
+      confidence: number | null;
+    }>;
   } | null;
   uploadedBy: string | null;
   createdAt: string;

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../../../src/db/orm';
-import { detectKind, MIME_BY_KIND } from '../../../src/ingest/detect';
+import { detectFormat, MIME_BY_KIND } from '../../../src/ingest/detect';
 import { loadConfig } from '../../../src/config';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
 import type { DocumentKind, ParsedPage } from '../../../src/ingest/types';
@@ -59,16 +59,18 @@ export interface ParsedCorpusDocument extends CorpusDocument {
 }
 
 /** Every document of the corpus (SOURCES.md is not one), with the format ingestion would detect. */
-export function corpusDocuments(): CorpusDocument[] {
-  return readdirSync(EVAL_DOCS_DIR)
+export async function corpusDocuments(): Promise<CorpusDocument[]> {
+  const names = readdirSync(EVAL_DOCS_DIR)
     .filter((name) => name !== 'SOURCES.md')
-    .sort()
-    .map((name) => {
-      const content = readFileSync(path.join(EVAL_DOCS_DIR, name));
-      const kind = detectKind(name, undefined, content);
-      if (!kind) throw new Error(`eval corpus: ${name} is not a format ingestion reads`);
-      return { name, kind, mimeType: MIME_BY_KIND[kind], content };
-    });
+    .sort();
+  const docs: CorpusDocument[] = [];
+  for (const name of names) {
+    const content = readFileSync(path.join(EVAL_DOCS_DIR, name));
+    const { kind } = await detectFormat(name, undefined, content, { buffer: content });
+    if (!kind) throw new Error(`eval corpus: ${name} is not a format ingestion reads`);
+    docs.push({ name, kind, mimeType: MIME_BY_KIND[kind], content });
+  }
+  return docs;
 }
 
 /** The labelled questions of every split (QUESTION_FILES; a missing file holds none). */
@@ -81,7 +83,8 @@ export function corpusQuestions(): CorpusQuestion[] {
 }
 
 /** Parses every corpus document with the parsers ingestion uses (format detection, then the parser pool). */
-export async function parseCorpus(docs: CorpusDocument[] = corpusDocuments()): Promise<ParsedCorpusDocument[]> {
+export async function parseCorpus(given?: CorpusDocument[]): Promise<ParsedCorpusDocument[]> {
+  const docs = given ?? (await corpusDocuments());
   const out: ParsedCorpusDocument[] = [];
   // the parser pool ingestion uses (every parser runs in its worker threads)
   const config = loadConfig({ JWT_SECRET: 'eval-corpus-eval-corpus', NODE_ENV: 'test' });

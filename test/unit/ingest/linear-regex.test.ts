@@ -1,5 +1,5 @@
 import { dropContentsBlocks, isIndexPage } from '../../../src/ingest/contents-pages';
-import { detectKind, mimeTypeFor } from '../../../src/ingest/detect';
+import { detectFormat, mimeTypeFor } from '../../../src/ingest/detect';
 import { htmlToText } from '../../../src/ingest/parsers/html';
 import { markTextHeadings } from '../../../src/ingest/parsers/text';
 import { paginate } from '../../../src/ingest/paginate';
@@ -75,9 +75,13 @@ describe('no regular expression on user input backtracks', () => {
     expect(timed(() => expect(htmlToText(menu)).toBe('\u00011T\n\nBody.'))).toBeLessThan(2000);
   });
 
-  it('upload sniffing: a head of 1 KB of control characters', () => {
-    expect(timed(() => detectKind('README', undefined, Buffer.alloc(1024, 1)))).toBeLessThan(2000);
-    expect(detectKind('README', undefined, Buffer.alloc(1024, 1))).toBeNull();
+  it('upload sniffing: a head of 1 KB of control characters, and 4 KB of header-like lines', async () => {
+    const controls = Buffer.alloc(1024, 1);
+    const started = Date.now();
+    expect((await detectFormat('README', undefined, controls, { buffer: controls })).kind).toBeNull();
+    const headers = Buffer.from('X-A: b\n'.repeat(600) + 'From: a\n');
+    expect((await detectFormat('mail', undefined, headers, { buffer: headers })).kind).not.toBeNull();
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('declared mime types: 1 MB of type characters without a slash', () => {

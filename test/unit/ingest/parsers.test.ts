@@ -1,7 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
-import { detectKind, KNOWN_EXTENSIONS, kindOfMime, mimeTypeFor } from '../../../src/ingest/detect';
 import { paginate, PAGE_CHARS } from '../../../src/ingest/paginate';
 import { loadConfig } from '../../../src/config';
 import { markdownToText } from '../../../src/ingest/parsers/markdown';
@@ -248,43 +246,6 @@ describe('plain text and the page rule', () => {
     const binary = Buffer.from(Array.from({ length: 2000 }, (_, i) => (i * 37) % 256));
     await expect(parseDocument('text', binary)).rejects.toThrow(/not readable text/);
     await expect(parseDocument('text', Buffer.alloc(0))).rejects.toThrow(/empty/);
-  });
-});
-
-describe('format detection', () => {
-  it('uses the extension, then the declared type, then the content', () => {
-    expect(detectKind('a.PDF', 'application/octet-stream', Buffer.from('x'))).toBe('pdf');
-    expect(detectKind('notes', 'text/markdown; charset=utf-8', Buffer.from('x'))).toBe('markdown');
-    expect(detectKind('scan.bin', 'application/octet-stream', Buffer.from('%PDF-1.7'))).toBe('pdf');
-    expect(detectKind('page', undefined, Buffer.from('  <!DOCTYPE html><html>'))).toBe('html');
-    expect(detectKind('photo.png', 'image/png', Buffer.from([0x89, 0x50]))).toBeNull();
-  });
-
-  it("the web app's file picker offers exactly the extensions the server reads", () => {
-    const source = readFileSync(path.join(__dirname, '../../../web/ui/Documents.tsx'), 'utf8');
-    const accept = /const ACCEPT = '([^']*)'/.exec(source)![1].split(',');
-    expect([...accept].sort()).toEqual([...KNOWN_EXTENSIONS].sort());
-  });
-
-  it('reads manuals in Info, reStructuredText and AsciiDoc as text, and a file no name or type places as text when its bytes are text', () => {
-    for (const name of ['sed.info', 'index.rst', 'git-commit.adoc', 'guide.asciidoc'])
-      expect(detectKind(name, 'application/octet-stream', Buffer.from('x'))).toBe('text');
-    const manSource = Buffer.from('.TH SSHD_CONFIG 5\n.SH NAME\nsshd_config \u2014 OpenSSH daemon configuration file\n');
-    expect(detectKind('README', undefined, Buffer.from('Read me first.\n'))).toBe('text');
-    expect(detectKind('sshd_config.5', 'application/octet-stream', manSource)).toBe('text');
-    expect(detectKind('notes.unknown', 'text/x-whatever', Buffer.from('Plain words.'))).toBe('text');
-    // a UTF-8 character cut at the end of the head still reads as text
-    expect(detectKind('README', undefined, Buffer.from('caf\u00e9').subarray(0, 4))).toBe('text');
-    // binary bytes, or a type that says what it is, are not
-    expect(detectKind('data.bin', 'application/octet-stream', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]))).toBeNull();
-    expect(detectKind('blob', undefined, Buffer.from([0xff, 0xfe, 0xfd, 0x41]))).toBeNull();
-    expect(detectKind('notes.txt.gz', 'application/gzip', Buffer.from('looks like text'))).toBeNull();
-  });
-
-  it('records a canonical mime type that maps back to the same reader', () => {
-    for (const kind of ['pdf', 'docx', 'markdown', 'text', 'html'] as const) expect(kindOfMime(mimeTypeFor(kind, undefined))).toBe(kind);
-    expect(mimeTypeFor(null, 'image/png')).toBe('image/png');
-    expect(mimeTypeFor(null, 'bogus type')).toBe('application/octet-stream');
   });
 });
 

@@ -1,6 +1,6 @@
 import { IsBase64, IsOptional, IsString, MaxLength, MinLength, ArrayMinSize, ArrayMaxSize, ValidateNested, IsArray } from 'class-validator';
 import { Type } from 'class-transformer';
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
 import { Page } from './common.type';
 import { DocumentStatusEnum } from './enums';
@@ -17,6 +17,25 @@ export class DocumentEmbeddingsType {
   @Field({ description: 'The embedding model (`<provider_slug>/<model>`, or the bare EMBEDDING_MODEL)' }) model!: string;
   @Field(() => Int) chunksEmbedded!: number;
   @Field(() => Int) chunksTotal!: number;
+}
+
+/** A run of pages read the same way: consecutive pages from the file's own text, or one OCR page. */
+@ObjectType('DocumentPageRun')
+export class DocumentPageRunType {
+  @Field(() => Int) from!: number;
+  @Field(() => Int) to!: number;
+  @Field({ description: 'text or ocr' }) method!: string;
+  @Field(() => Float, { nullable: true, description: 'OCR pages: mean word confidence, 0–100' }) confidence!: number | null;
+}
+
+/** How a document's pages were read. */
+@ObjectType('DocumentExtraction')
+export class DocumentExtractionType {
+  @Field({ description: 'text (every page from the file itself), ocr (every page recognised) or mixed' }) method!: string;
+  @Field(() => Int) ocrPages!: number;
+  @Field(() => Float, { nullable: true, description: 'Mean OCR word confidence (0–100) over the OCR pages; null without any' })
+  ocrConfidence!: number | null;
+  @Field(() => [DocumentPageRunType]) pages!: DocumentPageRunType[];
 }
 
 /** A document of a project (the stored file never goes on the wire). */
@@ -37,6 +56,14 @@ export class DocumentType {
   @Field(() => String, { nullable: true }) error!: string | null;
   @Field(() => String, { nullable: true, description: 'ISO 639-1 code: stated on upload, else detected at ingestion; null while unknown' })
   language!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The format detected from the content (pdf, docx, xlsx, pptx, odt, epub, rtf, eml, msg, png, …); null for an unsupported file',
+  })
+  format!: string | null;
+  @Field(() => DocumentExtractionType, { nullable: true, description: "How the pages' text was obtained; null until the document is read" })
+  extraction!: DocumentExtractionType | null;
   @Field(() => ID, { nullable: true }) uploadedBy!: string | null;
   @Field({ description: 'ISO timestamp' }) createdAt!: string;
   @Field({ description: 'ISO timestamp' }) updatedAt!: string;
