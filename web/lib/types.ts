@@ -46,6 +46,15 @@ export interface DocumentInfo {
   chunkCount: number;
   embeddings: { model: string; chunksEmbedded: number; chunksTotal: number } | null;
   error: string | null;
+  /** The format detected from the content (pdf, xlsx, pptx, eml, png, …); null for an unsupported file. */
+  format: string | null;
+  /** How the pages' text was obtained; null until read. */
+  extraction: {
+    method: 'text' | 'ocr' | 'mixed';
+    ocrPages: number;
+    ocrConfidence: number | null;
+    pages: Array<{ from: number; to: number; method: 'text' | 'ocr'; confidence: number | null }>;
+  } | null;
   createdAt: string;
   duplicate?: boolean;
 }

@@ -92,9 +92,11 @@ export const DocumentRow = memo(function DocumentRow({
         <span className="doc-name">{doc.name}</span>
         <span className="muted small">
           {' '}
+          {doc.format && `${FORMAT_LABELS[doc.format] ?? doc.format.toUpperCase()} · `}
           {formatBytes(doc.size)}
-          {doc.status === 'ready' && doc.pageCount > 0 && ` · ${doc.pageCount} page${doc.pageCount === 1 ? '' : 's'}`}
+          {doc.status === 'ready' && doc.pageCount > 0 && ` · ${countOf(doc.pageCount, unitOf(doc.format))}`}
         </span>
+        {doc.status === 'ready' && <Extraction doc={doc} />}
       </td>
       <td>
         <Status doc={doc} embedding={embedding} />
@@ -130,6 +132,42 @@ export const DocumentRow = memo(function DocumentRow({
     </tr>
   );
 });
+
+/** Format names as people know them (others: the format's code in capitals). */
+const FORMAT_LABELS: Record<string, string> = {
+  markdown: 'Markdown',
+  text: 'Text',
+  html: 'HTML',
+  eml: 'E-mail',
+  mbox: 'Mailbox',
+  msg: 'Outlook message',
+  ole2: 'Office 97–2003',
+  jpeg: 'JPEG',
+};
+
+/** What a format's "page" is: a spreadsheet's sheet, a deck's slide, a mailbox's message. */
+function unitOf(format: string | null): string {
+  if (format === 'xlsx' || format === 'ods' || format === 'csv' || format === 'tsv') return 'sheet';
+  if (format === 'pptx' || format === 'odp') return 'slide';
+  return 'page';
+}
+
+const countOf = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+
+/** Which pages were read by OCR, and how confidently (OCR'd documents only). */
+function Extraction({ doc }: { doc: DocumentInfo }) {
+  const x = doc.extraction;
+  if (!x || !x.ocrPages) return null;
+  const ocrRuns = x.pages.filter((r) => r.method === 'ocr');
+  const detail = ocrRuns.map((r) => `page ${r.from}: ${r.confidence ?? 0}%`).join(', ');
+  const label = x.method === 'ocr' ? 'Read by OCR' : `${countOf(x.ocrPages, 'page')} read by OCR`;
+  return (
+    <span className="muted small doc-ocr" title={detail}>
+      {' '}
+      · {label}, {Math.round(x.ocrConfidence ?? 0)}% confidence
+    </span>
+  );
+}
 
 function Status({ doc, embedding }: { doc: DocumentInfo; embedding: boolean }) {
   const { pagesDone, pagesTotal } = doc.progress;
