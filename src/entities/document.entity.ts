@@ -20,6 +20,10 @@ export class Document {
   @Property({ type: 'text' })
   mimeType!: string;
 
+  /** The format detected from the content (a DocumentKind); null for a file no reader takes. */
+  @Property({ type: 'text', nullable: true })
+  format?: string | null;
+
   @Property({ type: 'integer' })
   size!: number;
 

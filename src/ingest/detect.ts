@@ -190,12 +190,12 @@ export async function detectFormat(
   if (signature === 'zip') return sniffContainer(container);
   if (signature) return { kind: signature };
   const hint = byExt ?? byMime;
+  // a text format's reader judges its bytes itself (legacy encodings; "not readable text" otherwise)
+  if (hint && TEXT_KINDS.has(hint)) return { kind: hint };
   if (!looksLikeText(head)) {
-    if (hint && !TEXT_KINDS.has(hint) && hint !== 'text')
-      return { kind: null, reason: `the file is not a ${FORMAT_NAMES[hint] ?? hint} file: its content does not start as one does` };
+    if (hint) return { kind: null, reason: `the file is not a ${FORMAT_NAMES[hint] ?? hint} file: its content does not start as one does` };
     return { kind: null, reason: UNSUPPORTED };
   }
-  if (hint && TEXT_KINDS.has(hint)) return { kind: hint };
   const sniffed = sniffText(head);
   if (sniffed) return { kind: sniffed };
   // a README, a man page's source (`sshd_config.5`), a .pdf that is really text: plain text

@@ -29,6 +29,8 @@ export const DOCUMENT_KINDS = [
 ] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
+export const isDocumentKind = (s: string): s is DocumentKind => (DOCUMENT_KINDS as readonly string[]).includes(s);
+
 /** Raster image formats: read by OCR, each frame or TIFF page a page. */
 export const IMAGE_KINDS = ['png', 'jpeg', 'tiff', 'webp', 'gif'] as const satisfies readonly DocumentKind[];
 export type ImageKind = (typeof IMAGE_KINDS)[number];

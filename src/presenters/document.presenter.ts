@@ -1,5 +1,4 @@
 import type { Document } from '../entities';
-import { kindOfMime } from '../ingest/detect';
 import type { PageRun } from '../ingest/types';
 import type { DocumentProgress } from '../ingest/progress';
 import type { ChunkSourceDto, DocumentDto, UploadResultDto } from './dto.generated';
@@ -39,7 +38,7 @@ export function presentDocument(d: Document): DocumentDto {
       : null,
     error: d.error ?? null,
     language: d.language ?? null,
-    format: kindOfMime(d.mimeType),
+    format: d.format ?? null,
     extraction: d.pageMethods ? presentExtraction(d.pageMethods) : null,
     uploadedBy: d.uploadedBy ? d.uploadedBy.id : null,
     createdAt: new Date(d.createdAt).toISOString(),

@@ -209,6 +209,7 @@ export class DocumentsService extends BaseService {
             project: tx.getReference(Project, projectId),
             name: cleanName(file.name),
             mimeType: mimeTypeFor(kind, file.mimeType),
+            format: kind,
             size: file.stored?.size ?? content.length,
             sha256,
             contentOid,

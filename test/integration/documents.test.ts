@@ -284,7 +284,8 @@ describe('formats and failures', () => {
   const failing = () => [
     { name: 'photo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]), type: 'image/png' },
     { name: 'broken.pdf', content: Buffer.from('%PDF-1.7\nnot really a PDF\n%%EOF') },
-    { name: 'broken.docx', content: Buffer.from('definitely not a zip archive') },
+    // a zip cut short: its central directory is gone
+    { name: 'broken.docx', content: Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(64, 7)]) },
     {
       name: 'scan.pdf',
       content: makePdf([
@@ -303,11 +304,13 @@ describe('formats and failures', () => {
       ['scan.pdf', 'failed', 0],
       [expect.any(String), 'ready', 1],
     ]);
-    expect(docs[0].error).toMatch(/unsupported file type/);
+    // the name and type say PNG, the bytes do not: the error says so and names no format the file is
+    expect(docs[0].error).toBe('the file is not a PNG file: its content does not start as one does');
     expect(docs[0].mimeType).toBe('image/png');
     expect(docs[1].error).toMatch(/not a valid PDF file/);
-    expect(docs[2].error).toMatch(/not a valid DOCX file/);
-    expect(docs[3].error).toBe('no extractable text (scanned document?)');
+    expect(docs[2].error).toMatch(/^a damaged zip file/);
+    // the scan's pages are recognised, and hold no words
+    expect(docs[3].error).toBe('no text found: OCR recognised no words on any page');
     expect(docs[3].pageCount).toBe(0);
     expect(
       (

@@ -16,6 +16,8 @@ export interface HostileCase {
   status: 'ready' | 'failed';
   /** For `failed`: the error it must show. */
   error?: RegExp;
+  /** Refused when uploaded (its bytes are no format read): it fails without any ingestion attempt. */
+  atUpload?: true;
 }
 
 interface ZipEntry {
@@ -210,7 +212,9 @@ export async function hostileCases(limits: {
       name: 'truncated.docx',
       content: goodDocx.subarray(0, Math.floor(goodDocx.length / 2)),
       status: 'failed',
-      error: /not a valid DOCX file/,
+      // its central directory is cut off: a zip that cannot be opened, whatever its name says
+      error: /^a damaged zip file/,
+      atUpload: true,
     },
     { label: 'binary bytes named .html', name: 'corrupt.html', content: binary(1), status: 'failed', error: /not readable text/ },
     { label: 'binary bytes named .md', name: 'corrupt.md', content: binary(2), status: 'failed', error: /not readable text/ },
@@ -221,7 +225,8 @@ export async function hostileCases(limits: {
       name: 'invoice.pdf',
       content: elf,
       status: 'failed',
-      error: /not a valid PDF file/,
+      error: /^the file is not a PDF file: its content does not start as one does$/,
+      atUpload: true,
     },
   ];
 }

@@ -4,7 +4,7 @@ import { kindOfMime, MIME_BY_KIND } from '../detect';
 import { commitStagedChunks, lockProjectIndex, removeDocumentChunks, resolveTextSearchConfig, stageRows } from '../index-writer';
 import { query } from '../../db/sql';
 import type { ParserPool } from '../parsers/pool';
-import { DocumentKind, IngestError, isImageKind, PageRun } from '../types';
+import { DocumentKind, IngestError, isDocumentKind, isImageKind, PageRun } from '../types';
 
 /** Why a document that was read yields no chunk. */
 function noTextReason(kind: DocumentKind, runs: PageRun[]): string {
@@ -36,6 +36,8 @@ export interface IngestRow {
   project_id: string;
   name: string;
   mime_type: string;
+  /** The detected format (null for documents stored before formats were recorded: the mime type tells). */
+  format: string | null;
   /** The original: a large object (null: stored before them, in `content`), and its size in bytes. */
   content_oid: number | null;
   size: number;
@@ -73,7 +75,7 @@ export async function indexDocument(
   signal: AbortSignal,
   quiet: boolean,
 ): Promise<{ pages: number; chunks: number } | null> {
-  const kind = kindOfMime(doc.mime_type);
+  const kind = (doc.format && isDocumentKind(doc.format) ? doc.format : null) ?? kindOfMime(doc.mime_type);
   if (!kind) throw new IngestError(`unsupported file type; upload ${SUPPORTED}`);
   if (!Number(doc.size)) throw new IngestError('the file is empty');
   let lastWrite = 0;
@@ -109,7 +111,7 @@ export async function indexDocument(
         onRows: (batch) => stageRows(tx, config, batch.json),
         // the parser knows better (an OLE2 file that is an Outlook message): the stored type follows it
         onFormat: async (found) => {
-          await query(tx, 'update documents set mime_type = ? where id = ?', [MIME_BY_KIND[found], documentId]);
+          await query(tx, 'update documents set mime_type = ?, format = ? where id = ?', [MIME_BY_KIND[found], found, documentId]);
         },
       },
     );
@@ -124,8 +126,9 @@ export async function indexDocument(
     const chunkCount = await commitStagedChunks(tx, doc.project_id, documentId);
     await query(
       tx,
-      `update documents set page_count = ?, chunk_count = ?, language = ?, analysis_version = ?, page_methods = ?::jsonb where id = ?`,
-      [read.pages, chunkCount, language, ANALYSIS_VERSION, JSON.stringify(read.runs), documentId],
+      `update documents set page_count = ?, chunk_count = ?, language = ?, analysis_version = ?, page_methods = ?::jsonb,
+        format = coalesce(format, ?) where id = ?`,
+      [read.pages, chunkCount, language, ANALYSIS_VERSION, JSON.stringify(read.runs), kind, documentId],
     );
     return { pages: read.pages, chunks: chunkCount };
   });

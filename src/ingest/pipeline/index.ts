@@ -186,7 +186,7 @@ export class IngestPipeline {
     const [doc] = await query<IngestRow>(
       em,
       `update documents set status = 'processing', pages_done = 0, pages_total = 0, attempts = attempts + 1, updated_at = now()
-        where id = ? returning project_id, name, mime_type, content_oid, size, language, language_stated`,
+        where id = ? returning project_id, name, mime_type, format, content_oid, size, language, language_stated`,
       [job.documentId],
     );
     let outcome: Outcome = { kind: 'gone' };

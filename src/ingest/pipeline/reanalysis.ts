@@ -30,7 +30,7 @@ export async function reanalyseStale(deps: ReanalysisDeps, jobTimeoutSeconds: nu
     }
     const [doc] = await query<IngestRow & { id: string }>(
       em,
-      `select id, project_id, name, mime_type, content_oid, size, language, language_stated from documents
+      `select id, project_id, name, mime_type, format, content_oid, size, language, language_stated from documents
         where status = 'ready' and analysis_version < ? order by created_at, id limit 1`,
       [ANALYSIS_VERSION],
     );
