@@ -71,7 +71,10 @@ export function Documents({ projectId, tier, onChanged }: { projectId: string; t
           onDragLeave={() => setDragging(false)}
           onDrop={onDrop}
         >
-          <p>Drop PDF, Word (DOCX), Markdown, HTML or text files here, or</p>
+          <p>
+            Drop documents here: PDF (scans too), Word, Excel, PowerPoint, OpenDocument, CSV, EPUB, RTF, e-mail, images, Markdown, HTML or
+            text, or
+          </p>
           <label className="button primary">
             Choose files…
             <input
