@@ -62,3 +62,12 @@ export function nestedMessages(depth: number, innermost = 'The innermost message
     );
   return message;
 }
+
+/** A message whose body is `depth` multipart/mixed parts each inside the last, a line of text at the bottom. */
+export function nestedMultiparts(depth: number): string {
+  const lines = ['From: Test Sender <sender@example.com>', 'Subject: Nested parts', 'MIME-Version: 1.0'];
+  for (let i = 0; i < depth; i++) lines.push(`Content-Type: multipart/mixed; boundary="n${i}"`, '', `--n${i}`);
+  lines.push('Content-Type: text/plain', '', 'The innermost part.');
+  for (let i = depth - 1; i >= 0; i--) lines.push(`--n${i}--`);
+  return lines.join('\r\n');
+}

@@ -1,5 +1,7 @@
+import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { MailParser, type AddressObject, type AttachmentStream, type EmailAddress, type HeaderValue, type MessageText } from 'mailparser';
+import { LimitError } from '../limits';
 import { IngestError } from '../types';
 
 /** An attached file of a message. */
@@ -25,6 +27,13 @@ export interface MailMessage {
   html: string | null;
   text: string | null;
   attachments: MailAttachment[];
+}
+
+/** Bytes of the message handed to the parser at a time. */
+const SLICE_BYTES = 16 * 1024;
+
+function* slices(buf: Buffer): Generator<Buffer> {
+  for (let at = 0; at < buf.length; at += SLICE_BYTES) yield buf.subarray(at, at + SLICE_BYTES);
 }
 
 /** One mailbox as people write it: "Ada Lovelace <ada@example.com>", or the name or address alone. */
@@ -64,7 +73,9 @@ export async function readMime(buf: Buffer, onAttachment: () => void): Promise<M
   let headers: Map<string, HeaderValue> = new Map();
   parser.on('headers', (h: Map<string, HeaderValue>) => (headers = h));
   const message: MailMessage = { subject: null, from: null, to: null, cc: null, date: null, html: null, text: null, attachments: [] };
-  parser.end(buf);
+  // fed in slices, so the splitter waits while an attachment is handled: the attachment count
+  // fails a message of thousands of parts before the splitter has gone through them all
+  Readable.from(slices(buf)).pipe(parser);
   try {
     for await (const part of parser) {
       const data = part as AttachmentStream | MessageText;
@@ -88,6 +99,9 @@ export async function readMime(buf: Buffer, onAttachment: () => void): Promise<M
   } catch (e) {
     parser.destroy();
     if (e instanceof IngestError) throw e;
+    // mailparser's splitter bounds a message's MIME parts (1,000, nested or not) and each part's header size
+    if ((e as { code?: string }).code === 'EMAXLEN')
+      throw new LimitError(`the message is beyond the mail reader's MIME limits (${(e as Error).message.toLowerCase()})`);
     throw new IngestError(`not a readable e-mail message (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
   }
   const subject = headers.get('subject');

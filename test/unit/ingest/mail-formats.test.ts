@@ -9,7 +9,7 @@ import { parseMail } from '../../../src/ingest/parsers/mail';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { DocumentKind, IngestError, ParsedPage } from '../../../src/ingest/types';
 import { makeDocx } from '../../support/docx';
-import { manyAttachments, mimeMessage, nestedMessages } from '../../support/mail';
+import { manyAttachments, mimeMessage, nestedMessages, nestedMultiparts } from '../../support/mail';
 
 // every parse goes through the worker pool, as ingestion runs it
 const config = loadConfig({ JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'test' });
@@ -112,6 +112,14 @@ describe('EML (mailparser)', () => {
     expect(eight[7].text).toContain('The innermost note.');
     await expect(pool.parse('eml', Buffer.from(nestedMessages(9)))).rejects.toThrow(
       "the mail nests attached messages more than 8 deep (the mail reader's nesting limit)",
+    );
+  });
+
+  it('reads parts nested a few deep, and fails a message of thousands of nested parts with the MIME limit', async () => {
+    const [page] = await pool.parse('eml', Buffer.from(nestedMultiparts(20)));
+    expect(page.text).toContain('The innermost part.');
+    await expect(pool.parse('eml', Buffer.from(nestedMultiparts(5000)))).rejects.toThrow(
+      "the message is beyond the mail reader's MIME limits (max allowed child nodes exceeded)",
     );
   });
 });
