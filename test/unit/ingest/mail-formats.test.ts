@@ -138,6 +138,34 @@ describe('MBOX', () => {
     for (const page of pages) expect(page.text).not.toMatch(/MAILER-DAEMON|Content-Transfer-Encoding|=\n/);
   });
 
+  it('starts a message only at a From line after an empty line, and unescapes one > of >From and >>From (mboxrd)', async () => {
+    const mbox = [
+      'From a@example.com Tue Mar  3 10:15:00 2026',
+      'From: a@example.com',
+      'Subject: Quotes',
+      '',
+      'The minutes say:',
+      'From now on the lift is serviced monthly.',
+      '>From the archive:',
+      '>>From the older archive.',
+      '',
+      'From b@example.com Tue Mar  3 10:16:00 2026',
+      'From: b@example.com',
+      'Subject: Second',
+      '',
+      'Second body.',
+      '',
+    ].join('\n');
+    const pages = await pool.parse('mbox', Buffer.from(mbox));
+    expect(pages.map((p) => titles(p)[0])).toEqual([
+      ['Quotes', 1],
+      ['Second', 1],
+    ]);
+    expect(pages[0].text).toContain(
+      'The minutes say:\nFrom now on the lift is serviced monthly.\nFrom the archive:\n>From the older archive.',
+    );
+  });
+
   it("counts an MBOX's attachments together against MAIL_MAX_ATTACHMENTS", async () => {
     const two = (subject: string) =>
       mimeMessage(subject, 'Two notes.', [
