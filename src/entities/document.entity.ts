@@ -1,4 +1,3 @@
-import type { PageRun } from '../ingest/types';
 import { BigIntType, Entity, Enum, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { DOCUMENT_STATUSES, DocumentStatus, newId } from './base';
 import { Project } from './project.entity';
@@ -71,7 +70,7 @@ export class Document {
    * mean word confidence. Null until the document is read.
    */
   @Property({ type: 'json', nullable: true })
-  pageMethods?: PageRun[] | null;
+  pageMethods?: Array<{ from: number; to: number; method: 'text' | 'ocr'; confidence: number | null }> | null;
 
   @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
   uploadedBy?: User | null;

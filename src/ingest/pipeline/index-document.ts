@@ -109,9 +109,11 @@ export async function indexDocument(
           config = await resolveTextSearchConfig(tx, configForLanguage(detected, deps.searchLanguage));
         },
         onRows: (batch) => stageRows(tx, config, batch.json),
-        // the parser knows better (an OLE2 file that is an Outlook message): the stored type follows it
+        // the parser knows better (an OLE2 file that is an Outlook message): the stored type follows it.
+        // Through `em`, as progress is: on `tx` the row lock it takes would hold every later
+        // progress write (on `em`) until this transaction commits, and the parse waits for those
         onFormat: async (found) => {
-          await query(tx, 'update documents set mime_type = ?, format = ? where id = ?', [MIME_BY_KIND[found], found, documentId]);
+          await query(em, 'update documents set mime_type = ?, format = ? where id = ?', [MIME_BY_KIND[found], found, documentId]);
         },
       },
     );
