@@ -62,6 +62,10 @@ const KIND_BY_EXTENSION: Record<string, DocumentKind> = {
   '.eml': 'eml',
   '.mbox': 'mbox',
   '.msg': 'msg',
+  // Office 97–2003 compound files: read when they are Outlook messages, otherwise refused with what to do
+  '.doc': 'ole2',
+  '.xls': 'ole2',
+  '.ppt': 'ole2',
   '.png': 'png',
   '.jpg': 'jpeg',
   '.jpeg': 'jpeg',
@@ -104,6 +108,7 @@ const FORMAT_NAMES: Partial<Record<DocumentKind, string>> = {
   epub: 'EPUB',
   rtf: 'RTF',
   msg: 'Outlook message (MSG)',
+  ole2: 'Office 97–2003 or Outlook',
   png: 'PNG',
   jpeg: 'JPEG',
   tiff: 'TIFF',
