@@ -88,7 +88,32 @@ export function relationships(rels: string | undefined, fromDir: string): Map<st
   for (const r of xmlElements(rels, 'Relationship')) {
     const id = attr(r, 'Id');
     const target = attr(r, 'Target');
-    if (id && target && attr(r, 'TargetMode') !== 'External') out.set(id, { path: resolveTarget(fromDir, target), type: attr(r, 'Type') ?? '' });
+    if (id && target && attr(r, 'TargetMode') !== 'External')
+      out.set(id, { path: resolveTarget(fromDir, target), type: attr(r, 'Type') ?? '' });
   }
   return out;
+}
+
+/**
+ * The header rows of each table in an OpenDocument's `content.xml`, tables in document order, each
+ * row as its cells' text. officeparser reads only a table's body rows (`table:table-row` children
+ * of the table), so the rows Writer marks to repeat on every page (`table:table-header-rows`,
+ * which pandoc and LibreOffice write for a table's header) are missing from its AST.
+ */
+export function odfHeaderRows(contentXml: string | undefined): string[][][] {
+  if (!contentXml) return [];
+  const doc = parseDocument(contentXml, { xmlMode: true });
+  const isNamed = (name: string) => (n: { type: string; name?: string }) => n.type === 'tag' && localName(n.name ?? '') === name;
+  return DomUtils.findAll(isNamed('table'), doc.children).map((table) =>
+    table.children.filter(isNamed('table-header-rows')).flatMap((header) =>
+      (header as Element).children.filter(isNamed('table-row')).map((row) =>
+        (row as Element).children.filter(isNamed('table-cell')).map((cell) =>
+          DomUtils.findAll((e) => ['p', 'h'].includes(localName(e.name)), [cell as Element])
+            .map((p) => DomUtils.textContent(p).trim())
+            .filter(Boolean)
+            .join(' '),
+        ),
+      ),
+    ),
+  );
 }

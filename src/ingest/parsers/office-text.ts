@@ -39,6 +39,8 @@ function listLine(item: OfficeContentNode): string {
 interface BlockOptions {
   /** The level given to a heading (a slide's title is 1, its other headings 2). */
   level?: (node: OfficeContentNode) => number;
+  /** False: a heading is read as a paragraph (a heading in speaker notes). */
+  headings?: boolean;
 }
 
 /**
@@ -65,7 +67,7 @@ export function blocksOf(nodes: OfficeContentNode[], notes: string[], options: B
     if (node.type === 'heading') {
       const title = nodeText(node).replace(/\s+/g, ' ').trim();
       const level = options.level?.(node) ?? (node.metadata as { level?: number } | undefined)?.level ?? 1;
-      if (title) out.push(headingMark(level) + stripMarks(title));
+      if (title) out.push((options.headings === false ? '' : headingMark(level)) + stripMarks(title));
     } else if (node.type === 'table') out.push(...tableParagraphs(node));
     else if (node.type === 'break' || node.type === 'image' || node.type === 'chart' || node.type === 'note' || node.type === 'comment') {
       const text = node.type === 'image' || node.type === 'chart' ? blockText(nodeText(node)) : '';
@@ -98,10 +100,7 @@ export function slideText(slide: OfficeContentNode, notes: OfficeContentNode[]):
   const level = () => (titled ? 2 : ((titled = true), 1));
   const footnotes: string[] = [];
   const blocks = blocksOf(slide.children ?? [], footnotes, { level });
-  const spoken = notes
-    .flatMap((n) => blocksOf(n.children ?? [], footnotes))
-    .map((p) => p.replace(/^\u0001\d/, ''))
-    .filter((p) => !SLIDE_NUMBER.test(p));
+  const spoken = notes.flatMap((n) => blocksOf(n.children ?? [], footnotes, { headings: false })).filter((p) => !SLIDE_NUMBER.test(p));
   if (spoken.length) spoken[0] = `Notes: ${spoken[0]}`;
   return [...blocks, ...spoken, ...footnotes.filter(Boolean)].join('\n\n');
 }

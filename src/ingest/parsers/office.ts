@@ -1,9 +1,10 @@
-import { OfficeParser, type OfficeParserAST, type OfficeParserConfig } from 'officeparser';
+import { OfficeParser, OfficeWarningType, type OfficeContentNode, type OfficeParserAST, type OfficeParserConfig } from 'officeparser';
 import { LimitError, megabytes, ParseLimits } from '../limits';
 import { sectionedPages } from '../sections';
 import { IngestError, PageSource } from '../types';
+import { odfHeaderRows, readParts } from './office-parts';
 import { documentText } from './office-text';
-import { tooManyCells, sheetPages } from './sheets';
+import { checkSheetCount, sheetPages, tooManyCells } from './sheets';
 import { readDeckOrder, slidePages } from './slides';
 import { readWorkbook, spreadsheetSheets, WorkbookInfo } from './spreadsheet';
 import { checkZip } from './zip-check';
@@ -15,7 +16,7 @@ export type OfficeKind = 'xlsx' | 'ods' | 'pptx' | 'odp' | 'odt' | 'epub' | 'rtf
 const LIMIT_CODES = new Set(['ZIP_SIZE_LIMIT_EXCEEDED', 'ZIP_ENTRY_COUNT_LIMIT_EXCEEDED']);
 
 /** Runs officeparser on the file, with our limits; its failures become IngestErrors naming the format. */
-async function parse(kind: OfficeKind, buf: Buffer, limits: ParseLimits): Promise<OfficeParserAST> {
+async function parse(kind: OfficeKind, buf: Buffer, limits: ParseLimits): Promise<{ ast: OfficeParserAST; cellLimit: boolean }> {
   const name = kind.toUpperCase();
   let cellLimit = false;
   const config: OfficeParserConfig = {
@@ -35,7 +36,7 @@ async function parse(kind: OfficeKind, buf: Buffer, limits: ParseLimits): Promis
     extractAttachments: false,
     ocr: false,
     onWarning: (issue) => {
-      if (issue.code === 'TABLE_CELL_LIMIT_EXCEEDED') cellLimit = true;
+      if (issue.code === OfficeWarningType.TABLE_CELL_LIMIT_EXCEEDED) cellLimit = true;
     },
   };
   let ast: OfficeParserAST;
@@ -47,8 +48,27 @@ async function parse(kind: OfficeKind, buf: Buffer, limits: ParseLimits): Promis
     if (code && LIMIT_CODES.has(code)) throw new LimitError(`the ${name} holds more than ${limits.maxZipEntries} files`);
     throw new IngestError(`not a valid ${name} file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
   }
-  if (cellLimit) throw tooManyCells(limits);
-  return ast;
+  return { ast, cellLimit };
+}
+
+/** Puts each table's header rows (see odfHeaderRows) back above its body rows, when the tables pair up one to one. */
+function restoreHeaderRows(ast: OfficeParserAST, headers: string[][][]): void {
+  const tables: OfficeContentNode[] = [];
+  const walk = (nodes: OfficeContentNode[] | undefined) => {
+    for (const n of nodes ?? []) {
+      if (n.type === 'table') tables.push(n);
+      walk(n.children);
+    }
+  };
+  walk(ast.content);
+  if (tables.length !== headers.length) return;
+  tables.forEach((table, i) => {
+    const rows = headers[i].map((cells) => ({
+      type: 'row' as const,
+      children: cells.map((text) => ({ type: 'cell' as const, text, children: [{ type: 'text' as const, text }] })),
+    }));
+    table.children = [...rows, ...(table.children ?? [])];
+  });
 }
 
 /**
@@ -66,15 +86,17 @@ export async function parseOffice(kind: OfficeKind, buf: Buffer, limits: ParseLi
   let workbook: WorkbookInfo | null = null;
   if (kind === 'xlsx') workbook = await readWorkbook(buf, limits);
   const deck = kind === 'pptx' ? await readDeckOrder(buf) : null;
-  const ast = await parse(kind, buf, limits);
-  switch (kind) {
-    case 'xlsx':
-    case 'ods':
-      return sheetPages(spreadsheetSheets(ast, workbook), limits);
-    case 'pptx':
-    case 'odp':
-      return slidePages(ast, deck);
-    default:
-      return sectionedPages(documentText(ast.content));
+  const { ast, cellLimit } = await parse(kind, buf, limits);
+  if (kind === 'xlsx' || kind === 'ods') {
+    const sheets = spreadsheetSheets(ast, workbook);
+    // officeparser stopped expanding an ODS's cells at the limit: its sheets are all there
+    checkSheetCount(sheets.length, limits);
+    if (cellLimit) throw tooManyCells(limits);
+    return sheetPages(sheets, limits);
   }
+  // an ODT's or ODP's tables can repeat cells as an ODS's do
+  if (cellLimit) throw new LimitError(`the ${kind.toUpperCase()}'s tables have more than ${limits.maxCells} cells (SPREADSHEET_MAX_CELLS)`);
+  if (kind === 'pptx' || kind === 'odp') return slidePages(ast, deck);
+  if (kind === 'odt') restoreHeaderRows(ast, odfHeaderRows((await readParts(buf, (n) => n === 'content.xml', 'ODT')).get('content.xml')));
+  return sectionedPages(documentText(ast.content));
 }

@@ -106,7 +106,8 @@ export const tooManyCells = (limits: Pick<ParseLimits, 'maxCells'>): LimitError 
 export function sheetPages(sheets: SheetData[], limits: ParseLimits): PageSource {
   checkSheetCount(sheets.length, limits);
   let cells = 0;
-  for (const sheet of sheets) for (const row of sheet.rows) if (row) for (const c of row) if (c?.trim() && ++cells > limits.maxCells) throw tooManyCells(limits);
+  for (const sheet of sheets)
+    for (const row of sheet.rows) if (row) for (const c of row) if (c?.trim() && ++cells > limits.maxCells) throw tooManyCells(limits);
   return function* (): Generator<ParsedPage> {
     const budget = new TextBudget(limits.maxExpandedBytes);
     for (const [i, sheet] of sheets.entries()) yield withSections({ pageNumber: i + 1, text: sheetText(sheet, budget) });

@@ -64,7 +64,8 @@ export function slidePages(ast: OfficeParserAST, order: DeckOrder | null): PageS
     const byNumber = new Map(slides.map((s) => [slideNumberOf(s), s]));
     // every notes page by its own part number, whichever slide officeparser hung it on
     const notesPages = new Map<number, OfficeContentNode[]>();
-    for (const s of slides) for (const note of s.notes ?? []) notesPages.set(slideNumberOf(note), [...(notesPages.get(slideNumberOf(note)) ?? []), note]);
+    for (const s of slides)
+      for (const note of s.notes ?? []) notesPages.set(slideNumberOf(note), [...(notesPages.get(slideNumberOf(note)) ?? []), note]);
     deck = order.slides.map((n) => {
       const notes = order.notesOf.get(n);
       return { slide: byNumber.get(n) ?? { type: 'slide', children: [] }, notes: notes === undefined ? [] : (notesPages.get(notes) ?? []) };
