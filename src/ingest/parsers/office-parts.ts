@@ -117,3 +117,52 @@ export function odfHeaderRows(contentXml: string | undefined): string[][][] {
     ),
   );
 }
+
+/**
+ * Counts the matches of `pattern` (a global regex matching at most `span` characters) in the named
+ * entries of a zip, inflating each as a stream, so nothing is held whole; stops at `stopAt`.
+ */
+export async function countInParts(
+  buf: Buffer,
+  wanted: (name: string) => boolean,
+  pattern: RegExp,
+  span: number,
+  stopAt: number,
+): Promise<number> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.fromBuffer(buf, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false }, (err, z) =>
+      err ? reject(err) : resolve(z),
+    ),
+  );
+  let count = 0;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zip.on('error', reject);
+      zip.on('end', () => resolve());
+      zip.on('entry', (entry: yauzl.Entry) => {
+        if (!wanted(entry.fileName)) return zip.readEntry();
+        zip.openReadStream(entry, (err, stream) => {
+          if (err || !stream) return reject(err ?? new Error('unreadable entry'));
+          let tail = '';
+          stream.setEncoding('latin1');
+          stream.on('data', (chunk: string) => {
+            const text = tail + chunk;
+            // a match lying wholly in the carried tail was counted with the previous chunk
+            for (const m of text.matchAll(pattern)) if (m.index + m[0].length > tail.length) count++;
+            tail = text.slice(-span);
+            if (count >= stopAt) {
+              stream.destroy();
+              resolve();
+            }
+          });
+          stream.on('error', reject);
+          stream.on('end', () => zip.readEntry());
+        });
+      });
+      zip.readEntry();
+    });
+  } finally {
+    zip.close();
+  }
+  return count;
+}

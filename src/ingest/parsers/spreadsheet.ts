@@ -1,8 +1,8 @@
 import { format as formatNumber, isDateFormat } from 'numfmt';
 import type { OfficeContentNode, OfficeParserAST } from 'officeparser';
 import type { ParseLimits } from '../limits';
-import { attr, readParts, xmlElements } from './office-parts';
-import { checkSheetCount, SheetData } from './sheets';
+import { attr, countInParts, readParts, xmlElements } from './office-parts';
+import { checkSheetCount, SheetData, tooManyCells } from './sheets';
 
 /**
  * ECMA-376's built-in number formats (Part 1, 18.8.30), which a workbook uses by id without
@@ -52,14 +52,21 @@ export interface WorkbookInfo {
   date1904: boolean;
 }
 
+/** A cell with a value in a worksheet's XML: its value (`<v>`) or inline string (`<is>`), with or without a prefix. */
+const CELL_VALUE = /<(?:\w+:)?(?:v|is)>/g;
+
 /**
  * Reads an XLSX's workbook part (sheet order, date system) and styles part (number formats), and
- * fails a workbook over SPREADSHEET_MAX_SHEETS before any sheet is read.
+ * fails a workbook over SPREADSHEET_MAX_SHEETS, or whose worksheets hold more than
+ * SPREADSHEET_MAX_CELLS values, before officeparser reads a sheet (its tree costs some 350 bytes a
+ * cell: a workbook over the limit would otherwise meet the parser's heap limit first).
  */
-export async function readWorkbook(buf: Buffer, limits: Pick<ParseLimits, 'maxSheets'>): Promise<WorkbookInfo> {
+export async function readWorkbook(buf: Buffer, limits: Pick<ParseLimits, 'maxSheets' | 'maxCells'>): Promise<WorkbookInfo> {
   const parts = await readParts(buf, (n) => n === 'xl/workbook.xml' || n === 'xl/styles.xml', 'XLSX');
   const sheets = xmlElements(parts.get('xl/workbook.xml'), 'sheet');
   checkSheetCount(sheets.length, limits);
+  const cells = await countInParts(buf, (n) => /^xl\/worksheets\/[^/]+\.xml$/.test(n), CELL_VALUE, 8, limits.maxCells + 1);
+  if (cells > limits.maxCells) throw tooManyCells(limits);
   const pr = xmlElements(parts.get('xl/workbook.xml'), 'workbookPr')[0];
   const date1904 = pr ? ['1', 'true'].includes(attr(pr, 'date1904') ?? '') : false;
   const styles = parts.get('xl/styles.xml');

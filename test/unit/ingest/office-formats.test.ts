@@ -210,6 +210,35 @@ describe('office formats: failures name the format and the limit', () => {
     });
   });
 
+  it('an XLSX is held to SPREADSHEET_MAX_CELLS before its sheets are read, counting every value exactly', async () => {
+    const zip = await JSZip.loadAsync(fixture('budget.xlsx'));
+    // 3,000 rows of 6 numbers: the sheet inflates in many stream chunks, and a value split between two is counted once
+    const rows = Array.from(
+      { length: 3000 },
+      (_, r) =>
+        `<row r="${r + 2}">${'ABCDEF'
+          .split('')
+          .map((c, i) => `<c r="${c}${r + 2}" t="n"><v>${r * 6 + i}</v></c>`)
+          .join('')}</row>`,
+    );
+    const sheet = await zip.file('xl/worksheets/sheet2.xml')!.async('string');
+    zip.file('xl/worksheets/sheet2.xml', sheet.replace(/<sheetData>[\s\S]*<\/sheetData>/, `<sheetData>${rows.join('')}</sheetData>`));
+    const big = await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+    // sheet 1 holds 22 values (its empty cells have none)
+    const cells = 22 + 18_000;
+    const at = new ParserPool({ ...config.parseLimits, maxCells: cells }, config.parserPool);
+    const under = new ParserPool({ ...config.parseLimits, maxCells: cells - 1 }, config.parserPool);
+    try {
+      expect((await at.parse('xlsx', big)).map((p) => p.pageNumber)).toEqual([1, 2]);
+      await expect(under.parse('xlsx', big)).rejects.toMatchObject({
+        name: 'LimitError',
+        message: `the spreadsheet has more than ${cells - 1} non-empty cells (SPREADSHEET_MAX_CELLS)`,
+      });
+    } finally {
+      await Promise.all([at.destroy(), under.destroy()]);
+    }
+  });
+
   it.each<[DocumentKind, string]>([
     ['xlsx', 'XLSX'],
     ['pptx', 'PPTX'],
