@@ -35,6 +35,12 @@ function listLine(item: OfficeContentNode): string {
   return `${'  '.repeat(Math.max(0, meta.indentation ?? 0))} ${marker} ${nodeText(item).replace(/\s+/g, ' ').trim()}`;
 }
 
+/** Whether every piece of a node's text is a link's (an item of a table of contents, a site's menu). */
+function onlyLinks(node: OfficeContentNode): boolean {
+  if (node.type === 'text') return !node.text?.trim() || Boolean((node.metadata)?.link);
+  return (node.children ?? []).every(onlyLinks);
+}
+
 /** Options of blocksOf: how headings are levelled. */
 interface BlockOptions {
   /** The level given to a heading (a slide's title is 1, its other headings 2). */
@@ -52,15 +58,22 @@ interface BlockOptions {
 export function blocksOf(nodes: OfficeContentNode[], notes: string[], options: BlockOptions = {}): string[] {
   const out: string[] = [];
   let list: string[] = [];
+  let linksOnly = true;
+  // a list made only of links (an e-book's table of contents, its navigation page) names the
+  // sections without holding them, and would be cited instead of them: it is not read, as html.ts does
   const closeList = () => {
-    if (list.length) out.push(list.join('\n'));
+    if (list.length && !linksOnly) out.push(list.join('\n'));
     list = [];
+    linksOnly = true;
   };
   for (const node of nodes) {
     for (const note of node.notes ?? []) notes.push(blockText(nodeText(note)));
     if (node.type === 'list') {
       const text = nodeText(node).trim();
-      if (text) list.push(listLine(node));
+      if (text) {
+        list.push(listLine(node));
+        linksOnly &&= onlyLinks(node);
+      }
       continue;
     }
     closeList();

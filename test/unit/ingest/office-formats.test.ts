@@ -162,16 +162,20 @@ describe('documents: ODT, EPUB and RTF as DOCX is read', () => {
     );
   });
 
-  it('EPUB: chapters in spine order, their headings as sections', async () => {
+  it('EPUB: chapters in spine order, their headings as sections; the table of contents is not read', async () => {
     const pages = await pool.parse('epub', fixture('book.epub'));
     const text = pages.map((p) => p.text).join('\n\n');
     expect(pages.flatMap(titles)).toEqual([
+      'The Lighthouse Keeper’s Almanac',
+      // the navigation page's own title (its list of links is not read)
       'The Lighthouse Keeper’s Almanac',
       'The Northern Light',
       'The first keeper',
       'Storms and Signals',
       'Signal flags',
     ]);
+    expect(text.split('The Northern Light')).toHaveLength(2);
+    expect(text).not.toMatch(/Title Page|Table of Contents/);
     expect(text.indexOf('Anders Holm')).toBeLessThan(text.indexOf('great storm of 1903'));
     expect(text).toContain('The keeper’s daughter, Elin, wound the clockwork that turned the lens every two hours.');
   });
