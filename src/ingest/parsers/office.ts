@@ -46,7 +46,8 @@ async function parse(kind: OfficeKind, buf: Buffer, limits: ParseLimits): Promis
     const code = (e as { officeIssue?: { code?: string } }).officeIssue?.code;
     if (code === 'ZIP_SIZE_LIMIT_EXCEEDED') throw new LimitError(`document expands to more than ${megabytes(limits.maxExpandedBytes)}`);
     if (code && LIMIT_CODES.has(code)) throw new LimitError(`the ${name} holds more than ${limits.maxZipEntries} files`);
-    throw new IngestError(`not a valid ${name} file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+    const reason = (e instanceof Error ? e.message.split('\n')[0] : String(e)).replace(/^\[OfficeParser\]:\s*/, '');
+    throw new IngestError(`not a valid ${name} file (${reason})`);
   }
   return { ast, cellLimit };
 }

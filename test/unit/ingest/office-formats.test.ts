@@ -256,6 +256,15 @@ describe('office formats: failures name the format and the limit', () => {
     });
   });
 
+  it('an RTF nested 200,000 groups deep fails as "not a valid RTF file", the thread intact', async () => {
+    const deep = Buffer.from(`{\\rtf1 ${'{'.repeat(200_000)}x${'}'.repeat(200_000)}}`);
+    await expect(pool.parse('rtf', deep)).rejects.toMatchObject({
+      name: 'IngestError',
+      message: expect.stringMatching(/^not a valid RTF file \(/),
+    });
+    expect((await pool.parse('rtf', fixture('canteen.rtf')))[0].text).toContain('Canteen notice');
+  });
+
   it('a zip that lacks the format’s main part fails naming the format', async () => {
     const zip = new JSZip().file('mimetype', 'application/vnd.oasis.opendocument.text').file('readme.txt', 'hello');
     await expect(pool.parse('odt', await zip.generateAsync({ type: 'nodebuffer' }))).rejects.toThrow(/^not a valid ODT file/);
