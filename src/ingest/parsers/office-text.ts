@@ -37,7 +37,7 @@ function listLine(item: OfficeContentNode): string {
 
 /** Whether every piece of a node's text is a link's (an item of a table of contents, a site's menu). */
 function onlyLinks(node: OfficeContentNode): boolean {
-  if (node.type === 'text') return !node.text?.trim() || Boolean((node.metadata)?.link);
+  if (node.type === 'text') return !node.text?.trim() || Boolean(node.metadata?.link);
   return (node.children ?? []).every(onlyLinks);
 }
 
