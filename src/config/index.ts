@@ -232,7 +232,7 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
       pdfMaxPageChars: int(env, 'PDF_MAX_PAGE_CHARS', 100_000, 1000, 100_000_000),
       maxChunks: int(env, 'MAX_CHUNKS_PER_DOCUMENT', 100_000, 10, 100_000_000),
       maxSheets: int(env, 'SPREADSHEET_MAX_SHEETS', 200, 1, 100_000),
-      maxCells: int(env, 'SPREADSHEET_MAX_CELLS', 2_000_000, 100, 1_000_000_000),
+      maxCells: int(env, 'SPREADSHEET_MAX_CELLS', 1_000_000, 100, 1_000_000_000),
       maxAttachments: int(env, 'MAIL_MAX_ATTACHMENTS', 100, 0, 100_000),
       ocr: bool(env, 'OCR', true)
         ? {
