@@ -112,6 +112,8 @@ export interface Config {
   /** Time-out of one `POST /rerank` call (then the fused order stands for that question). */
   rerankTimeoutMs: number;
   upstreamTimeoutMs: number;
+  /** How long an ended chat stream can still be replayed (GET /chat/messages/:messageId/stream). */
+  chatStreamRetentionMinutes: number;
   shutdownGraceMs: number;
   bootstrap: {
     superadminEmail?: string;
@@ -265,6 +267,7 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     rerank,
     rerankTimeoutMs: int(env, 'RERANK_TIMEOUT_MS', 2000, 50, 60_000),
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    chatStreamRetentionMinutes: int(env, 'CHAT_STREAM_RETENTION_MINUTES', 60, 1, 43_200),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bootstrap: {
       superadminEmail: str(env, 'BOOTSTRAP_SUPERADMIN_EMAIL'),
