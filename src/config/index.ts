@@ -15,6 +15,43 @@ function ocrLanguages(env: Env): string {
   return raw;
 }
 
+/** Single sign-on with OpenID Connect (issue 38): on when OIDC_ISSUER is set. */
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUrl: string;
+  /** What the sign-in button says ("Sign in with …"): OIDC_NAME, else the issuer's host. */
+  name: string;
+  /** Unknown verified emails within `allowedDomains` get a `member` account. */
+  autoCreate: boolean;
+  /** Lower-case domains; empty: any (only with auto-creation). */
+  allowedDomains: string[];
+  /** The ID token claim naming the user's department (matched by name), or null. */
+  departmentClaim: string | null;
+}
+
+/** OIDC_*: all four of issuer, client id, client secret and redirect URL, or none. */
+function oidcConfig(env: Env): OidcConfig | null {
+  const issuer = url(env, 'OIDC_ISSUER');
+  const clientId = str(env, 'OIDC_CLIENT_ID');
+  const clientSecret = str(env, 'OIDC_CLIENT_SECRET');
+  const redirectUrl = url(env, 'OIDC_REDIRECT_URL');
+  if (!issuer && !clientId && !clientSecret && !redirectUrl) return null;
+  if (!issuer || !clientId || !clientSecret || !redirectUrl)
+    throw new ConfigError('Single sign-on needs all of OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_REDIRECT_URL');
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    redirectUrl,
+    name: str(env, 'OIDC_NAME') ?? new URL(issuer).host,
+    autoCreate: bool(env, 'OIDC_AUTO_CREATE', false),
+    allowedDomains: list(env, 'OIDC_ALLOWED_DOMAINS').map((d) => d.toLowerCase().replace(/^@/, '')),
+    departmentClaim: str(env, 'OIDC_DEPARTMENT_CLAIM') ?? null,
+  };
+}
+
 /** Everything the service reads from its environment, parsed and validated once. */
 export interface Config {
   nodeEnv: string;
@@ -112,6 +149,10 @@ export interface Config {
   /** Time-out of one `POST /rerank` call (then the fused order stands for that question). */
   rerankTimeoutMs: number;
   upstreamTimeoutMs: number;
+  /** Single sign-on; null when OIDC_ISSUER is unset. */
+  oidc: OidcConfig | null;
+  /** PASSWORD_LOGIN=false: only the superadmin signs in with a password. */
+  passwordLogin: boolean;
   /** How long an ended chat stream can still be replayed (GET /chat/messages/:messageId/stream). */
   chatStreamRetentionMinutes: number;
   shutdownGraceMs: number;
@@ -267,6 +308,8 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     rerank,
     rerankTimeoutMs: int(env, 'RERANK_TIMEOUT_MS', 2000, 50, 60_000),
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    oidc: oidcConfig(env),
+    passwordLogin: bool(env, 'PASSWORD_LOGIN', true),
     chatStreamRetentionMinutes: int(env, 'CHAT_STREAM_RETENTION_MINUTES', 60, 1, 43_200),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bootstrap: {

@@ -1,4 +1,5 @@
 import { Login } from '../auth/login';
+import { SingleSignOn } from '../auth/oidc';
 import { AuthPool } from '../auth/pool';
 import { Tokens } from '../auth/tokens';
 import { AuditService } from './audit.service';
@@ -33,6 +34,8 @@ export interface Services {
   tokens: Tokens;
   /** The login use case and its limits. */
   login: Login;
+  /** Single sign-on with OpenID Connect (when configured). */
+  sso: SingleSignOn;
   bootstrap: BootstrapService;
   users: UsersService;
   departments: DepartmentsService;
@@ -76,6 +79,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     secrets,
     tokens,
     login: new Login(ctx, tokens, authPool),
+    sso: new SingleSignOn(ctx, tokens, secrets),
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx, audit),
