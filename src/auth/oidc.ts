@@ -5,6 +5,7 @@ import type { OidcConfig } from '../config';
 import { query } from '../db/sql';
 import { Department, User } from '../entities';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
+import type { LoginOptionsDto } from '../presenters/dto.generated';
 import { avatarColorFor } from '../services/avatar';
 import { BaseService, type ServiceContext } from '../services/context';
 import type { DeploymentSecrets } from '../services/deployment-secrets';
@@ -12,7 +13,9 @@ import { signedIn, type LoginResult } from './login';
 import { hashPassword, normalizeEmail } from './passwords';
 import type { Tokens } from './tokens';
 
-type OpenIdClient = typeof import('openid-client', { with: { 'resolution-mode': 'import' } });
+/** openid-client is ESM-only: loaded with a real import() (kept by TypeScript under node16), once. */
+const loadClient = () => import('openid-client');
+type OpenIdClient = Awaited<ReturnType<typeof loadClient>>;
 type Discovered = Awaited<ReturnType<OpenIdClient['discovery']>>;
 
 /** The cookie that carries one sign-in's state, nonce and PKCE verifier from start to callback (any node). */
@@ -58,7 +61,7 @@ export class SingleSignOn extends BaseService {
   }
 
   /** GET /auth/sso: what the sign-in page offers (public). */
-  options(): { oidc: { name: string } | null; passwordLogin: boolean } {
+  options(): LoginOptionsDto {
     const o = this.config.oidc;
     return { oidc: o ? { name: o.name } : null, passwordLogin: this.config.passwordLogin };
   }
@@ -77,7 +80,7 @@ export class SingleSignOn extends BaseService {
   private client(): Promise<{ lib: OpenIdClient; config: Discovered }> {
     const o = this.oidc;
     this.discovered ??= (async () => {
-      const lib = await import('openid-client');
+      const lib = await loadClient();
       const issuer = new URL(o.issuer);
       const config = await lib.discovery(
         issuer,

@@ -3,9 +3,11 @@ import path from 'node:path';
 import type { ParseLimits, PoolLimits } from '../ingest/limits';
 import { bool, ConfigError, type Env, int, list, LOG_LEVELS, secret, str, trustProxy, url } from './env';
 import { type EmbeddingEnv, modelEnv, type RerankEnv } from './models';
+import { oidcConfig, type OidcConfig } from './oidc';
 
 export { ConfigError, databaseServerEnv, processEnv } from './env';
 export type { EmbeddingEnv, RerankEnv } from './models';
+export type { OidcConfig } from './oidc';
 
 /** OCR_LANGUAGES: Tesseract codes joined by `+` (`eng`, `eng+fra`, `chi_sim`); `eng` by default. */
 function ocrLanguages(env: Env): string {
@@ -13,43 +15,6 @@ function ocrLanguages(env: Env): string {
   if (!/^[a-z][a-z0-9_]{1,30}(\+[a-z][a-z0-9_]{1,30}){0,9}$/i.test(raw))
     throw new ConfigError(`OCR_LANGUAGES must be Tesseract language codes joined by +, such as eng+fra, got "${raw}"`);
   return raw;
-}
-
-/** Single sign-on with OpenID Connect (issue 38): on when OIDC_ISSUER is set. */
-export interface OidcConfig {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  redirectUrl: string;
-  /** What the sign-in button says ("Sign in with …"): OIDC_NAME, else the issuer's host. */
-  name: string;
-  /** Unknown verified emails within `allowedDomains` get a `member` account. */
-  autoCreate: boolean;
-  /** Lower-case domains; empty: any (only with auto-creation). */
-  allowedDomains: string[];
-  /** The ID token claim naming the user's department (matched by name), or null. */
-  departmentClaim: string | null;
-}
-
-/** OIDC_*: all four of issuer, client id, client secret and redirect URL, or none. */
-function oidcConfig(env: Env): OidcConfig | null {
-  const issuer = url(env, 'OIDC_ISSUER');
-  const clientId = str(env, 'OIDC_CLIENT_ID');
-  const clientSecret = str(env, 'OIDC_CLIENT_SECRET');
-  const redirectUrl = url(env, 'OIDC_REDIRECT_URL');
-  if (!issuer && !clientId && !clientSecret && !redirectUrl) return null;
-  if (!issuer || !clientId || !clientSecret || !redirectUrl)
-    throw new ConfigError('Single sign-on needs all of OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_REDIRECT_URL');
-  return {
-    issuer,
-    clientId,
-    clientSecret,
-    redirectUrl,
-    name: str(env, 'OIDC_NAME') ?? new URL(issuer).host,
-    autoCreate: bool(env, 'OIDC_AUTO_CREATE', false),
-    allowedDomains: list(env, 'OIDC_ALLOWED_DOMAINS').map((d) => d.toLowerCase().replace(/^@/, '')),
-    departmentClaim: str(env, 'OIDC_DEPARTMENT_CLAIM') ?? null,
-  };
 }
 
 /** Everything the service reads from its environment, parsed and validated once. */

@@ -20,7 +20,7 @@ export const AUTH_AND_USERS: Operation[] = [
     tag: 'auth',
     summary: 'What the sign-in page offers: single sign-on (its name) when OIDC_ISSUER is set, and whether password sign-in is on',
     auth: false,
-    ok: { 200: ref('SignInOptions') },
+    ok: { 200: ref('LoginOptions') },
   },
   {
     method: 'get',
