@@ -10,6 +10,16 @@ import { dummyHash, normalizeEmail, verifyPassword } from './passwords';
 import type { AuthPool } from './pool';
 import type { Tokens } from './tokens';
 
+/** What a sign-in answers (spec: exactly `{user, accessToken, refreshToken}`). */
+export type LoginResult = { user: ReturnType<typeof presentLoginUser>; accessToken: string; refreshToken: string };
+
+/** Issues a signed-in user's tokens: the one way a login (password or single sign-on) ends. */
+export async function signedIn(tokens: Tokens, row: ActorRow): Promise<LoginResult> {
+  const { accessToken, refreshToken } = await tokens.startFamily(row.id);
+  // spec: exactly {user, accessToken, refreshToken} (the token's jti stays server-side)
+  return { user: presentLoginUser(actorFromRow(row)), accessToken, refreshToken };
+}
+
 const INVALID_LOGIN = 'Invalid email or password';
 
 // a named (server-side prepared) statement: parsed and planned once per connection
@@ -77,13 +87,13 @@ export class Login extends BaseService {
     const { rows } = await this.pool.get().query<ActorRow & { password_hash: string }>({ ...LOGIN_QUERY, values: [email] });
     const row = rows[0];
     const ok = await verifyPassword(input.password, row?.password_hash);
-    if (!row || !ok || row.status !== 'active') {
+    // PASSWORD_LOGIN=false: only the superadmin signs in with a password (answered like a wrong one: no oracle)
+    const passwordAllowed = this.config.passwordLogin || row?.platform_role === 'superadmin';
+    if (!row || !ok || row.status !== 'active' || !passwordAllowed) {
       await this.limiter.failed(email, ip);
       throw new UnauthorizedError(INVALID_LOGIN, INVALID_LOGIN);
     }
     await this.limiter.succeeded(email, ip);
-    const { accessToken, refreshToken } = await this.tokens.startFamily(row.id);
-    // spec: exactly {user, accessToken, refreshToken} (the token's jti stays server-side)
-    return { user: presentLoginUser(actorFromRow(row)), accessToken, refreshToken };
+    return signedIn(this.tokens, row);
   }
 }

@@ -3,9 +3,11 @@ import path from 'node:path';
 import type { ParseLimits, PoolLimits } from '../ingest/limits';
 import { bool, ConfigError, type Env, int, list, LOG_LEVELS, secret, str, trustProxy, url } from './env';
 import { type EmbeddingEnv, modelEnv, type RerankEnv } from './models';
+import { oidcConfig, type OidcConfig } from './oidc';
 
 export { ConfigError, databaseServerEnv, processEnv } from './env';
 export type { EmbeddingEnv, RerankEnv } from './models';
+export type { OidcConfig } from './oidc';
 
 /** OCR_LANGUAGES: Tesseract codes joined by `+` (`eng`, `eng+fra`, `chi_sim`); `eng` by default. */
 function ocrLanguages(env: Env): string {
@@ -112,6 +114,12 @@ export interface Config {
   /** Time-out of one `POST /rerank` call (then the fused order stands for that question). */
   rerankTimeoutMs: number;
   upstreamTimeoutMs: number;
+  /** Single sign-on; null when OIDC_ISSUER is unset. */
+  oidc: OidcConfig | null;
+  /** PASSWORD_LOGIN=false: only the superadmin signs in with a password. */
+  passwordLogin: boolean;
+  /** How long an ended chat stream can still be replayed (GET /chat/messages/:messageId/stream). */
+  chatStreamRetentionMinutes: number;
   shutdownGraceMs: number;
   bootstrap: {
     superadminEmail?: string;
@@ -265,6 +273,9 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     rerank,
     rerankTimeoutMs: int(env, 'RERANK_TIMEOUT_MS', 2000, 50, 60_000),
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    oidc: oidcConfig(env),
+    passwordLogin: bool(env, 'PASSWORD_LOGIN', true),
+    chatStreamRetentionMinutes: int(env, 'CHAT_STREAM_RETENTION_MINUTES', 60, 1, 43_200),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bootstrap: {
       superadminEmail: str(env, 'BOOTSTRAP_SUPERADMIN_EMAIL'),

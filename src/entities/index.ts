@@ -11,6 +11,7 @@ export { Document, Chunk, TermStat, TermPosting, ProjectIndexStats } from './doc
 export { RefreshToken } from './refresh-token.entity';
 export { Setting, RateLimitCounter } from './setting.entity';
 export { ChunkEmbedding } from './chunk-embedding.entity';
+export { ChatStream, ChatStreamEvent } from './chat-stream.entity';
 
 import { User } from './user.entity';
 import { Department } from './department.entity';
@@ -22,6 +23,7 @@ import { Document, Chunk, TermStat, TermPosting, ProjectIndexStats } from './doc
 import { RefreshToken } from './refresh-token.entity';
 import { Setting, RateLimitCounter } from './setting.entity';
 import { ChunkEmbedding } from './chunk-embedding.entity';
+import { ChatStream, ChatStreamEvent } from './chat-stream.entity';
 
 export const ALL_ENTITIES = [
   User,
@@ -44,4 +46,6 @@ export const ALL_ENTITIES = [
   Setting,
   RateLimitCounter,
   ChunkEmbedding,
+  ChatStream,
+  ChatStreamEvent,
 ];

@@ -136,6 +136,8 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   }),
   LoginResult: obj({ user: ref('LoginUser'), accessToken: str, refreshToken: str }),
   TokenPair: obj({ accessToken: str, refreshToken: str }),
+  /** GET /auth/sso: what the sign-in page offers (single sign-on's button, the password form). */
+  LoginOptions: obj({ oidc: nullable(obj({ name: str })), passwordLogin: bool }),
   DepartmentRef: obj({ id: uuid, name: str, color: str }),
   User: obj(userRecord),
   UserListEntry: obj({ ...userRecord, department: nullable(ref('DepartmentRef')) }),

@@ -33,3 +33,13 @@ export class LogoutInput {
   @MaxLength(4096)
   refreshToken?: string;
 }
+
+/** POST /auth/oidc/callback: the URL the identity provider sent the browser back to (its query is read). */
+@InputType()
+export class OidcCallbackInput {
+  @Field()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(8192)
+  callbackUrl!: string;
+}

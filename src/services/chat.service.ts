@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Actor } from '../access/actor';
 import { requireTier } from '../access/read-rules';
+import { requireChatStream } from '../access/stream-rules';
 import { Citation, Conversation, newId } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import { streamChatCompletion } from '../llm/openai-client';
@@ -9,6 +10,7 @@ import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import { presentSource } from '../presenters/conversation.presenter';
 import { AskInput, ChatMode } from './chat.inputs';
 import { citationsFor, storeAssistant, storeQuestion } from './chat-store';
+import type { ChatJournal, NumberedChatEvent } from './chat-journal';
 import { documentContext, webContext } from './chat-context';
 import { BaseService, ServiceContext } from './context';
 import type { LiveAccessService } from './live-access.service';
@@ -35,7 +37,7 @@ type StopReason = 'client' | 'shutdown';
 export class ChatService extends BaseService {
   constructor(
     ctx: ServiceContext,
-    private readonly deps: { providers: ProvidersService; retrieval: RetrievalService; live: LiveAccessService },
+    private readonly deps: { providers: ProvidersService; retrieval: RetrievalService; live: LiveAccessService; journal: ChatJournal },
   ) {
     super(ctx);
   }
@@ -47,8 +49,27 @@ export class ChatService extends BaseService {
    * the upstream request and stores what arrived as an incomplete answer; so does losing access
    * mid-answer (on any node), and the stream then ends with an error event naming why.
    */
-  async ask(actor: Actor, projectId: string, input: AskInput, signal?: AbortSignal): Promise<AsyncIterable<ChatEvent>> {
-    return this.deps.live.guard(actor, { projectId }, signal, (s) => this.start(actor, projectId, input, s), chatAccessLost);
+  async ask(actor: Actor, projectId: string, input: AskInput, signal?: AbortSignal): Promise<AsyncIterable<NumberedChatEvent>> {
+    const events = await this.deps.live.guard(actor, { projectId }, signal, (s) => this.start(actor, projectId, input, s), chatAccessLost);
+    // numbered and recorded (issue 38), access loss included, so a dropped client can resume on any node
+    return this.deps.journal.record(actor.id, projectId, events);
+  }
+
+  /**
+   * GET /chat/messages/:messageId/stream: the caller's answer `messageId`, from the event after
+   * `after` (its SSE `Last-Event-ID`; 0 for all), then live until it ends; on any node. Leaving
+   * stops only this reader: the answer goes on being generated and stored.
+   */
+  async resume(actor: Actor, messageId: string, after: number, signal?: AbortSignal): Promise<AsyncIterable<NumberedChatEvent>> {
+    const { projectId } = await requireChatStream(this.em(), actor, messageId);
+    return this.deps.live.guard(
+      actor,
+      { projectId },
+      signal,
+      // eslint-disable-next-line @typescript-eslint/require-await -- guard takes an async opener
+      async (s) => this.deps.journal.replay(messageId, after, s),
+      chatAccessLost,
+    );
   }
 
   private async start(actor: Actor, projectId: string, input: AskInput, signal: AbortSignal): Promise<AsyncIterable<ChatEvent>> {

@@ -1,9 +1,11 @@
 import { Login } from '../auth/login';
+import { SingleSignOn } from '../auth/oidc';
 import { AuthPool } from '../auth/pool';
 import { Tokens } from '../auth/tokens';
 import { AuditService } from './audit.service';
 import { BootstrapService } from './bootstrap.service';
 import { ChatService } from './chat.service';
+import { ChatJournal } from './chat-journal';
 import { INGEST_DEAD_QUEUE, INGEST_QUEUE, JOBS_SCHEMA } from '../ingest/pipeline/queues';
 import { databaseSources } from '../observability/collectors';
 import { createMetrics } from '../observability/metrics';
@@ -32,6 +34,8 @@ export interface Services {
   tokens: Tokens;
   /** The login use case and its limits. */
   login: Login;
+  /** Single sign-on with OpenID Connect (when configured). */
+  sso: SingleSignOn;
   bootstrap: BootstrapService;
   users: UsersService;
   departments: DepartmentsService;
@@ -44,6 +48,8 @@ export interface Services {
   retrieval: RetrievalService;
   embeddings: EmbeddingsService;
   chat: ChatService;
+  /** The record of chat answers' events, for resuming a stream on any node (issue 38). */
+  journal: ChatJournal;
   conversations: ConversationsService;
   /** Open streams (chat, subscriptions) and the access changes that end them (issue 25). */
   live: LiveAccessService;
@@ -67,11 +73,13 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
   const authPool = new AuthPool(ctx);
   const tokens = new Tokens(ctx, secrets, authPool);
   const live = new LiveAccessService(ctx);
+  const journal = new ChatJournal(ctx);
   const s: Services = {
     ctx,
     secrets,
     tokens,
     login: new Login(ctx, tokens, authPool),
+    sso: new SingleSignOn(ctx, tokens, secrets),
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx, audit),
@@ -83,7 +91,8 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     documents,
     retrieval,
     embeddings,
-    chat: new ChatService(ctx, { providers, retrieval, live }),
+    chat: new ChatService(ctx, { providers, retrieval, live, journal }),
+    journal,
     conversations: new ConversationsService(ctx),
     live,
     progress: new DocumentProgressService(ctx, { documents, live }),
@@ -92,13 +101,13 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
       const workers = opts.workers ?? ctx.config.runWorkers;
       await documents.start({ workers });
       // only processes that serve streams listen for access changes
-      if (opts.live ?? true) await live.start();
+      if (opts.live ?? true) await Promise.all([live.start(), journal.start()]);
       // the embedding stage runs on the document pipeline's job host (one pg-boss per process)
       await embeddings.start({ workers, jobs: documents.pipeline.jobs });
     },
     async stop() {
       // the job host stops every job kind (embedding included), then the vector threads close
-      await Promise.all([documents.stop(), live.stop()]);
+      await Promise.all([documents.stop(), live.stop(), journal.stop()]);
       await embeddings.stop();
       await authPool.close();
     },

@@ -6,6 +6,7 @@ import { Client as PgClient } from 'pg';
 import { uploadFiles } from '../support/documents';
 import { wsClient, wsCollect } from '../support/graphql';
 import { api, client } from '../support/http';
+import { answerOf, getSse, namesOf, postSse } from '../support/sse-client';
 import { startOpenAiStub, OpenAiStub } from '../support/openai-stub';
 import { makePdf } from '../support/pdf';
 import { Proc, startPgProcess, startProcess, startServerProcess } from '../support/processes';
@@ -180,6 +181,35 @@ describe('two nodes and a worker on one database', () => {
       // a fresh address is answered at once again (401, not 429)
       expect((await from(b, '192.0.2.200', email, 'guess')).status).toBe(401);
     });
+  });
+
+  it('a chat answer started on node A, dropped after three text events, resumes on node B (issue 38)', async () => {
+    const token = (await login(a, 'root@example.com', 'rootpassword')).body.accessToken;
+    const slug = `resume-${Date.now()}`;
+    const provider = await client(a.baseUrl, token).post('/api/providers', {
+      name: slug,
+      slug,
+      baseUrl: stub.url,
+      apiKey: 'sk-resume-key-0001',
+      models: ['m'],
+    });
+    expect(provider.status).toBe(201);
+    const project = await client(a.baseUrl, token).post('/api/projects', { name: `Resume ${slug}` });
+    expect(project.status).toBe(201);
+    const deltas = Array.from({ length: 12 }, (_, i) => `r${i} `);
+    stub.once({ deltas, deltaDelayMs: 50 });
+    const first = await postSse(a.baseUrl, `/api/chat/projects/${project.body.project.id}`, {
+      token,
+      body: { message: 'q', modelId: `${slug}/m` },
+      stopWhen: (_e, all) => all.filter((x) => x.event === 'text').length === 3,
+    });
+    expect(first.aborted).toBe(true);
+    const rest = await getSse(b.baseUrl, `/api/chat/messages/${first.events[0].data.messageId}/stream`, {
+      token,
+      headers: { 'last-event-id': first.events.at(-1)!.id! },
+    });
+    expect(namesOf(rest)).toEqual([...deltas.slice(3).map(() => 'text'), 'done']);
+    expect(answerOf(first) + answerOf(rest)).toBe(deltas.join(''));
   });
 
   it('an upload through node A is processed by the worker, its progress streamed by node B', async () => {

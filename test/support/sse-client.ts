@@ -5,6 +5,8 @@ import { checkResponse } from './openapi-validator';
 export interface SseEventRecord {
   event: string;
   data: any;
+  /** The SSE `id` line, when the event carried one. */
+  id?: string;
   /** ms since the request was sent. */
   at: number;
 }
@@ -20,16 +22,33 @@ export interface SseResult {
   aborted: boolean;
 }
 
-export async function postSse(
-  baseUrl: string,
-  path: string,
-  opts: { token?: string; body?: unknown; stopWhen?: (e: SseEventRecord, all: SseEventRecord[]) => boolean } = {},
-): Promise<SseResult> {
+type SseOptions = {
+  token?: string;
+  headers?: Record<string, string>;
+  stopWhen?: (e: SseEventRecord, all: SseEventRecord[]) => boolean;
+};
+
+export async function postSse(baseUrl: string, path: string, opts: SseOptions & { body?: unknown } = {}): Promise<SseResult> {
+  return readSse('POST', baseUrl, path, opts);
+}
+
+/** GET a stream (e.g. resuming a chat answer with `Last-Event-ID` in `headers`). */
+export async function getSse(baseUrl: string, path: string, opts: SseOptions = {}): Promise<SseResult> {
+  return readSse('GET', baseUrl, path, opts);
+}
+
+async function readSse(method: 'GET' | 'POST', baseUrl: string, path: string, opts: SseOptions & { body?: unknown }): Promise<SseResult> {
   const ctl = new AbortController();
   const started = performance.now();
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...opts.headers };
+  if (method === 'POST') headers['content-type'] = 'application/json';
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  const res = await fetch(baseUrl + path, { method: 'POST', headers, body: JSON.stringify(opts.body ?? {}), signal: ctl.signal });
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers,
+    ...(method === 'POST' ? { body: JSON.stringify(opts.body ?? {}) } : {}),
+    signal: ctl.signal,
+  });
   const result: SseResult = { status: res.status, headers: res.headers, events: [], comments: [], aborted: false };
   if (!/^text\/event-stream/.test(res.headers.get('content-type') ?? '')) {
     const text = await res.text();
@@ -38,14 +57,15 @@ export async function postSse(
     } catch {
       result.body = text;
     }
-    await checkResponse('POST', path, res.status, res.headers.get('content-type'), result.body);
+    await checkResponse(method, path, res.status, res.headers.get('content-type'), result.body);
     return result;
   }
   let stop = false;
   const parser = createParser({
     onEvent: (ev) => {
       if (stop) return;
-      const rec = { event: ev.event ?? 'message', data: JSON.parse(ev.data), at: performance.now() - started };
+      const rec: SseEventRecord = { event: ev.event ?? 'message', data: JSON.parse(ev.data), at: performance.now() - started };
+      if (ev.id !== undefined) rec.id = ev.id;
       result.events.push(rec);
       if (opts.stopWhen?.(rec, result.events)) stop = true;
     },

@@ -68,6 +68,19 @@ export class Api {
     return body.user;
   }
 
+  /** Single sign-on's last step: the URL the identity provider sent the browser back to, exchanged for tokens. */
+  async finishSso(callbackUrl: string): Promise<User> {
+    const res = await fetch('/api/auth/oidc/callback', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ callbackUrl }),
+    });
+    if (!res.ok) throw await errorFrom(res);
+    const body = (await res.json()) as SignedIn;
+    this.keep(body.accessToken, body.refreshToken);
+    return body.user;
+  }
+
   /** Resumes a session kept in this tab; null when there is none or it has ended. */
   async resume(): Promise<User | null> {
     if (!this.hasStoredSession()) return null;

@@ -9,9 +9,24 @@ export function SignIn({ api, notice, onSignedIn }: { api: Api; notice?: string;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const emailRef = useRef<HTMLInputElement>(null);
+  const [options, setOptions] = useState<{ oidc: { name: string } | null; passwordLogin: boolean } | null>(null);
   useEffect(() => {
     document.title = 'Sign in · DocQA';
     emailRef.current?.focus();
+    fetch('/api/auth/sso')
+      .then((r) => (r.ok ? r.json() : null))
+      .then((o: typeof options) => setOptions(o))
+      .catch(() => undefined);
+    // back from the identity provider (OIDC_REDIRECT_URL points here): its answer becomes a session
+    if (new URLSearchParams(location.search).has('state')) {
+      setBusy(true);
+      const callbackUrl = location.href;
+      history.replaceState(null, '', '/');
+      api.finishSso(callbackUrl).then(onSignedIn, (err: unknown) => {
+        setError(messageOf(err));
+        setBusy(false);
+      });
+    }
   }, []);
 
   const submit = async (e: FormEvent) => {
@@ -39,6 +54,12 @@ export function SignIn({ api, notice, onSignedIn }: { api: Api; notice?: string;
             {notice}
           </p>
         )}
+        {options?.oidc && (
+          <a className="button primary" href="/api/auth/oidc/start">
+            Sign in with {options.oidc.name}
+          </a>
+        )}
+        {options?.passwordLogin === false && <p className="muted small">Password sign-in is for the administrator only.</p>}
         <label>
           Email
           <input

@@ -33,6 +33,13 @@ export interface TokenPairDto {
   refreshToken: string;
 }
 
+export interface LoginOptionsDto {
+  oidc: {
+    name: string;
+  } | null;
+  passwordLogin: boolean;
+}
+
 export interface DepartmentRefDto {
   id: string;
   name: string;

@@ -10,6 +10,7 @@
  */
 export const GRAPHQL_TYPE_OF: Record<string, { type: string; renamed?: Record<string, string> } | null> = {
   Error: null, // GraphQL errors carry the code in `extensions.code`
+  LoginOptions: null, // the sign-in page's REST read before anyone is signed in; single sign-on is a browser redirect flow
   DeleteResult: { type: 'DeleteResult' },
   LoginUser: { type: 'User' },
   Me: { type: 'User' },

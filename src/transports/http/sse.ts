@@ -4,6 +4,8 @@ import type { Response } from 'express';
 export interface SseEvent {
   event: string;
   data: unknown;
+  /** The event's place in its stream; a client sends the last one it saw as `Last-Event-ID` to resume. */
+  id?: number | string;
 }
 
 /** Comment lines keep idle connections open behind proxies and load balancers. */
@@ -62,7 +64,7 @@ export async function writeSse(
   try {
     for await (const e of events) {
       opts.onEvent?.(e);
-      await write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      await write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
     }
   } finally {
     clearInterval(heartbeat);

@@ -1,5 +1,5 @@
 // REST operations: Sign-in, tokens and users.
-import { LoginInput, LogoutInput, RefreshInput } from '../../../services/auth.inputs';
+import { LoginInput, LogoutInput, RefreshInput, OidcCallbackInput } from '../../../services/auth.inputs';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput } from '../../../services/users.inputs';
 import { ref, wrap, deleted, type Operation } from './operation';
 
@@ -13,6 +13,35 @@ export const AUTH_AND_USERS: Operation[] = [
     body: LoginInput,
     ok: { 200: ref('LoginResult') },
     errors: [401, 429, 503],
+  },
+  {
+    method: 'get',
+    path: '/auth/sso',
+    tag: 'auth',
+    summary: 'What the sign-in page offers: single sign-on (its name) when OIDC_ISSUER is set, and whether password sign-in is on',
+    auth: false,
+    ok: { 200: ref('LoginOptions') },
+  },
+  {
+    method: 'get',
+    path: '/auth/oidc/start',
+    tag: 'auth',
+    summary:
+      'Single sign-on: redirects (302) to the identity provider (authorization code with PKCE, state and nonce), the flow kept in a signed HttpOnly cookie; 404 when not configured',
+    auth: false,
+    ok: { 302: null },
+    errors: [404],
+  },
+  {
+    method: 'post',
+    path: '/auth/oidc/callback',
+    tag: 'auth',
+    summary:
+      'Single sign-on: `callbackUrl` is where the provider sent the browser back; tokens as a password login issues them. 401 `sso_failed` (wrong state or nonce, unverified email, inactive user, expired flow), 403 `sso_no_account` or `sso_domain_not_allowed`',
+    auth: false,
+    body: OidcCallbackInput,
+    ok: { 200: ref('LoginResult') },
+    errors: [401, 403, 404],
   },
   {
     method: 'post',

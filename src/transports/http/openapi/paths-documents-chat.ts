@@ -60,6 +60,16 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     errors: [429],
     stream: true,
   },
+  {
+    method: 'get',
+    path: '/chat/messages/:messageId/stream',
+    tag: 'chat',
+    summary:
+      "Resume an answer's stream (Server-Sent Events) on any node: the events after `Last-Event-ID` (header, or `?lastEventId=`; none: from the start), then the rest live. Only the caller who asked, while they hold `use` on the project; 404 for anyone else or once the stream is forgotten (CHAT_STREAM_RETENTION_MINUTES after it ended)",
+    ok: { 200: null },
+    errors: [429],
+    stream: true,
+  },
   { method: 'get', path: '/chat/config', tag: 'chat', summary: 'Which chat modes this server offers', ok: { 200: ref('ChatModes') } },
   {
     method: 'get',

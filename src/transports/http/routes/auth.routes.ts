@@ -1,9 +1,19 @@
 import { Router } from 'express';
-import { LoginInput, LogoutInput, RefreshInput } from '../../../services/auth.inputs';
+import { LoginInput, LogoutInput, OidcCallbackInput, RefreshInput } from '../../../services/auth.inputs';
 import { presentMe } from '../../../presenters/user.presenter';
 import { parse } from '../../../validation';
+import { OIDC_COOKIE } from '../../../auth/oidc';
 import { Reply, routeWith } from '../route';
 import type { Services } from '../../../services';
+
+/** One cookie's value from a Cookie header. */
+function cookieOf(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
 
 export function authRoutes(s: Services): Router {
   const route = routeWith(s.tokens);
@@ -11,6 +21,33 @@ export function authRoutes(s: Services): Router {
   r.post(
     '/auth/login',
     route({ auth: 'public' }, async (req) => s.login.attempt(await parse(LoginInput, req.body), req.ip ?? 'unknown')),
+  );
+  r.get(
+    '/auth/sso',
+    route({ auth: 'public' }, () => s.sso.options()),
+  );
+  // single sign-on: the browser is sent to the provider with the flow's secrets in a signed cookie
+  r.get(
+    '/auth/oidc/start',
+    route({ auth: 'public' }, async (_req, res) => {
+      const { url, cookie, maxAgeSeconds } = await s.sso.start();
+      res.cookie(OIDC_COOKIE, cookie, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: url.startsWith('https:'),
+        path: '/api/auth/oidc',
+        maxAge: maxAgeSeconds * 1000,
+      });
+      res.redirect(302, url);
+    }),
+  );
+  r.post(
+    '/auth/oidc/callback',
+    route({ auth: 'public' }, async (req, res) => {
+      const { callbackUrl } = await parse(OidcCallbackInput, req.body);
+      res.clearCookie(OIDC_COOKIE, { path: '/api/auth/oidc' });
+      return s.sso.finish(callbackUrl, cookieOf(req.headers.cookie, OIDC_COOKIE));
+    }),
   );
   r.post(
     '/auth/refresh',

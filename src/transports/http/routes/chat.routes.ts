@@ -6,6 +6,7 @@ import {
 } from '../../../presenters/conversation.presenter';
 import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
 import type { ChatEvent } from '../../../services/chat.service';
+import { ValidationError } from '../../../errors';
 import { parse, parseQuery } from '../../../validation';
 import { routeWith } from '../route';
 import { abortOnClientClose, writeSse } from '../sse';
@@ -19,6 +20,14 @@ function logChatEvent(res: Response, e: ChatEvent): void {
   if (e.event === 'error') res.locals.logExtra = { chat: { ...chat, outcome: 'error', error: e.data.message, detail: e.data.detail } };
 }
 
+/** `Last-Event-ID` (or `?lastEventId=`): the id of the last event the client saw; none means from the start. */
+function lastEventId(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 0;
+  if (!/^\d{1,9}$/.test(raw.trim()))
+    throw ValidationError.field('Last-Event-ID', 'Last-Event-ID must be the id of an event of this stream');
+  return Number(raw.trim());
+}
+
 export function chatRoutes(s: Services): Router {
   const route = routeWith(s.tokens);
   const r = Router();
@@ -27,8 +36,8 @@ export function chatRoutes(s: Services): Router {
     '/chat/projects/:projectId',
     route({ auth: 'required' }, async (req, res) => {
       const input = await parse(AskInput, req.body);
-      const clientGone = abortOnClientClose(res);
-      const events = await s.chat.ask(req.actor, req.params.projectId, input, clientGone);
+      // no client signal (issue 38): a dropped client resumes later, the answer goes on meanwhile
+      const events = await s.chat.ask(req.actor, req.params.projectId, input);
       await writeSse(res, events, {
         onEvent: (e) => {
           logChatEvent(res, e as ChatEvent);
@@ -36,6 +45,16 @@ export function chatRoutes(s: Services): Router {
           if (e.event !== 'text') req.log.debug({ event: e.event }, 'chat event');
         },
       });
+    }),
+  );
+  r.get(
+    '/chat/messages/:messageId/stream',
+    route({ auth: 'required' }, async (req, res) => {
+      const after = lastEventId(
+        req.get('last-event-id') ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : undefined),
+      );
+      const events = await s.chat.resume(req.actor, req.params.messageId, after, abortOnClientClose(res));
+      await writeSse(res, events);
     }),
   );
   r.get(
