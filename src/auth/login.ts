@@ -72,16 +72,17 @@ export class Login extends BaseService {
   private async check(input: LoginInput, ip: string) {
     if (!(await this.isBootstrapped())) throw new ServiceUnavailableError('not_bootstrapped', 'The platform has not been bootstrapped yet');
     const email = normalizeEmail(input.email);
-    await this.limiter.beforeAttempt(email, ip);
+    // counted before the password is compared (issue 38): a burst cannot all pass the check together
+    const attempt = await this.limiter.beforeAttempt(email, ip);
     // hot path under a login storm: prepared statements on the auth pool, no ORM unit of work
     const { rows } = await this.pool.get().query<ActorRow & { password_hash: string }>({ ...LOGIN_QUERY, values: [email] });
     const row = rows[0];
     const ok = await verifyPassword(input.password, row?.password_hash);
     if (!row || !ok || row.status !== 'active') {
-      await this.limiter.failed(email, ip);
+      await this.limiter.failed(attempt);
       throw new UnauthorizedError(INVALID_LOGIN, INVALID_LOGIN);
     }
-    await this.limiter.succeeded(email, ip);
+    await this.limiter.succeeded(attempt);
     const { accessToken, refreshToken } = await this.tokens.startFamily(row.id);
     // spec: exactly {user, accessToken, refreshToken} (the token's jti stays server-side)
     return { user: presentLoginUser(actorFromRow(row)), accessToken, refreshToken };
