@@ -102,35 +102,37 @@ export class LoginLimiter {
     const account = keyOf(email);
     const taken: Array<() => Promise<unknown>> = [];
     const giveBack = () => Promise.all(taken.map((undo) => undo().catch(() => undefined)));
-    let pairCount = 0;
+    const take = (limiter: RateLimiterPostgres | null, key: string) =>
+      limiter
+        ? limiter.penalty(key, 1).then((r) => {
+            taken.push(() => limiter.reward(key, 1));
+            return r.consumedPoints;
+          })
+        : 0;
     try {
-      let accountCount: number;
-      let known: unknown;
-      [pairCount, accountCount, known] = await Promise.all([
-        this.failures ? this.failures.penalty(pair, 1).then((r) => r.consumedPoints) : 0,
-        this.accountFailures ? this.accountFailures.penalty(account, 1).then((r) => r.consumedPoints) : 0,
+      const [pairCount, accountCount, known] = await Promise.all([
+        take(this.failures, pair),
+        take(this.accountFailures, account),
         this.known ? this.known.get(pair) : null,
       ]);
-      if (this.failures) taken.push(() => this.failures!.reward(pair, 1));
-      if (this.accountFailures) taken.push(() => this.accountFailures!.reward(account, 1));
       if (this.lockout && pairCount > this.limits.perAccount) {
         // past the pair's free failures: its lock (set by the last failure) must have passed, and
         // this attempt holds the pair until it is settled, so concurrent ones wait
         await consumeOr429(this.lockout, pair, IN_FLIGHT_SECONDS);
+        taken.push(() => this.lockout!.delete(pair));
       }
       // the account's delay counts every earlier attempt, finished or in flight; known clients skip it
       const delay = delaySeconds(accountCount - 1, this.limits.accountTotal);
       if (this.accountGate && delay > 0 && !known) {
-        if (this.lockout && pairCount > this.limits.perAccount) taken.push(() => this.lockout!.delete(pair));
         // one attempt per delay: the first caller takes the slot and starts the delay; everyone
         // else (any address, any node) waits until it has passed
         await consumeOr429(this.accountGate, account, delay);
       }
+      return { email, client, pairCount };
     } catch (e) {
       await giveBack();
       throw e;
     }
-    return { email, client, pairCount };
   }
 
   /** A wrong password (or unknown account): already counted; past the free failures the pair is locked for a while. */
