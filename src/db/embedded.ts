@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,12 +12,46 @@ import { EmbeddedDbError, fail, type Layout, packagedNativeDir, pidAlive, rootLa
 export { EmbeddedDbError };
 
 export interface EmbeddedDb {
-  /** Connection URL of the `docqa` database (created when missing). */
+  /** Connection URL of the `docqa` database (created when missing), as the cluster's superuser: for migrations. */
   url: string;
+  /**
+   * The same database as `APP_ROLE`, which is not a superuser and owns nothing: it reads and writes
+   * rows of the tables that migrations create (default privileges), and cannot change the schema,
+   * read files or run programs. Requests use this one.
+   */
+  appUrl: string;
   /** URL of the maintenance database, for creating/dropping databases (tests). */
   adminUrl: string;
   port: number;
   stop(): Promise<void>;
+}
+
+/** The role the application connects as (not a superuser). */
+export const APP_ROLE = 'docqa_app';
+
+/** The application role's password: derived from the cluster's (so DATA_DIR keeps one secret). */
+const appPasswordOf = (password: string): string => createHmac('sha256', password).update(APP_ROLE).digest('base64url');
+
+/**
+ * Creates or updates the application role (login, no superuser, no role or database creation) and
+ * grants it the rows of every table and sequence in `public`, now and (default privileges) those
+ * the superuser's migrations create later. Idempotent: runs at every start.
+ */
+async function ensureAppRole(url: string, password: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const exists = (await c.query('select 1 from pg_roles where rolname = $1', [APP_ROLE])).rowCount;
+    const attrs = `login nosuperuser nocreatedb nocreaterole noreplication nobypassrls password ${c.escapeLiteral(password)}`;
+    await c.query(exists ? `alter role ${APP_ROLE} with ${attrs}` : `create role ${APP_ROLE} with ${attrs}`);
+    await c.query(`grant usage on schema public to ${APP_ROLE}`);
+    await c.query(`grant select, insert, update, delete on all tables in schema public to ${APP_ROLE}`);
+    await c.query(`grant usage, select, update on all sequences in schema public to ${APP_ROLE}`);
+    await c.query(`alter default privileges for role ${USER} in schema public grant select, insert, update, delete on tables to ${APP_ROLE}`);
+    await c.query(`alter default privileges for role ${USER} in schema public grant usage, select, update on sequences to ${APP_ROLE}`);
+  } finally {
+    await c.end();
+  }
 }
 
 /** What earlier versions used for every installation; a cluster still using it is migrated at start. */
@@ -193,6 +227,7 @@ export async function startEmbeddedPostgres(opts: {
   const urls = (port: number) => ({
     adminUrl: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    appUrl: `postgres://${APP_ROLE}:${encodeURIComponent(appPasswordOf(password))}@127.0.0.1:${port}/${database}`,
   });
 
   if (!existsSync(path.join(layout.clusterDir, 'PG_VERSION'))) {
@@ -235,7 +270,7 @@ export async function startEmbeddedPostgres(opts: {
       }
     }
   }
-  const { adminUrl, url } = urls(port);
+  const { adminUrl, url, appUrl } = urls(port);
   const first = await connectable(adminUrl);
   if (!first.ok) {
     if (first.code !== '28P01' || !(await migrateLegacyPassword(port, password, log))) {
@@ -247,9 +282,11 @@ export async function startEmbeddedPostgres(opts: {
     }
   }
   await ensureDatabase(adminUrl, database);
+  await ensureAppRole(url, appPasswordOf(password));
   const owned = child;
   return {
     url,
+    appUrl,
     adminUrl,
     port,
     stop: async () => {
