@@ -47,7 +47,9 @@ async function ensureAppRole(url: string, password: string): Promise<void> {
     await c.query(`grant usage on schema public to ${APP_ROLE}`);
     await c.query(`grant select, insert, update, delete on all tables in schema public to ${APP_ROLE}`);
     await c.query(`grant usage, select, update on all sequences in schema public to ${APP_ROLE}`);
-    await c.query(`alter default privileges for role ${USER} in schema public grant select, insert, update, delete on tables to ${APP_ROLE}`);
+    await c.query(
+      `alter default privileges for role ${USER} in schema public grant select, insert, update, delete on tables to ${APP_ROLE}`,
+    );
     await c.query(`alter default privileges for role ${USER} in schema public grant usage, select, update on sequences to ${APP_ROLE}`);
   } finally {
     await c.end();

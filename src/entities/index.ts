@@ -11,6 +11,7 @@ export { Document, Chunk, TermStat, TermPosting, ProjectIndexStats } from './doc
 export { RefreshToken } from './refresh-token.entity';
 export { Setting, RateLimitCounter } from './setting.entity';
 export { ChunkEmbedding } from './chunk-embedding.entity';
+export { ApiKey, ApiKeyAddress } from './api-key.entity';
 
 import { User } from './user.entity';
 import { Department } from './department.entity';
@@ -22,8 +23,11 @@ import { Document, Chunk, TermStat, TermPosting, ProjectIndexStats } from './doc
 import { RefreshToken } from './refresh-token.entity';
 import { Setting, RateLimitCounter } from './setting.entity';
 import { ChunkEmbedding } from './chunk-embedding.entity';
+import { ApiKey, ApiKeyAddress } from './api-key.entity';
 
 export const ALL_ENTITIES = [
+  ApiKey,
+  ApiKeyAddress,
   User,
   Department,
   Group,

@@ -16,6 +16,7 @@ import { DocumentsService } from './documents.service';
 import { EmbeddingsService } from './embeddings.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
+import { KeysService } from './keys.service';
 import { LiveAccessService } from './live-access.service';
 import { ProjectsService } from './projects.service';
 import { ProvidersService } from './providers.service';
@@ -32,6 +33,8 @@ export interface Services {
   tokens: Tokens;
   /** The login use case and its limits. */
   login: Login;
+  /** Keys for programs: create, list, revoke (authenticated by `tokens`). */
+  keys: KeysService;
   bootstrap: BootstrapService;
   users: UsersService;
   departments: DepartmentsService;
@@ -72,6 +75,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     secrets,
     tokens,
     login: new Login(ctx, tokens, authPool),
+    keys: new KeysService(ctx, audit),
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx, audit),

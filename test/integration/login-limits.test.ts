@@ -150,7 +150,12 @@ describe('an attempt counts before its password is compared (issue 38)', () => {
   it('300 simultaneous wrong passwords for one account from 40 /64s: at most LOGIN_RATE_LIMIT_ACCOUNT_TOTAL + 2 reach the password check, the rest 429 with Retry-After', async () => {
     const total = 20;
     const t = await createTestApp({
-      env: { LOGIN_RATE_LIMIT_ACCOUNT_TOTAL: String(total), LOGIN_RATE_LIMIT_PER_ACCOUNT: '10', LOGIN_RATE_LIMIT_PER_IP: '30', TRUST_PROXY: '1' },
+      env: {
+        LOGIN_RATE_LIMIT_ACCOUNT_TOTAL: String(total),
+        LOGIN_RATE_LIMIT_PER_ACCOUNT: '10',
+        LOGIN_RATE_LIMIT_PER_IP: '30',
+        TRUST_PROXY: '1',
+      },
     });
     try {
       const f = factories(t.orm, t.services);
@@ -158,7 +163,9 @@ describe('an attempt counts before its password is compared (issue 38)', () => {
       const u = await f.makeUser();
       // through the trusted proxy (us, on loopback): the client is the X-Forwarded-For entry
       const responses = await Promise.all(
-        Array.from({ length: 300 }, (_, i) => login(t, u.email, 'wrong-password', `2001:db8:38:${(i % 40).toString(16)}::${(i + 1).toString(16)}`)),
+        Array.from({ length: 300 }, (_, i) =>
+          login(t, u.email, 'wrong-password', `2001:db8:38:${(i % 40).toString(16)}::${(i + 1).toString(16)}`),
+        ),
       );
       const compared = responses.filter((r) => r.status === 401);
       const refused = responses.filter((r) => r.status === 429);
