@@ -40,7 +40,8 @@ const ERROR_TEXT: Record<number, string> = {
 /** The error statuses an operation can answer, from what it takes and who may call it. */
 function errorStatuses(op: Operation): number[] {
   const s = new Set<number>([500, 503]);
-  if (op.auth !== false) s.add(401).add(403);
+  // a key past its per-minute limit is refused on any authenticated operation (429 with Retry-After)
+  if (op.auth !== false) s.add(401).add(403).add(429);
   // a malformed path parameter (e.g. not a uuid) is a 400 on some routes, a 404 on others
   if (op.body || op.query || op.path.includes(':')) s.add(400);
   if (op.body) s.add(413).add(415);
