@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,9 +7,10 @@ import pg from 'pg';
 import { databaseServerEnv } from '../config';
 import { freePort } from '../util/net';
 import { tightenDataDir } from '../util/private-dir';
+import { APP_ROLE, appPasswordOf, ensureAppRole } from './embedded-role';
 import { EmbeddedDbError, fail, type Layout, packagedNativeDir, pidAlive, rootLayout, USER } from './embedded-layout';
 
-export { EmbeddedDbError };
+export { APP_ROLE, EmbeddedDbError };
 
 export interface EmbeddedDb {
   /** Connection URL of the `docqa` database (created when missing), as the cluster's superuser: for migrations. */
@@ -24,36 +25,6 @@ export interface EmbeddedDb {
   adminUrl: string;
   port: number;
   stop(): Promise<void>;
-}
-
-/** The role the application connects as (not a superuser). */
-export const APP_ROLE = 'docqa_app';
-
-/** The application role's password: derived from the cluster's (so DATA_DIR keeps one secret). */
-const appPasswordOf = (password: string): string => createHmac('sha256', password).update(APP_ROLE).digest('base64url');
-
-/**
- * Creates or updates the application role (login, no superuser, no role or database creation) and
- * grants it the rows of every table and sequence in `public`, now and (default privileges) those
- * the superuser's migrations create later. Idempotent: runs at every start.
- */
-async function ensureAppRole(url: string, password: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const exists = (await c.query('select 1 from pg_roles where rolname = $1', [APP_ROLE])).rowCount;
-    const attrs = `login nosuperuser nocreatedb nocreaterole noreplication nobypassrls password ${c.escapeLiteral(password)}`;
-    await c.query(exists ? `alter role ${APP_ROLE} with ${attrs}` : `create role ${APP_ROLE} with ${attrs}`);
-    await c.query(`grant usage on schema public to ${APP_ROLE}`);
-    await c.query(`grant select, insert, update, delete on all tables in schema public to ${APP_ROLE}`);
-    await c.query(`grant usage, select, update on all sequences in schema public to ${APP_ROLE}`);
-    await c.query(
-      `alter default privileges for role ${USER} in schema public grant select, insert, update, delete on tables to ${APP_ROLE}`,
-    );
-    await c.query(`alter default privileges for role ${USER} in schema public grant usage, select, update on sequences to ${APP_ROLE}`);
-  } finally {
-    await c.end();
-  }
 }
 
 /** What earlier versions used for every installation; a cluster still using it is migrated at start. */
@@ -284,7 +255,7 @@ export async function startEmbeddedPostgres(opts: {
     }
   }
   await ensureDatabase(adminUrl, database);
-  await ensureAppRole(url, appPasswordOf(password));
+  await ensureAppRole(url, database, appPasswordOf(password));
   const owned = child;
   return {
     url,
