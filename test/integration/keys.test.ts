@@ -21,7 +21,7 @@ const createKey = async (t: TestApp, token: string, body: Record<string, unknown
 /** A GraphQL result as the REST status its error code stands for. */
 async function gqlStatus(t: TestApp, query: string, token: string, variables: Record<string, unknown>): Promise<number> {
   const code = (await gql(t.baseUrl, query, { token, variables })).errors?.[0]?.extensions?.code;
-  return code === undefined ? 200 : ({ unauthorized: 401, forbidden: 403, not_found: 404 }[code as string] ?? 500);
+  return code === undefined ? 200 : ({ unauthorized: 401, forbidden: 403, not_found: 404 }[code] ?? 500);
 }
 
 /**

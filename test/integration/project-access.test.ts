@@ -148,7 +148,7 @@ describe('property: any mix of ownership, visibility and grants', () => {
                 id: 'k',
                 tier: k.tier,
                 platform: k.platform,
-                projectIds: projectIds[k.projects as keyof typeof projectIds],
+                projectIds: projectIds[k.projects],
               })
             : asActor(caller);
           const byRule = resolveAccess(
