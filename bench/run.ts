@@ -6,6 +6,7 @@ import path from 'node:path';
 import { benchAuth, ratio } from './auth';
 import { splitRows } from './eval';
 import { ROOT, startBenchEnv } from './lib/env';
+import { benchKeyVsJwt } from './keys';
 import { benchProjects, seedOrg } from './org';
 import { benchStreams } from './streams';
 
@@ -121,6 +122,14 @@ async function main(): Promise<void> {
           });
           rows.push({ metric: 'same rows by one raw SQL query + Express (floor)', value: fmt(p.raw), target: '—', met: null });
           rows.push({ metric: 'GET /api/projects vs raw-SQL floor', value: `${pr}× (median)`, target: '≤ 2×', met: pr <= 2 });
+          const k = await benchKeyVsJwt(env, { token: seed.readerToken });
+          results.keyVsJwt = k;
+          rows.push({
+            metric: 'GET /api/projects with a key vs with a JWT (same caller, alternating rounds)',
+            value: `median ${k.key.medianMs} vs ${k.jwt.medianMs} ms (${k.ratio}×; rounds ${k.rounds.map((r) => `${r.keyMs}/${r.jwtMs}`).join(', ')})`,
+            target: '≤ 1.10×',
+            met: k.ratio <= 1.1,
+          });
         } finally {
           await seed.orm.close(true);
         }

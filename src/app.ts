@@ -19,6 +19,7 @@ import { departmentsRoutes } from './transports/http/routes/departments.routes';
 import { documentsRoutes } from './transports/http/routes/documents.routes';
 import { cleanUploadDir } from './transports/http/upload-storage';
 import { grantsRoutes } from './transports/http/routes/grants.routes';
+import { keysRoutes } from './transports/http/routes/keys.routes';
 import { groupsRoutes } from './transports/http/routes/groups.routes';
 import { projectsRoutes } from './transports/http/routes/projects.routes';
 import { providersRoutes } from './transports/http/routes/providers.routes';
@@ -46,6 +47,7 @@ export interface AppHandle {
 export function apiRouters(s: Services, config: Config) {
   return [
     authRoutes(s),
+    keysRoutes(s),
     usersRoutes(s),
     departmentsRoutes(s),
     groupsRoutes(s),

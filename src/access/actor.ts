@@ -1,4 +1,15 @@
-import type { OrgPosition, PlatformRole, UserStatus } from '../entities/base';
+import type { OrgPosition, PlatformRole, Tier, UserStatus } from '../entities/base';
+
+/** The scope of the key a request was authenticated with (what it may reach: src/access/keys.ts). */
+export interface KeyScope {
+  id: string;
+  /** The highest tier the key may use on any project. */
+  tier: Tier;
+  /** Null: every project the owner reaches; else only these. */
+  projectIds: string[] | null;
+  /** Created by an admin with `platform: true`: the owner's platform role and org position apply. */
+  platform: boolean;
+}
 
 /** The authenticated caller, re-read from storage on every request (roles are never token claims). */
 export interface Actor {
@@ -15,6 +26,8 @@ export interface Actor {
   createdAt: Date;
   /** True for background jobs acting on the system's behalf. */
   system?: boolean;
+  /** Set when the request was authenticated with a key: its scope (src/access/keys.ts). */
+  key?: KeyScope;
 }
 
 /** A `users` row as SQL returns it, with the columns an Actor is made of (select them with ACTOR_COLUMNS). */

@@ -3,6 +3,7 @@ import { query } from '../db/sql';
 import { Document } from '../entities';
 import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } from '../errors';
 import { ACTOR_COLUMNS, actorFromRow, type ActorRow } from './actor';
+import { keyActor, liveKeyScope } from './keys';
 import { requireTier } from './read-rules';
 
 /**
@@ -25,6 +26,8 @@ export interface LiveScope {
   userId: string;
   projectId: string;
   documentId?: string | null;
+  /** The key the stream was opened with, if any: its revocation ends the stream. */
+  keyId?: string | null;
 }
 
 /** What changed; `all` when unknown (the listener reconnected and may have missed notifications). */
@@ -43,7 +46,7 @@ export interface LiveEntry extends LiveScope {
 /**
  * Reads one trigger payload: `{"u": id}` (a user's status, role, department, groups, or the user
  * deleted), `{"p": id}` (a project's grants, visibility, owner, or the project deleted), `{"d": id}`
- * (a document deleted). Anything else is treated as "unknown change": everything is re-checked.
+ * (a document deleted; a key's revocation names its owner). Anything else is treated as "unknown change": everything is re-checked.
  */
 export function parseAccessChange(payload: string): AccessChange {
   try {
@@ -79,6 +82,7 @@ export class LiveStreams {
       userId: scope.userId,
       projectId: scope.projectId,
       documentId: scope.documentId ?? null,
+      keyId: scope.keyId ?? null,
       end: (loss) => {
         if (ended) return;
         ended = true;
@@ -135,14 +139,19 @@ function unindex(map: Map<string, Set<LiveEntry>>, key: string, entry: LiveEntry
 
 /**
  * Whether a stream's caller still may read it, by the same rules as a new request: the user exists
- * and is active (else `unauthorized`), holds `use` on the project (else `forbidden`, also when the
+ * and is active, and the stream's key (if any) is neither revoked nor expired (else `unauthorized`), holds `use` on the project (else `forbidden`, also when the
  * project is gone), and the document, if any, still exists in that project (else `forbidden`).
  * Null: access holds.
  */
 export async function accessLost(em: EntityManager, scope: LiveScope): Promise<LiveLoss | null> {
   const [row] = await query<ActorRow>(em, `select ${ACTOR_COLUMNS} from users where id = ?`, [scope.userId]);
   if (!row || row.status !== 'active') return new UnauthorizedError('unauthorized', 'Your account is no longer active');
-  const actor = actorFromRow(row);
+  let actor = actorFromRow(row);
+  if (scope.keyId) {
+    const key = await liveKeyScope(em, scope.keyId);
+    if (!key) return new UnauthorizedError('unauthorized', 'The key was revoked or has expired');
+    actor = keyActor(actor, key);
+  }
   try {
     await requireTier(em, actor, scope.projectId, 'use');
   } catch (e) {

@@ -4,7 +4,7 @@ import type { Actor } from './actor';
 import type { Access, AccessSource } from './resolver';
 import { query } from '../db/sql';
 
-type Caller = Pick<Actor, 'id' | 'platformRole' | 'departmentId'>;
+type Caller = Pick<Actor, 'id' | 'platformRole' | 'departmentId' | 'key'>;
 
 /**
  * The project access rule of `resolveAccess` (DESIGN §3) as one SQL statement, for lists.
@@ -12,14 +12,21 @@ type Caller = Pick<Actor, 'id' | 'platformRole' | 'departmentId'>;
  * like the early returns in `resolveAccess`. A test keeps the two in agreement.
  *
  * Yields a CTE body with columns (project_id, tier, source) holding only the projects the caller
- * can access. Parameters: caller id, platform role, department id, then an optional id filter.
+ * can access; a caller with a key only the key's projects, at most at its tier. Parameters: caller
+ * id, platform role, department id, the key's tier and projects, then an optional id filter.
  */
 export function accessibleProjectsCte(caller: Caller, projectIds?: string[]): { sql: string; params: unknown[] } {
   const filter = projectIds ? `and p.id = any(array[?]::uuid[])` : '';
   const sql = `
-    select p.id as project_id, r.tier, r.source
+    select p.id as project_id,
+           -- a key's tier caps the rule's (src/access/keys.ts capToKey)
+           case when me.key_tier is not null
+                 and array_position(array['use', 'edit', 'full'], r.tier) > array_position(array['use', 'edit', 'full'], me.key_tier)
+                then me.key_tier else r.tier end as tier,
+           r.source
       from projects p
-      cross join (select ?::uuid as id, ?::text as role, ?::uuid as department_id) me
+      cross join (select ?::uuid as id, ?::text as role, ?::uuid as department_id, ?::text as key_tier,
+                         ?::boolean as key_scoped, array[?]::uuid[] as key_projects) me
       left join project_grants ug on ug.project_id = p.id and ug.user_id = me.id
       left join lateral (
         -- the highest tier over every group the caller belongs to
@@ -44,8 +51,17 @@ export function accessibleProjectsCte(caller: Caller, projectIds?: string[]): { 
          order by rule.priority
          limit 1
       ) r
-     where true ${filter}`;
-  const params: unknown[] = [caller.id, caller.platformRole, caller.departmentId];
+     where (not me.key_scoped or p.id = any(me.key_projects)) ${filter}`;
+  const keyProjects = caller.key?.projectIds ?? null;
+  const params: unknown[] = [
+    caller.id,
+    caller.platformRole,
+    caller.departmentId,
+    caller.key?.tier ?? null,
+    keyProjects !== null,
+    // array[NULL] holds no id: an empty list reaches nothing
+    keyProjects?.length ? keyProjects : null,
+  ];
   // an empty id filter must match nothing: array[NULL] holds no id
   if (projectIds) params.push(projectIds.length ? projectIds : null);
   return { sql, params };

@@ -3,6 +3,7 @@ import { Project } from '../entities';
 import type { Tier } from '../entities/base';
 import type { Actor } from './actor';
 import { query } from '../db/sql';
+import { capToKey } from './keys';
 
 export type AccessSource = 'platform' | 'owner' | 'user' | 'group' | 'department' | 'public';
 export interface Access {
@@ -25,9 +26,20 @@ export interface GrantFacts {
  * 1 superadmin → full/platform; 2 admin → full/platform; 3 owner → full/owner;
  * 4 direct user grant → its tier/user; 5 groups → highest tier/group; 6 department → its tier/department;
  * 7 non-private → use/public; else null. Engineers get nothing from their role.
+ * A caller with a key then gets at most the key's tier, on the key's projects only (`capToKey`).
  * `accessibleProjectsCte` in ./project-access.sql.ts states the same rule in SQL for lists; a test keeps them equal.
  */
 export function resolveAccess(
+  actor: Pick<Actor, 'id' | 'platformRole' | 'key'>,
+  project: { id?: string; ownerId: string | null; isPrivate: boolean },
+  grants: GrantFacts,
+): Access | null {
+  const access = resolveOwnAccess(actor, project, grants);
+  // a key reaches at most its projects, at most at its tier (src/access/keys.ts)
+  return actor.key ? capToKey(actor, project.id ?? '', access) : access;
+}
+
+function resolveOwnAccess(
   actor: Pick<Actor, 'id' | 'platformRole'>,
   project: { ownerId: string | null; isPrivate: boolean },
   grants: GrantFacts,
@@ -70,7 +82,11 @@ export async function accessTo(em: EntityManager, actor: Actor, project: Project
   const ownerId = project.owner ? project.owner.id : null;
   // platform staff and owners need no grant lookup
   if (actor.platformRole === 'superadmin' || actor.platformRole === 'admin' || (ownerId && ownerId === actor.id)) {
-    return resolveAccess(actor, { ownerId, isPrivate: project.isPrivate }, { userGrant: null, groupGrants: [], departmentGrant: null });
+    return resolveAccess(
+      actor,
+      { id: project.id, ownerId, isPrivate: project.isPrivate },
+      { userGrant: null, groupGrants: [], departmentGrant: null },
+    );
   }
-  return resolveAccess(actor, { ownerId, isPrivate: project.isPrivate }, await loadGrantFacts(em, actor, project.id));
+  return resolveAccess(actor, { id: project.id, ownerId, isPrivate: project.isPrivate }, await loadGrantFacts(em, actor, project.id));
 }

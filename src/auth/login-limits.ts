@@ -11,8 +11,29 @@ const KNOWN_ADDRESS_SECONDS = 90 * 24 * 3600;
 
 const TABLE = 'rate_limits';
 
+/** How long an attempt past the pair's free failures holds the pair while its password is compared. */
+const IN_FLIGHT_SECONDS = 60;
+
 function retryAfter(ms: number): RateLimitedError {
   return new RateLimitedError(Math.max(1, Math.ceil(ms / 1000)));
+}
+
+/** Takes one point, or throws 429 with the time until one is free. */
+async function consumeOr429(limiter: RateLimiterPostgres, key: string, duration?: number): Promise<void> {
+  try {
+    await limiter.consume(key, 1, duration === undefined ? {} : { customDuration: duration });
+  } catch (e) {
+    if (e instanceof RateLimiterRes) throw retryAfter(e.msBeforeNext);
+    throw e;
+  }
+}
+
+/** One counted attempt, settled by `failed` or `succeeded`. */
+export interface LoginAttempt {
+  email: string;
+  client: string;
+  /** The pair's failures with this attempt (finished or in flight). */
+  pairCount: number;
 }
 
 /** An account (and optionally a client); hashed, so the table holds no addresses or emails. */
@@ -67,54 +88,66 @@ export class LoginLimiter {
     this.known = account ? limiter('login_known', Number.MAX_SAFE_INTEGER, KNOWN_ADDRESS_SECONDS) : null;
   }
 
-  /** Counts an attempt; throws 429 rate_limited (with Retry-After) when over a limit or locked out. */
-  async beforeAttempt(email: string, ip: string): Promise<void> {
+  /**
+   * Counts an attempt before its password is compared, so simultaneous attempts see each other:
+   * each one takes its place in the pair's and the account's failure counts at once (an atomic
+   * increment in PostgreSQL), and a place past the free ones needs the one slot per delay. A refused
+   * attempt gives its place back. Throws 429 rate_limited (with Retry-After). The returned attempt
+   * is settled with `failed` or `succeeded`.
+   */
+  async beforeAttempt(email: string, ip: string): Promise<LoginAttempt> {
     const client = clientKey(ip);
-    if (this.perIp) {
-      try {
-        await this.perIp.consume(client);
-      } catch (e) {
-        if (e instanceof RateLimiterRes) throw retryAfter(e.msBeforeNext);
-        throw e;
+    if (this.perIp) await consumeOr429(this.perIp, client);
+    const pair = keyOf(email, client);
+    const account = keyOf(email);
+    const taken: Array<() => Promise<unknown>> = [];
+    const giveBack = () => Promise.all(taken.map((undo) => undo().catch(() => undefined)));
+    const take = (limiter: RateLimiterPostgres | null, key: string) =>
+      limiter
+        ? limiter.penalty(key, 1).then((r) => {
+            taken.push(() => limiter.reward(key, 1));
+            return r.consumedPoints;
+          })
+        : 0;
+    try {
+      const [pairCount, accountCount, known] = await Promise.all([
+        take(this.failures, pair),
+        take(this.accountFailures, account),
+        this.known ? this.known.get(pair) : null,
+      ]);
+      if (this.lockout && pairCount > this.limits.perAccount) {
+        // past the pair's free failures: its lock (set by the last failure) must have passed, and
+        // this attempt holds the pair until it is settled, so concurrent ones wait
+        await consumeOr429(this.lockout, pair, IN_FLIGHT_SECONDS);
+        taken.push(() => this.lockout!.delete(pair));
       }
-    }
-    if (this.lockout) {
-      const lock = await this.lockout.get(keyOf(email, client));
-      if (lock && lock.consumedPoints > 1 && lock.msBeforeNext > 0) throw retryAfter(lock.msBeforeNext);
-    }
-    if (this.accountFailures && this.accountGate && this.known) {
-      const failed = (await this.accountFailures.get(keyOf(email)))?.consumedPoints ?? 0;
-      const delay = delaySeconds(failed, this.limits.accountTotal);
-      if (delay === 0 || (await this.known.get(keyOf(email, client)))) return;
-      try {
+      // the account's delay counts every earlier attempt, finished or in flight; known clients skip it
+      const delay = delaySeconds(accountCount - 1, this.limits.accountTotal);
+      if (this.accountGate && delay > 0 && !known) {
         // one attempt per delay: the first caller takes the slot and starts the delay; everyone
         // else (any address, any node) waits until it has passed
-        await this.accountGate.consume(keyOf(email), 1, { customDuration: delay });
-      } catch (e) {
-        if (e instanceof RateLimiterRes) throw retryAfter(e.msBeforeNext);
-        throw e;
+        await consumeOr429(this.accountGate, account, delay);
       }
+      return { email, client, pairCount };
+    } catch (e) {
+      await giveBack();
+      throw e;
     }
   }
 
-  /** A wrong password (or unknown account): past the free failures, lock the pair out for a while. */
-  async failed(email: string, ip: string): Promise<void> {
-    const pair = keyOf(email, clientKey(ip));
-    await Promise.all([
-      this.failures && this.lockout
-        ? this.failures.penalty(pair, 1).then(async (res) => {
-            const delay = delaySeconds(res.consumedPoints, this.limits.perAccount);
-            if (delay > 0) await this.lockout?.block(pair, delay);
-          })
-        : null,
-      this.accountFailures?.penalty(keyOf(email), 1),
-    ]);
+  /** A wrong password (or unknown account): already counted; past the free failures the pair is locked for a while. */
+  async failed(attempt: LoginAttempt): Promise<void> {
+    if (!this.lockout) return;
+    const pair = keyOf(attempt.email, attempt.client);
+    const delay = delaySeconds(attempt.pairCount, this.limits.perAccount);
+    // also replaces the hold this attempt took past the free failures
+    if (delay > 0) await this.lockout.block(pair, delay);
   }
 
-  /** The right password: the pair's and the account's failures are forgotten, and the client becomes known. */
-  async succeeded(email: string, ip: string): Promise<void> {
-    const pair = keyOf(email, clientKey(ip));
-    const account = keyOf(email);
+  /** The right password: the pair's and the account's failures (this attempt's place too) are forgotten, and the client becomes known. */
+  async succeeded(attempt: LoginAttempt): Promise<void> {
+    const pair = keyOf(attempt.email, attempt.client);
+    const account = keyOf(attempt.email);
     await Promise.all([
       this.failures?.delete(pair),
       this.lockout?.delete(pair),

@@ -82,7 +82,8 @@ export class Login extends BaseService {
   private async check(input: LoginInput, ip: string) {
     if (!(await this.isBootstrapped())) throw new ServiceUnavailableError('not_bootstrapped', 'The platform has not been bootstrapped yet');
     const email = normalizeEmail(input.email);
-    await this.limiter.beforeAttempt(email, ip);
+    // counted before the password is compared (issue 38): a burst cannot all pass the check together
+    const attempt = await this.limiter.beforeAttempt(email, ip);
     // hot path under a login storm: prepared statements on the auth pool, no ORM unit of work
     const { rows } = await this.pool.get().query<ActorRow & { password_hash: string }>({ ...LOGIN_QUERY, values: [email] });
     const row = rows[0];
@@ -90,10 +91,10 @@ export class Login extends BaseService {
     // PASSWORD_LOGIN=false: only the superadmin signs in with a password (answered like a wrong one: no oracle)
     const passwordAllowed = this.config.passwordLogin || row?.platform_role === 'superadmin';
     if (!row || !ok || row.status !== 'active' || !passwordAllowed) {
-      await this.limiter.failed(email, ip);
+      await this.limiter.failed(attempt);
       throw new UnauthorizedError(INVALID_LOGIN, INVALID_LOGIN);
     }
-    await this.limiter.succeeded(email, ip);
+    await this.limiter.succeeded(attempt);
     return signedIn(this.tokens, row);
   }
 }

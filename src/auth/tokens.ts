@@ -1,11 +1,13 @@
 import { createSecretKey, KeyObject, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { Actor, ACTOR_COLUMNS, actorFromRow, ActorRow } from '../access/actor';
+import { requireNotKey } from '../access/keys';
 import { RefreshToken, User } from '../entities';
 import { UnauthorizedError } from '../errors';
 import { BaseService, ServiceContext } from '../services/context';
 import type { DeploymentSecrets } from '../services/deployment-secrets';
 import { isUuid } from '../validation';
+import { KEY_PREFIX, KeyAuth } from './api-keys';
 import type { AuthPool } from './pool';
 import { query } from '../db/sql';
 
@@ -45,6 +47,7 @@ const RECORD_LOGIN = {
 export class Tokens extends BaseService {
   /** Built once: given a string, jsonwebtoken re-derives a key object on every sign and verify. */
   private keyObject: KeyObject | null = null;
+  private readonly keys: KeyAuth;
 
   constructor(
     ctx: ServiceContext,
@@ -52,6 +55,7 @@ export class Tokens extends BaseService {
     private readonly pool: AuthPool,
   ) {
     super(ctx);
+    this.keys = new KeyAuth(pool, ctx.config.keyRateLimitPerMinute);
   }
 
   /** The deployment's JWT secret (JWT_SECRET or the one stored in the database). */
@@ -152,6 +156,8 @@ export class Tokens extends BaseService {
 
   /** With a token: revokes that token (if it is the caller's). Without: all of the caller's tokens. */
   async logout(actor: Actor, refreshToken?: string): Promise<void> {
+    // a program's key cannot end its owner's sessions
+    requireNotKey(actor);
     const conn = this.em();
     if (refreshToken) {
       let claims: RefreshClaims;
@@ -169,8 +175,12 @@ export class Tokens extends BaseService {
     await query(conn, `update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null`, [actor.id]);
   }
 
-  /** Verifies an access token and re-reads its user; role changes apply at once, inactive users are rejected. */
-  async authenticate(token: string): Promise<Actor> {
+  /**
+   * Verifies an access token, or a key for programs (`dq_…`, from `address`), and re-reads its user;
+   * role changes apply at once, inactive users are rejected.
+   */
+  async authenticate(token: string, address = 'unknown'): Promise<Actor> {
+    if (token.startsWith(KEY_PREFIX)) return this.keys.authenticate(token, address);
     const claims = this.verify<AccessClaims>(token, 'access');
     if (!isUuid(claims.sub)) throw new UnauthorizedError();
     // hot path (every request): one prepared indexed read on the auth pool, no ORM

@@ -6,10 +6,11 @@ import { createLogger } from '../logger';
 async function main(): Promise<void> {
   const config = loadConfig(undefined, { logLevel: 'warn' });
   const logger = createLogger(config.logLevel);
-  const db = await openDatabase(config, logger, { migrate: false });
+  // migrations run as the embedded PostgreSQL's superuser (openDatabase), never as the application role
+  const db = await openDatabase(config, logger);
   try {
-    const applied = await db.orm.getMigrator().up();
-    process.stdout.write(applied.length ? `applied: ${applied.map((m) => m.name).join(', ')}\n` : 'database is up to date\n');
+    const { applied } = db;
+    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
   } finally {
     await db.close();
   }

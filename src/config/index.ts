@@ -44,6 +44,8 @@ export interface Config {
   loginRateLimitPerAccount: number;
   /** Failed logins of one account from all addresses together before new addresses wait (decision 0009). */
   loginRateLimitAccountTotal: number;
+  /** Requests one key may make a minute, counted on every node together (0: no limit). */
+  keyRateLimitPerMinute: number;
   corsOrigins: string[];
   /** Which proxies' X-Forwarded-For to believe: a hop count (0 = none) or trusted addresses/CIDRs. */
   trustProxy: number | string[];
@@ -202,6 +204,7 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     loginRateLimitPerIp: int(env, 'LOGIN_RATE_LIMIT_PER_IP', 30, 0, 1_000_000),
     loginRateLimitPerAccount: int(env, 'LOGIN_RATE_LIMIT_PER_ACCOUNT', 10, 0, 1_000_000),
     loginRateLimitAccountTotal: int(env, 'LOGIN_RATE_LIMIT_ACCOUNT_TOTAL', 20, 0, 1_000_000),
+    keyRateLimitPerMinute: int(env, 'KEY_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     corsOrigins: list(env, 'CORS_ORIGINS'),
     trustProxy: trustProxy(env),
     privateHostAllowList: list(env, 'PRIVATE_HOST_ALLOWLIST'),

@@ -7,13 +7,20 @@ import pg from 'pg';
 import { databaseServerEnv } from '../config';
 import { freePort } from '../util/net';
 import { tightenDataDir } from '../util/private-dir';
+import { APP_ROLE, appPasswordOf, ensureAppRole } from './embedded-role';
 import { EmbeddedDbError, fail, type Layout, packagedNativeDir, pidAlive, rootLayout, USER } from './embedded-layout';
 
-export { EmbeddedDbError };
+export { APP_ROLE, EmbeddedDbError };
 
 export interface EmbeddedDb {
-  /** Connection URL of the `docqa` database (created when missing). */
+  /** Connection URL of the `docqa` database (created when missing), as the cluster's superuser: for migrations. */
   url: string;
+  /**
+   * The same database as `APP_ROLE`, which is not a superuser and owns nothing: it reads and writes
+   * rows of the tables that migrations create (default privileges), and cannot change the schema,
+   * read files or run programs. Requests use this one.
+   */
+  appUrl: string;
   /** URL of the maintenance database, for creating/dropping databases (tests). */
   adminUrl: string;
   port: number;
@@ -193,6 +200,7 @@ export async function startEmbeddedPostgres(opts: {
   const urls = (port: number) => ({
     adminUrl: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    appUrl: `postgres://${APP_ROLE}:${encodeURIComponent(appPasswordOf(password))}@127.0.0.1:${port}/${database}`,
   });
 
   if (!existsSync(path.join(layout.clusterDir, 'PG_VERSION'))) {
@@ -235,7 +243,7 @@ export async function startEmbeddedPostgres(opts: {
       }
     }
   }
-  const { adminUrl, url } = urls(port);
+  const { adminUrl, url, appUrl } = urls(port);
   const first = await connectable(adminUrl);
   if (!first.ok) {
     if (first.code !== '28P01' || !(await migrateLegacyPassword(port, password, log))) {
@@ -247,9 +255,11 @@ export async function startEmbeddedPostgres(opts: {
     }
   }
   await ensureDatabase(adminUrl, database);
+  await ensureAppRole(url, database, appPasswordOf(password));
   const owned = child;
   return {
     url,
+    appUrl,
     adminUrl,
     port,
     stop: async () => {

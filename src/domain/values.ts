@@ -13,7 +13,7 @@ export type Tier = (typeof TIERS)[number];
 export const TARGET_TYPES = ['user', 'group', 'department'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 /** What an audit entry is about: a grant's target, or the project itself. */
-export const AUDIT_TARGET_TYPES = [...TARGET_TYPES, 'project'] as const;
+export const AUDIT_TARGET_TYPES = [...TARGET_TYPES, 'project', 'key'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 export const AUDIT_ACTIONS = [
   'grant_created',
@@ -29,6 +29,9 @@ export const AUDIT_ACTIONS = [
   'group_member_removed',
   'department_member_added',
   'department_member_removed',
+  'key_created',
+  'key_used_from_new_address',
+  'key_revoked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const PROVIDER_TYPES = ['official', 'custom'] as const;

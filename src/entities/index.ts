@@ -12,6 +12,7 @@ export { RefreshToken } from './refresh-token.entity';
 export { Setting, RateLimitCounter } from './setting.entity';
 export { ChunkEmbedding } from './chunk-embedding.entity';
 export { ChatStream, ChatStreamEvent } from './chat-stream.entity';
+export { ApiKey, ApiKeyAddress } from './api-key.entity';
 
 import { User } from './user.entity';
 import { Department } from './department.entity';
@@ -24,8 +25,11 @@ import { RefreshToken } from './refresh-token.entity';
 import { Setting, RateLimitCounter } from './setting.entity';
 import { ChunkEmbedding } from './chunk-embedding.entity';
 import { ChatStream, ChatStreamEvent } from './chat-stream.entity';
+import { ApiKey, ApiKeyAddress } from './api-key.entity';
 
 export const ALL_ENTITIES = [
+  ApiKey,
+  ApiKeyAddress,
   User,
   Department,
   Group,

@@ -1,5 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
+import { ipv6Groups } from '../util/net';
 
 /**
  * SSRF guard for outgoing calls to URLs that users supply (provider base URLs, draft tests).
@@ -62,8 +63,21 @@ function unmap(address: string): string {
   return m ? m[1] : address;
 }
 
+/**
+ * IPv4-compatible (::/96), IPv4-mapped in hex form (::ffff:0:0/96) and IPv4-translated
+ * (::ffff:0:0:0/96) addresses: some stacks route them to the IPv4 host they carry, and none is a
+ * public IPv6 destination. (Not in the BlockList: Node's BlockList matches IPv4 addresses against
+ * an IPv6 ::ffff:0:0/96 rule, which would block every IPv4 address.)
+ */
+function embedsIpv4(address: string): boolean {
+  const g = ipv6Groups(address);
+  if (!g || !g.slice(0, 4).every((x) => x === 0)) return false;
+  return (g[4] === 0 && (g[5] === 0 || g[5] === 0xffff)) || (g[4] === 0xffff && g[5] === 0);
+}
+
 /** True for any address that is not a public unicast address. */
 export function isNonPublicAddress(address: string): boolean {
+  if (net.isIP(address) === 6 && embedsIpv4(address)) return true;
   const a = unmap(address);
   const family = net.isIP(a);
   if (family === 0) return true;

@@ -10,6 +10,7 @@ const AREAS: Array<[string, RegExp]> = [
   ['projects', /^(Project|Grant|Audit)/],
   ['documents', /^(Document|UploadResult|ChunkSource)/],
   ['providers', /^(PublicProvider|AdminProvider|Model|ProviderTestResult)/],
+  ['keys', /^(ApiKey|CreatedKey)$/],
 ];
 
 function areaOf(name: string): string {

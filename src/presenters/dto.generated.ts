@@ -3,6 +3,7 @@
 export type * from './dto/common.generated';
 export type * from './dto/people.generated';
 export type * from './dto/projects.generated';
+export type * from './dto/keys.generated';
 export type * from './dto/documents.generated';
 export type * from './dto/providers.generated';
 export type * from './dto/chat.generated';

@@ -210,6 +210,20 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     viaGroup: arrayOf(obj({ projectId: uuid, tier, group: obj({ id: uuid, name: str }), project: ref('ProjectRef') })),
     viaDepartment: arrayOf(obj({ projectId: uuid, tier, department: ref('DepartmentRef'), project: ref('ProjectRef') })),
   }),
+  ApiKey: obj({
+    id: uuid,
+    name: str,
+    prefix: { type: 'string', description: 'The first characters of the secret (`dq_` and 8 more), to recognise the key' },
+    projectIds: { ...nullable(arrayOf(uuid)), description: 'The projects the key is limited to; null: every project its owner reaches' },
+    tier,
+    expiresAt: nullable(dateTime),
+    lastUsedAt: nullable(dateTime),
+    createdAt: dateTime,
+  }),
+  CreatedKey: obj({
+    key: ref('ApiKey'),
+    secret: { type: 'string', description: 'The key itself (`dq_…`), shown this once: only its hash is stored' },
+  }),
   AuditEntry: obj({
     id: uuid,
     action: enumOf(...AUDIT_ACTIONS),
@@ -222,7 +236,8 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
       description:
         '`tier`, `previousTier`, and per action further keys: `reason`; `isPrivate`/`previousIsPrivate`; `previousOwnerId`; ' +
         '`role`/`previousRole` (user_role_changed); `status`/`previousStatus` (user_status_changed); `groupId` (group_member_*); ' +
-        '`departmentId` (department_member_*)',
+        '`departmentId` (department_member_*); `name`, `projectIds`, `platform`, `expiresAt` (key_created); `address` ' +
+        '(key_used_from_new_address); `name`, `ownerId` (key_revoked)',
     },
     createdAt: dateTime,
   }),

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
-import { AuditAction, AuditEntry, PlatformRole, TargetType, Tier, UserStatus } from '../entities';
+import { AuditAction, AuditEntry, AuditTargetType, PlatformRole, Tier, UserStatus } from '../entities';
 import { ValidationError } from '../errors';
 import { AUDIT_DEFAULT_LIMIT, AuditLogQuery } from './audit.inputs';
 import { BaseService } from './context';
@@ -11,7 +11,7 @@ export interface AuditRecord {
   action: AuditAction;
   /** Null for entries about a user rather than a project (role, status, memberships). */
   projectId: string | null;
-  targetType: TargetType;
+  targetType: AuditTargetType;
   targetId: string;
   metadata: { tier?: Tier; previousTier?: Tier } & Record<string, unknown>;
 }

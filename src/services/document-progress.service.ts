@@ -1,9 +1,12 @@
 import type { Actor } from '../access/actor';
 import type { LiveLoss } from '../access/live-streams';
 import type { Document } from '../entities';
+import { query } from '../db/sql';
+import { NotFoundError } from '../errors';
+import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
 import type { DocumentProgress, DocumentsService } from './documents.service';
-import type { LiveAccessService } from './live-access.service';
+import type { LiveAccessService, LiveTicket } from './live-access.service';
 
 /** The progress event a document's row describes. */
 function progressOf(doc: Document): DocumentProgress {
@@ -35,6 +38,13 @@ export class DocumentProgressService extends BaseService {
     super(ctx);
   }
 
+  /** The project of a document (no access check: used only to register its stream), or null. */
+  private async projectOf(documentId: string): Promise<string | null> {
+    if (!isUuid(documentId)) return null;
+    const [row] = await query<{ project_id: string }>(this.em(), `select project_id from documents where id = ?`, [documentId]);
+    return row?.project_id ?? null;
+  }
+
   /**
    * `use` on the document's project (checked before the stream is returned); the current state
    * first, then every change, ending after `ready` or `failed` or when the server shuts down. A
@@ -49,11 +59,16 @@ export class DocumentProgressService extends BaseService {
       wake?.();
     });
     let first: DocumentProgress;
-    let ticket;
+    let ticket: LiveTicket | null = null;
     try {
+      // registered before the access check, as chat streams are: a change committed during the
+      // check still reaches this stream. The project is read unchecked only to index the stream.
+      const projectId = await this.projectOf(documentId);
+      if (projectId) ticket = this.deps.live.open(actor, { projectId, documentId });
       first = progressOf(await this.deps.documents.get(actor, documentId));
-      ticket = this.deps.live.open(actor, { projectId: first.projectId, documentId });
+      if (!ticket) throw new NotFoundError('not_found', 'Document not found');
     } catch (e) {
+      ticket?.close();
       off();
       throw e;
     }

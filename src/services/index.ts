@@ -18,6 +18,7 @@ import { DocumentsService } from './documents.service';
 import { EmbeddingsService } from './embeddings.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
+import { KeysService } from './keys.service';
 import { LiveAccessService } from './live-access.service';
 import { ProjectsService } from './projects.service';
 import { ProvidersService } from './providers.service';
@@ -36,6 +37,8 @@ export interface Services {
   login: Login;
   /** Single sign-on with OpenID Connect (when configured). */
   sso: SingleSignOn;
+  /** Keys for programs: create, list, revoke (authenticated by `tokens`). */
+  keys: KeysService;
   bootstrap: BootstrapService;
   users: UsersService;
   departments: DepartmentsService;
@@ -80,6 +83,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     tokens,
     login: new Login(ctx, tokens, authPool),
     sso: new SingleSignOn(ctx, tokens, secrets),
+    keys: new KeysService(ctx, audit),
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx, audit),

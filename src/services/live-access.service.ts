@@ -119,7 +119,7 @@ export class LiveAccessService extends BaseService {
 
   /** Registers a stream of `actor` (429 `rate_limited` over the per-user cap). */
   open(actor: Actor, scope: Omit<LiveScope, 'userId'>): LiveTicket {
-    return new LiveTicket(this.streams, { ...scope, userId: actor.id });
+    return new LiveTicket(this.streams, { ...scope, userId: actor.id, keyId: actor.key?.id ?? null });
   }
 
   /**
@@ -145,7 +145,7 @@ export class LiveAccessService extends BaseService {
     }
   }
 
-  /** Re-checks the streams a change names, one resolver call per distinct (user, project, document). */
+  /** Re-checks the streams a change names, one resolver call per distinct (user, project, document, key). */
   private changed(change: AccessChange): void {
     const entries = this.streams.affected(change);
     if (!entries.length) return;
@@ -153,7 +153,7 @@ export class LiveAccessService extends BaseService {
       const em = this.freshEm();
       const verdicts = new Map<string, LiveLoss | null>();
       for (const e of entries) {
-        const key = `${e.userId}/${e.projectId}/${e.documentId ?? ''}`;
+        const key = `${e.userId}/${e.projectId}/${e.documentId ?? ''}/${e.keyId ?? ''}`;
         try {
           if (!verdicts.has(key)) verdicts.set(key, await accessLost(em, e));
           const loss = verdicts.get(key);

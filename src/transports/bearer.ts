@@ -12,9 +12,13 @@ export function bearerToken(header: unknown): string | null {
   return m ? m[1] : null;
 }
 
-/** The caller behind a bearer header: 401 `unauthorized` when it is missing, malformed or rejected. */
-export async function authenticateBearer(tokens: { authenticate(token: string): Promise<Actor> }, header: unknown): Promise<Actor> {
+/** The caller behind a bearer header (an access token or a key, used from the client `address`): 401 `unauthorized` when it is missing, malformed or rejected. */
+export async function authenticateBearer(
+  tokens: { authenticate(token: string, address?: string): Promise<Actor> },
+  header: unknown,
+  address?: string,
+): Promise<Actor> {
   const token = bearerToken(header);
   if (token === null) throw new UnauthorizedError('unauthorized', 'Missing bearer token');
-  return tokens.authenticate(token);
+  return tokens.authenticate(token, address);
 }

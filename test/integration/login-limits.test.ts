@@ -145,3 +145,48 @@ describe('TRUST_PROXY: the client is the right-most untrusted address', () => {
     }
   });
 });
+
+describe('an attempt counts before its password is compared (issue 38)', () => {
+  it('300 simultaneous wrong passwords for one account from 40 /64s: at most LOGIN_RATE_LIMIT_ACCOUNT_TOTAL + 2 reach the password check, the rest 429 with Retry-After', async () => {
+    const total = 20;
+    const t = await createTestApp({
+      env: {
+        LOGIN_RATE_LIMIT_ACCOUNT_TOTAL: String(total),
+        LOGIN_RATE_LIMIT_PER_ACCOUNT: '10',
+        LOGIN_RATE_LIMIT_PER_IP: '30',
+        TRUST_PROXY: '1',
+      },
+    });
+    try {
+      const f = factories(t.orm, t.services);
+      await f.superadmin();
+      const u = await f.makeUser();
+      // through the trusted proxy (us, on loopback): the client is the X-Forwarded-For entry
+      const responses = await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          login(t, u.email, 'wrong-password', `2001:db8:38:${(i % 40).toString(16)}::${(i + 1).toString(16)}`),
+        ),
+      );
+      const compared = responses.filter((r) => r.status === 401);
+      const refused = responses.filter((r) => r.status === 429);
+      expect(compared.length + refused.length).toBe(300);
+      expect(compared.length).toBeLessThanOrEqual(total + 2);
+      expect(compared.length).toBeGreaterThanOrEqual(total);
+      for (const r of refused) expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a success gives its place back: the owner signs in again and again from one address', async () => {
+    const t = await createTestApp({ env: { LOGIN_RATE_LIMIT_PER_ACCOUNT: '1', LOGIN_RATE_LIMIT_ACCOUNT_TOTAL: '1', TRUST_PROXY: '1' } });
+    try {
+      const f = factories(t.orm, t.services);
+      await f.superadmin();
+      const u = await f.makeUser();
+      for (let i = 0; i < 4; i++) expect((await login(t, u.email, DEFAULT_PASSWORD, '203.0.113.40')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { type Actor, actorFromRow } from '../../src/access/actor';
 import { accessToProjects, listAccessibleProjects } from '../../src/access/project-access.sql';
+import { keyActor } from '../../src/access/keys';
 import { accessTo, GrantFacts, resolveAccess } from '../../src/access/resolver';
 import { Project, Tier, TIERS, User } from '../../src/entities';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -40,12 +41,13 @@ const asActor = (u: User): Actor =>
     created_at: u.createdAt,
   });
 
-async function sqlAccess(u: User, projectId: string) {
-  return (await accessToProjects(em(), asActor(u), [projectId])).get(projectId) ?? null;
+async function sqlAccess(u: User | Actor, projectId: string) {
+  const actor = u instanceof User ? asActor(u) : u;
+  return (await accessToProjects(em(), actor, [projectId])).get(projectId) ?? null;
 }
-async function functionAccess(u: User, projectId: string) {
+async function functionAccess(u: User | Actor, projectId: string) {
   const e = em();
-  return accessTo(e, asActor(u), await e.findOneOrFail(Project, { id: projectId }));
+  return accessTo(e, u instanceof User ? asActor(u) : u, await e.findOneOrFail(Project, { id: projectId }));
 }
 
 describe('the SQL rule agrees with resolveAccess on every row of the priority list', () => {
@@ -123,6 +125,8 @@ describe('property: any mix of ownership, visibility and grants', () => {
       userGrants: fc.array(fc.option(tier, { nil: null }), { minLength: callers.length, maxLength: callers.length }),
       groupGrants: fc.array(fc.option(tier, { nil: null }), { minLength: groups.length, maxLength: groups.length }),
       departmentGrants: fc.array(fc.option(tier, { nil: null }), { minLength: 2, maxLength: 2 }),
+      // issue 38: the caller may come with a key (capped tier, limited projects, platform or not)
+      key: fc.option(fc.record({ tier, platform: fc.boolean(), projects: fc.constantFrom('all', 'this', 'other', 'none') }), { nil: null }),
     });
 
     await fc.assert(
@@ -137,13 +141,23 @@ describe('property: any mix of ownership, visibility and grants', () => {
             groupGrants: s.groupGrants.flatMap((g, i) => (g && memberOf(c, i) ? [g] : [])),
             departmentGrant: deptOf(c) === null ? null : s.departmentGrants[deptOf(c)!],
           };
+          const k = s.key;
+          const projectIds = { all: null, this: [p.id], other: [outsider.id], none: [] };
+          const actor = k
+            ? keyActor(asActor(caller), {
+                id: 'k',
+                tier: k.tier,
+                platform: k.platform,
+                projectIds: projectIds[k.projects],
+              })
+            : asActor(caller);
           const byRule = resolveAccess(
-            caller,
-            { ownerId: s.owner >= 0 ? callers[s.owner].id : outsider.id, isPrivate: s.isPrivate },
+            actor,
+            { id: p.id, ownerId: s.owner >= 0 ? callers[s.owner].id : outsider.id, isPrivate: s.isPrivate },
             facts,
           );
-          expect(await sqlAccess(caller, p.id)).toEqual(byRule);
-          expect(await functionAccess(caller, p.id)).toEqual(byRule);
+          expect(await sqlAccess(actor, p.id)).toEqual(byRule);
+          expect(await functionAccess(actor, p.id)).toEqual(byRule);
         }
       }),
       { numRuns: 60, seed: 20261122 },

@@ -68,6 +68,17 @@ describe('SSRF guard', () => {
     'fd00::1',
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',
+    // issue 38: IPv4-compatible (::/96), IPv4-mapped in hex form and IPv4-translated (::ffff:0:0:0/96)
+    '::127.0.0.1',
+    '::7f00:1',
+    '::a9fe:a9fe',
+    '::8.8.8.8',
+    '::ffff:7f00:1',
+    '::ffff:0:7f00:1',
+    '::ffff:0:808:808',
+    '::ffff:8.8.8.8',
+    '::ffff:808:808',
+    '64:ff9b::7f00:1',
   ])('%s is not public', (a) => {
     expect(isNonPublicAddress(a)).toBe(true);
   });

@@ -11,6 +11,10 @@ describe('clientKey: what login limits count a client as', () => {
     ['2001:db8::1', '2001:db8:0:0::/64'],
     ['fe80::1%eth0', 'fe80:0:0:0::/64'],
     ['::1', '0:0:0:0::/64'],
+    // NAT64 (RFC 6052): the IPv4 client the translator carries, not the translator's /64
+    ['64:ff9b::203.0.113.7', '203.0.113.7'],
+    ['64:ff9b::cb00:7107', '203.0.113.7'],
+    ['64:ff9b::1:cb00:7107', '64:ff9b:0:0::/64'],
     ['unknown', 'unknown'],
   ])('%s → %s', (address, key) => {
     expect(clientKey(address)).toBe(key);

@@ -1,5 +1,9 @@
 import fc from 'fast-check';
+import type { KeyScope } from '../../src/access/actor';
+import { gates } from '../../src/access/gates';
+import { keyActor, requireKeyManager, requireKeyOwnerOrAdmin } from '../../src/access/keys';
 import { resolveAccess, GrantFacts, TIER_RANK } from '../../src/access/resolver';
+import { ForbiddenError } from '../../src/errors';
 import { PLATFORM_ROLES, PlatformRole, TIERS } from '../../src/entities/base';
 import { assertOneTarget, grantTarget } from '../../src/services/grants.service';
 import { mergeSettings } from '../../src/services/projects.service';
@@ -109,5 +113,77 @@ describe('settings merge', () => {
     expect(mergeSettings({ model: 'a', topK: 3 }, { temperature: 1 })).toEqual({ model: 'a', topK: 3, temperature: 1 });
     expect(mergeSettings({ model: 'a', topK: 3 }, { model: null, topK: 7 })).toEqual({ topK: 7 });
     expect(mergeSettings({ model: 'a' }, undefined)).toEqual({ model: 'a' });
+  });
+});
+
+/** Issue 38: a key's access is its owner's, capped by its tier and limited to its projects (src/access/keys.ts). */
+describe('keys: what a request with a key may reach', () => {
+  const owner = {
+    id: ME,
+    email: 'me@example.com',
+    name: 'Me',
+    platformRole: 'admin' as PlatformRole,
+    orgPosition: 'ceo' as const,
+    departmentId: 'dept',
+    status: 'active' as const,
+    avatarColor: '#000000',
+    avatarUrl: null,
+    lastLoginAt: null,
+    createdAt: new Date(0),
+  };
+  const scope = (over: Partial<KeyScope> = {}): KeyScope => ({ id: 'k', tier: 'full', projectIds: null, platform: false, ...over });
+  const P = { id: 'p1', ownerId: ME, isPrivate: true };
+  it.each<[string, KeyScope, GrantFacts, typeof P, ReturnType<typeof resolveAccess>]>([
+    ['an unscoped full key: the owner access', scope(), none, P, { tier: 'full', source: 'owner' }],
+    ['the tier caps the owner access', scope({ tier: 'use' }), none, P, { tier: 'use', source: 'owner' }],
+    [
+      'the tier caps a grant',
+      scope({ tier: 'edit' }),
+      { ...none, userGrant: 'full' },
+      { ...P, ownerId: 'x' },
+      { tier: 'edit', source: 'user' },
+    ],
+    [
+      'a tier above the grant gives no more than the grant',
+      scope({ tier: 'full' }),
+      { ...none, groupGrants: ['use'] },
+      { ...P, ownerId: 'x' },
+      { tier: 'use', source: 'group' },
+    ],
+    ['a project in projectIds', scope({ projectIds: ['p1'] }), none, P, { tier: 'full', source: 'owner' }],
+    ['a project outside projectIds: nothing, even as owner', scope({ projectIds: ['p2'] }), none, P, null],
+    ['an empty projectIds reaches nothing', scope({ projectIds: [] }), none, { ...P, isPrivate: false }, null],
+    ['no access of the owner: none through the key', scope(), none, { ...P, ownerId: 'x' }, null],
+  ])('%s', (_name, key, grants, p, expected) => {
+    expect(resolveAccess(keyActor(owner, key), p, grants)).toEqual(expected);
+  });
+
+  it('without platform: true a key passes no platform-role or org-position gate; with it, the owner role applies', () => {
+    const plain = keyActor(owner, scope());
+    expect([plain.platformRole, plain.orgPosition, gates.isPlatformAdmin(plain), gates.isCeo(plain)]).toEqual([
+      'none',
+      'member',
+      false,
+      false,
+    ]);
+    expect(() => gates.requirePlatformAdmin(plain)).toThrow(ForbiddenError);
+    // an admin's plain key gets platform access to nobody's project
+    expect(resolveAccess(plain, { id: 'p', ownerId: 'x', isPrivate: true }, none)).toBeNull();
+    const platform = keyActor(owner, scope({ platform: true }));
+    expect([platform.platformRole, gates.isPlatformAdmin(platform)]).toEqual(['admin', true]);
+    expect(
+      resolveAccess(keyActor(owner, scope({ platform: true, tier: 'use' })), { id: 'p', ownerId: 'x', isPrivate: true }, none),
+    ).toEqual({
+      tier: 'use',
+      source: 'platform',
+    });
+  });
+
+  it('keys are managed by people; platform keys by admins', () => {
+    expect(() => requireKeyManager(keyActor(owner, scope({ platform: true })))).toThrow(ForbiddenError);
+    expect(() => requireKeyManager({ ...owner, platformRole: 'none' }, { platform: true })).toThrow(ForbiddenError);
+    expect(() => requireKeyManager(owner, { platform: true })).not.toThrow();
+    expect(() => requireKeyOwnerOrAdmin({ ...owner, platformRole: 'none' }, 'someone')).toThrow(ForbiddenError);
+    expect(() => requireKeyOwnerOrAdmin(owner, 'someone')).not.toThrow();
   });
 });

@@ -21,7 +21,7 @@ export async function createContext(services: Services, authorization: unknown, 
   let authError: AppError | null = null;
   if (authorization !== undefined && authorization !== null && authorization !== '') {
     try {
-      actor = await authenticateBearer(services.tokens, authorization);
+      actor = await authenticateBearer(services.tokens, authorization, ip);
     } catch (e) {
       // a rejected token is not fatal for the whole request: public operations (login, refresh) still run
       authError = e as AppError;

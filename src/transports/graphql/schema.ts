@@ -10,6 +10,7 @@ import { DepartmentResolver } from './resolvers/department.resolver';
 import { DocumentResolver } from './resolvers/document.resolver';
 import { GrantResolver } from './resolvers/grant.resolver';
 import { GroupResolver } from './resolvers/group.resolver';
+import { KeyResolver } from './resolvers/key.resolver';
 import { ProjectResolver } from './resolvers/project.resolver';
 import { ProviderResolver } from './resolvers/provider.resolver';
 import { UserResolver } from './resolvers/user.resolver';
@@ -17,6 +18,7 @@ import { UserResolver } from './resolvers/user.resolver';
 /** Every resolver class; the schema (and the committed schema.graphql) is built from these. */
 export const RESOLVERS: BuildSchemaOptions['resolvers'] = [
   AuthResolver,
+  KeyResolver,
   UserResolver,
   DepartmentResolver,
   GroupResolver,

@@ -225,17 +225,20 @@ export async function mountGraphql(
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: config.maxBodyKb * 1024 });
   wss.on('connection', (socket) => setMaxPayload(socket, config.graphqlWsInitMaxKb * 1024));
   const sessions = new WsSessions(services, config.live.maxPerConnection);
+  // the same client-address rule (TRUST_PROXY) as REST's req.ip
+  const addressOf = (ctx: { extra: Partial<WsExtra> }) =>
+    ctx.extra.request ? clientAddress(ctx.extra.request, trustFunction(config.trustProxy)) : 'unknown';
   const ws = useServer<{ authorization?: unknown }, Partial<WsExtra>>(
     {
       schema,
       // the token travels in connection_init; a connection without a valid one is refused (4403),
       // one with a valid one lives until the token expires (ws-sessions.ts: re-authentication)
       onConnect: async (ctx) => {
-        if (!(await sessions.connect(ctx))) return false;
+        if (!(await sessions.connect(ctx, addressOf(ctx)))) return false;
         if (ctx.extra.socket) setMaxPayload(ctx.extra.socket, config.maxBodyKb * 1024);
         return true;
       },
-      onPing: (ctx, payload) => sessions.ping(ctx, payload),
+      onPing: (ctx, payload) => sessions.ping(ctx, payload, addressOf(ctx)),
       onClose: (ctx) => sessions.end(ctx),
       onSubscribe: async (ctx, _id, payload) => {
         const overCap = sessions.overCap(ctx);
@@ -252,9 +255,7 @@ export async function mountGraphql(
         const errors = validate(schema, document, wsRules(config, variables));
         if (errors.length) return errors;
         // the user is re-read for every operation, as REST does per request: role changes apply at once
-        // the same client-address rule (TRUST_PROXY) as REST's req.ip
-        const ip = ctx.extra.request ? clientAddress(ctx.extra.request, trustFunction(config.trustProxy)) : 'unknown';
-        const contextValue = await createContext(services, sessions.authorization(ctx), ip);
+        const contextValue = await createContext(services, sessions.authorization(ctx), addressOf(ctx));
         const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
         return args;
       },

@@ -31,6 +31,8 @@ export const GRAPHQL_TYPE_OF: Record<string, { type: string; renamed?: Record<st
   Grant: { type: 'ProjectGrant' },
   GrantsByUser: { type: 'GrantsByUser' },
   AuditEntry: { type: 'AuditEntry' },
+  ApiKey: { type: 'ApiKey' },
+  CreatedKey: { type: 'CreatedKey' },
   Document: { type: 'Document' },
   UploadResult: { type: 'Document' },
   ChunkSource: { type: 'ChunkSource' },

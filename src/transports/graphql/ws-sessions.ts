@@ -38,10 +38,10 @@ export class WsSessions {
   ) {}
 
   /** connection_init: true when the token is valid (the connection is then held to its expiry). */
-  async connect(ctx: WsConnection): Promise<boolean> {
+  async connect(ctx: WsConnection, address: string): Promise<boolean> {
     const authorization = ctx.connectionParams?.authorization;
     try {
-      const actor = await authenticateBearer(this.services.tokens, authorization);
+      const actor = await authenticateBearer(this.services.tokens, authorization, address);
       const session: Session = { userId: actor.id, authorization: authorization as string, timer: null };
       this.sessions.set(ctx, session);
       this.expireAt(ctx, session);
@@ -52,12 +52,12 @@ export class WsSessions {
   }
 
   /** A `ping` whose payload carries `authorization`: a fresh token for the same user extends the connection. */
-  async ping(ctx: WsConnection, payload: unknown): Promise<void> {
+  async ping(ctx: WsConnection, payload: unknown, address: string): Promise<void> {
     const session = this.sessions.get(ctx);
     const authorization = (payload as { authorization?: unknown } | undefined)?.authorization;
     if (!session || authorization === undefined) return; // a plain keep-alive ping
     try {
-      const actor = await authenticateBearer(this.services.tokens, authorization);
+      const actor = await authenticateBearer(this.services.tokens, authorization, address);
       if (actor.id !== session.userId) throw new Error('another user');
       session.authorization = authorization as string;
       this.expireAt(ctx, session);

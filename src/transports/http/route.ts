@@ -59,7 +59,7 @@ function declareRoute<A extends AuthMode>(
     res.locals.routeTemplate = req.baseUrl + String((req.route as { path?: unknown } | undefined)?.path);
     try {
       if (opts.auth === 'required') {
-        req.actor = await authenticateBearer(tokens, req.headers.authorization);
+        req.actor = await authenticateBearer(tokens, req.headers.authorization, req.ip);
       }
       const out = await handler(req as never, res);
       if (res.headersSent) return;

@@ -19,6 +19,14 @@ export class AuditMetadataType {
   @Field(() => ID, { nullable: true, description: 'group_member_added, group_member_removed: the group' }) groupId?: string;
   @Field(() => ID, { nullable: true, description: 'department_member_added, department_member_removed: the department' })
   departmentId?: string;
+  @Field(() => String, { nullable: true, description: "key_created, key_revoked: the key's name" }) name?: string;
+  @Field(() => [ID], { nullable: true, description: 'key_created: the projects the key is limited to (null: every project)' })
+  projectIds?: string[] | null;
+  @Field(() => Boolean, { nullable: true, description: 'key_created: a platform key' }) platform?: boolean;
+  @Field(() => String, { nullable: true, description: 'key_created: when the key expires (ISO timestamp, null: never)' })
+  expiresAt?: string | null;
+  @Field(() => String, { nullable: true, description: 'key_used_from_new_address: the address' }) address?: string;
+  @Field(() => ID, { nullable: true, description: "key_revoked: the key's owner" }) ownerId?: string;
 }
 
 /** One audit-log entry (admin and superadmin only). */

@@ -4,7 +4,7 @@ import type { Schema } from '../../../presenters/schema-builders';
 import { RESPONSE_SCHEMAS } from '../../../presenters/schemas';
 import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
 import { ref, type Operation } from './operation';
-import { AUTH_AND_USERS } from './paths-auth-users';
+import { AUTH_AND_USERS, KEYS } from './paths-auth-users';
 import { ORGANISATION } from './paths-org';
 import { PROJECTS_GRANTS_AUDIT } from './paths-projects';
 import { PROVIDERS } from './paths-providers';
@@ -15,7 +15,14 @@ import { DOCUMENTS_AND_CHAT } from './paths-documents-chat';
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: unknown };
 
 /** Every REST operation; a test walks the Express routers and fails when this list and they disagree. */
-export const OPERATIONS: Operation[] = [...AUTH_AND_USERS, ...ORGANISATION, ...PROJECTS_GRANTS_AUDIT, ...PROVIDERS, ...DOCUMENTS_AND_CHAT];
+export const OPERATIONS: Operation[] = [
+  ...AUTH_AND_USERS,
+  ...KEYS,
+  ...ORGANISATION,
+  ...PROJECTS_GRANTS_AUDIT,
+  ...PROVIDERS,
+  ...DOCUMENTS_AND_CHAT,
+];
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'validation_failed, with `details: [{field, message}]`',
@@ -33,7 +40,8 @@ const ERROR_TEXT: Record<number, string> = {
 /** The error statuses an operation can answer, from what it takes and who may call it. */
 function errorStatuses(op: Operation): number[] {
   const s = new Set<number>([500, 503]);
-  if (op.auth !== false) s.add(401).add(403);
+  // a key past its per-minute limit is refused on any authenticated operation (429 with Retry-After)
+  if (op.auth !== false) s.add(401).add(403).add(429);
   // a malformed path parameter (e.g. not a uuid) is a 400 on some routes, a 404 on others
   if (op.body || op.query || op.path.includes(':')) s.add(400);
   if (op.body) s.add(413).add(415);

@@ -1,7 +1,8 @@
 // REST operations: Sign-in, tokens and users.
 import { LoginInput, LogoutInput, RefreshInput, OidcCallbackInput } from '../../../services/auth.inputs';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput } from '../../../services/users.inputs';
-import { ref, wrap, deleted, type Operation } from './operation';
+import { CreateKeyInput, ListKeysQuery } from '../../../services/keys.inputs';
+import { ref, wrap, deleted, list, type Operation } from './operation';
 
 export const AUTH_AND_USERS: Operation[] = [
   {
@@ -106,4 +107,25 @@ export const AUTH_AND_USERS: Operation[] = [
     ok: { 200: deleted() },
     errors: [409],
   },
+];
+
+/** Keys for programs (issue 38). */
+export const KEYS: Operation[] = [
+  {
+    method: 'post',
+    path: '/keys',
+    tag: 'keys',
+    summary: 'Create a key owned by the caller (the secret is shown once); not with a key; `platform` by admins only',
+    body: CreateKeyInput,
+    ok: { 201: ref('CreatedKey') },
+  },
+  {
+    method: 'get',
+    path: '/keys',
+    tag: 'keys',
+    summary: "The caller's keys, never their secrets (admins: any user's, with `userId`)",
+    query: ListKeysQuery,
+    ok: { 200: list('keys', 'ApiKey') },
+  },
+  { method: 'delete', path: '/keys/:id', tag: 'keys', summary: 'Revoke a key (its open streams end)', ok: { 200: deleted() } },
 ];

@@ -1,0 +1,23 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+import { TierEnum } from './enums';
+
+/** A key for programs (never its secret). */
+@ObjectType('ApiKey')
+export class ApiKeyType {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field({ description: 'The first characters of the secret (`dq_` and 8 more)' }) prefix!: string;
+  @Field(() => [ID], { nullable: true, description: 'The projects the key is limited to; null: every project its owner reaches' })
+  projectIds!: string[] | null;
+  @Field(() => TierEnum) tier!: string;
+  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) expiresAt!: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) lastUsedAt!: string | null;
+  @Field({ description: 'ISO timestamp' }) createdAt!: string;
+}
+
+/** A new key and its secret, shown this once. */
+@ObjectType('CreatedKey')
+export class CreatedKeyType {
+  @Field(() => ApiKeyType) key!: ApiKeyType;
+  @Field({ description: 'The key itself (`dq_…`): only its hash is stored' }) secret!: string;
+}
