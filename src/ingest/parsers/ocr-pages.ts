@@ -27,21 +27,25 @@ export function checkPixels(width: number, height: number, ocr: OcrLimits, what:
 }
 
 /** Fails a document with more pages to recognise than OCR_MAX_PAGES (checked before any page is recognised). */
-export function checkOcrPages(count: number, ocr: OcrLimits, atLeast = false): void {
-  if (count > ocr.maxPages)
-    throw new LimitError(
-      `the document has ${atLeast ? 'more than ' : ''}${count} pages that need OCR, more than OCR_MAX_PAGES (${ocr.maxPages})`,
-    );
+export function checkOcrPages(count: number, ocr: OcrLimits, more = false): void {
+  if (count <= ocr.maxPages) return;
+  throw new LimitError(
+    more
+      ? `the document has more than ${ocr.maxPages} pages that need OCR, the limit set by OCR_MAX_PAGES`
+      : `the document has ${count} pages that need OCR, more than OCR_MAX_PAGES (${ocr.maxPages})`,
+  );
 }
 
 /**
- * Recognises one page, with the pool told when its work starts (`image` decodes or renders it) and
- * ends; the page as a reader hands it on.
+ * Recognises one page, with the pool told when its work starts (`image` decodes or renders it, or
+ * tells that the page is blank: null) and ends; the page as a reader hands it on.
  */
-export async function recognisePage(pageNumber: number, image: () => Promise<GrayImage>, ocr: OcrLimits): Promise<ParsedPage> {
+export async function recognisePage(pageNumber: number, image: () => Promise<GrayImage | null>, ocr: OcrLimits): Promise<ParsedPage> {
   listener?.(pageNumber);
   try {
-    const { text, confidence, boxes } = await recognise(await image(), ocr);
+    const pixels = await image();
+    if (!pixels) return { pageNumber, text: '' };
+    const { text, confidence, boxes } = await recognise(pixels, ocr);
     return { pageNumber, text, method: 'ocr', confidence, boxes };
   } finally {
     listener?.(null);

@@ -14,6 +14,7 @@ interface PdfPage {
   getViewport(opts: { scale: number }): { width: number; height: number };
   render(opts: { canvas: never; canvasContext: never; viewport: never }): { promise: Promise<void> };
   getTextContent(): Promise<{ items: Array<{ str?: string }> }>;
+  getOperatorList(): Promise<{ fnArray: number[] }>;
   cleanup(): void;
 }
 interface CanvasAndContext {
@@ -39,6 +40,32 @@ const MIN_CHARS_PER_SQUARE_INCH = 0.25;
 const OCR_DPI = 200;
 /** @napi-rs/canvas (Skia) refuses larger sides. */
 const MAX_SIDE = 32_767;
+
+/** pdf.js's drawing operators that put ink on a page: a page without any is blank, with nothing to recognise. */
+const PAINTING = [
+  'stroke',
+  'closeStroke',
+  'fill',
+  'eoFill',
+  'fillStroke',
+  'eoFillStroke',
+  'closeFillStroke',
+  'closeEOFillStroke',
+  'constructPath',
+  'shadingFill',
+  'showText',
+  'showSpacedText',
+  'nextLineShowText',
+  'nextLineSetSpacingShowText',
+  'paintImageMaskXObject',
+  'paintImageMaskXObjectGroup',
+  'paintImageXObject',
+  'paintInlineImageXObject',
+  'paintInlineImageXObjectGroup',
+  'paintImageXObjectRepeat',
+  'paintImageMaskXObjectRepeat',
+  'paintSolidColorImageMask',
+];
 
 const visibleChars = (strs: Iterable<string>): number => {
   let n = 0;
@@ -66,9 +93,7 @@ export async function checkScannedPages(doc: PdfDoc, from: number, ocr: OcrLimit
       if (
         needsOcr(
           page.view,
-          (function* () {
-            for (const it of items) if (typeof it.str === 'string') yield it.str;
-          })(),
+          items.map((it) => (typeof it.str === 'string' ? it.str : '')),
         )
       )
         count++;
@@ -107,12 +132,20 @@ async function renderPage(doc: PdfDoc, page: PdfPage, ocr: OcrLimits): Promise<G
   }
 }
 
-/** Renders and recognises page `n` of a PDF (its page number stays pdf.js's). */
-export async function recognisePdfPage(doc: PdfDoc, n: number, ocr: OcrLimits): Promise<ParsedPage> {
+/**
+ * Renders and recognises page `n` of a PDF (its page number stays pdf.js's); a page that draws
+ * nothing is blank, an empty page of text. `ops` is pdf.js's OPS table.
+ */
+export async function recognisePdfPage(doc: PdfDoc, n: number, ocr: OcrLimits, ops: Record<string, number>): Promise<ParsedPage> {
   const page = await doc.getPage(n);
+  const painting = new Set(PAINTING.map((name) => ops[name]));
   try {
-    // the pool's clock for the page starts with its rendering: a page that draws for ever is the page's doing
-    return await recognisePage(n, () => renderPage(doc, page, ocr), ocr);
+    // the pool's clock for the page starts with its drawing: a page that draws for ever is the page's doing
+    return await recognisePage(
+      n,
+      async () => ((await page.getOperatorList()).fnArray.some((op) => painting.has(op)) ? renderPage(doc, page, ocr) : null),
+      ocr,
+    );
   } finally {
     page.cleanup();
   }

@@ -252,7 +252,7 @@ export async function readPdf(
       ) {
         if (!scansChecked) await checkScannedPages(doc as unknown as PdfDoc, n, ocr);
         scansChecked = true;
-        running.push(await recognisePdfPage(doc as unknown as PdfDoc, n, ocr));
+        running.push(await recognisePdfPage(doc as unknown as PdfDoc, n, ocr, lib.OPS));
       } else running.push({ pageNumber: n, text: layoutPage(items) });
       await pace();
     }
