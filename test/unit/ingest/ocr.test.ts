@@ -192,3 +192,29 @@ describe('OCR limits and settings', () => {
     }
   });
 });
+
+describe('the processor-time limit of a recognised page', () => {
+  it('fails the document naming the page and OCR_PAGE_TIMEOUT_SECONDS, beyond the budget of PARSER_TIMEOUT_SECONDS', async () => {
+    const limited = loadConfig({ ...env, OCR_PAGE_TIMEOUT_SECONDS: '1', PARSER_TIMEOUT_SECONDS: '60' });
+    const strict = new ParserPool(limited.parseLimits, { ...limited.parserPool, nice: 0 });
+    // 2,500² pixels of noise: Tesseract looks for text in it for many seconds
+    const sharp = (await import('sharp')).default;
+    const noise = await sharp({
+      create: { width: 2500, height: 2500, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 80 } },
+    })
+      .png()
+      .toBuffer();
+    try {
+      const err = await strict.parse('png', noise).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LimitError);
+      expect((err as Error).message).toMatch(
+        /^recognising page 1 (used more than 1 s of processor time|took longer than 10 s) \(OCR_PAGE_TIMEOUT_SECONDS\)$/,
+      );
+      // the thread was ended and a fresh one reads the next document
+      const [page] = await strict.parse('gif', fixture('library-hours.gif'));
+      expect(page.text).toContain('Library Opening Hours');
+    } finally {
+      await strict.destroy();
+    }
+  });
+});
