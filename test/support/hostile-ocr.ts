@@ -44,39 +44,76 @@ export function pixelFloodPng(side = 50_000): Buffer {
   ]);
 }
 
+/** A grayscale page image for imagePdf: `pixels` one byte a pixel, drawn over the whole page at `dpi`. */
+export interface ScanPage {
+  width: number;
+  height: number;
+  pixels: Buffer;
+  dpi: number;
+}
+
+/**
+ * An image-only PDF (what a scanner makes): each page one Flate-compressed grayscale image over the
+ * whole page, no text layer. Pages given the same image object share it (`shared` of manyPageScan).
+ */
+export function imagePdf(pages: ScanPage[], pageCount = pages.length): Buffer {
+  const parts: Buffer[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  const push = (b: Buffer | string) => {
+    const buf = typeof b === 'string' ? Buffer.from(b, 'latin1') : b;
+    parts.push(buf);
+    length += buf.length;
+  };
+  const object = (n: number, head: string, stream?: Buffer) => {
+    offsets[n] = length;
+    push(`${n} 0 obj\n${head}\n`);
+    if (stream) {
+      push('stream\n');
+      push(stream);
+      push('\nendstream\n');
+    }
+    push('endobj\n');
+  };
+  push('%PDF-1.4\n');
+  // objects: 1 catalog, 2 pages, then per distinct image: image, content; then the pages
+  const images = pages.map((p, i) => ({ ...p, image: 3 + 2 * i, content: 4 + 2 * i }));
+  const firstPage = 3 + 2 * images.length;
+  object(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  const kids = Array.from({ length: pageCount }, (_, i) => `${firstPage + i} 0 R`).join(' ');
+  object(2, `<< /Type /Pages /Kids [${kids}] /Count ${pageCount} >>`);
+  for (const im of images) {
+    const data = deflateSync(im.pixels);
+    object(
+      im.image,
+      `<< /Type /XObject /Subtype /Image /Width ${im.width} /Height ${im.height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${data.length} >>`,
+      data,
+    );
+    const [w, h] = [(im.width * 72) / im.dpi, (im.height * 72) / im.dpi].map((v) => Math.round(v * 100) / 100);
+    const draw = Buffer.from(`q ${w} 0 0 ${h} 0 0 cm /Im0 Do Q`, 'latin1');
+    object(im.content, `<< /Length ${draw.length} >>`, draw);
+  }
+  for (let i = 0; i < pageCount; i++) {
+    const im = images[i % images.length];
+    const [w, h] = [(im.width * 72) / im.dpi, (im.height * 72) / im.dpi].map((v) => Math.round(v * 100) / 100);
+    object(
+      firstPage + i,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /XObject << /Im0 ${im.image} 0 R >> >> /Contents ${im.content} 0 R >>`,
+    );
+  }
+  const xref = length;
+  const count = firstPage + pageCount;
+  push(`xref\n0 ${count}\n0000000000 65535 f \n`);
+  for (let n = 1; n < count; n++) push(`${String(offsets[n]).padStart(10, '0')} 00000 n \n`);
+  push(`trailer\n<< /Size ${count} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return Buffer.concat(parts);
+}
+
 /**
  * A scan of `pages` pages (5,000 by default): every page draws one shared 8 × 8 grayscale image
- * over the whole page and has no text layer, so every page needs OCR. About 100 bytes a page.
+ * over the whole (letter-size) page and has no text layer, so every page needs OCR. About 150
+ * bytes a page.
  */
 export function manyPageScan(pages = 5000): Buffer {
-  const objects: string[] = [];
-  const add = (body: string) => objects.push(body) + 2; // object numbers from 3 (1: catalog, 2: pages)
-  const pixels = Buffer.alloc(64, 0x80).toString('latin1');
-  const image = add(
-    `<< /Type /XObject /Subtype /Image /Width 8 /Height 8 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length 64 >>\nstream\n${pixels}\nendstream`,
-  );
-  const draw = 'q 612 0 0 792 0 0 cm /Im0 Do Q';
-  const content = add(`<< /Length ${draw.length} >>\nstream\n${draw}\nendstream`);
-  const kids: number[] = [];
-  for (let i = 0; i < pages; i++)
-    kids.push(
-      add(
-        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 ${image} 0 R >> >> /Contents ${content} 0 R >>`,
-      ),
-    );
-  const all = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${pages} >>`,
-    ...objects,
-  ];
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  all.forEach((body, i) => {
-    offsets.push(Buffer.byteLength(out, 'latin1'));
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(out, 'latin1');
-  out += `xref\n0 ${all.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${all.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
+  return imagePdf([{ width: 8, height: 8, pixels: Buffer.alloc(64, 0x80), dpi: 8 / 8.5 }], pages);
 }
