@@ -303,11 +303,11 @@ describe('formats and failures', () => {
       ['scan.pdf', 'failed', 0],
       [expect.any(String), 'ready', 1],
     ]);
-    expect(docs[0].error).toMatch(/unsupported file type/);
+    expect(docs[0].error).toMatch(/^not a readable PNG image/);
     expect(docs[0].mimeType).toBe('image/png');
     expect(docs[1].error).toMatch(/not a valid PDF file/);
     expect(docs[2].error).toMatch(/not a valid DOCX file/);
-    expect(docs[3].error).toBe('no extractable text (scanned document?)');
+    expect(docs[3].error).toBe('no text found: OCR recognised no words on any page');
     expect(docs[3].pageCount).toBe(0);
     expect(
       (
