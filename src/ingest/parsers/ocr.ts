@@ -42,9 +42,10 @@ type TessFactory = (opts: { TesseractProgress(percent: number): void }) => Promi
 /** The LSTM engine only (OEM 1): the bundled English data holds no legacy model. */
 const OEM_LSTM_ONLY = 1;
 /**
- * The bundled English: tessdata_best converted to integers (4.0.0_best_int, 2.9 MB) rather than
- * the legacy-and-LSTM 4.0.0 (10.9 MB): on the scans under test/fixtures/formats/scans both read
- * the same words at the same confidence, and best_int loads in half the time and recognises faster.
+ * The bundled English: tessdata_best converted to integers (4.0.0_best_int, 2.9 MB gzipped) rather
+ * than 4.0.0 (legacy and LSTM models, 10.9 MB): on the scans under test/fixtures/formats/scans both
+ * read the same words at the same confidence (95–96) in the same processor time, and best_int
+ * loads in 0.6 s against 1.0 s.
  */
 const BUNDLED = { eng: () => path.join(path.dirname(require.resolve('@tesseract.js-data/eng')), '4.0.0_best_int', 'eng.traineddata.gz') };
 
