@@ -7,6 +7,7 @@ import type { OriginalRef } from '../originals';
 import { readOriginal } from './read-original';
 import { addPageRun, IngestError, ParsedPage, DocumentKind, PageRun } from '../types';
 import { parseInThread } from './index';
+import { onRecognition } from './ocr-pages';
 import { ownThreadId } from './thread-clock';
 import { threadSpoiled } from './thread-health';
 
@@ -32,6 +33,8 @@ export type ParseMessage =
   | { type: 'total'; pagesTotal: number }
   | { type: 'page'; page: ParsedPage }
   | { type: 'read'; pagesDone: number }
+  /** Recognition (OCR) of a page starts (`pageNumber`) or has ended (null): the pool limits each page's processor time. */
+  | { type: 'recognising'; pageNumber: number | null }
   | { type: 'analysis'; language: string | null }
   /** The file is another format than detected (an OLE2 file that is an Outlook message). */
   | { type: 'format'; kind: DocumentKind }
@@ -101,6 +104,7 @@ export default async function parseTask(task: ParseTask): Promise<void> {
   let told = 0;
   const runs: PageRun[] = [];
   post({ type: 'start', tid: THREAD_ID });
+  onRecognition((pageNumber) => post({ type: 'recognising', pageNumber }));
   try {
     // handed on without a name here, so the converter can let the bytes go once it has read them
     const pages = await parseInThread(
@@ -135,6 +139,7 @@ export default async function parseTask(task: ParseTask): Promise<void> {
           : { name: err?.name ?? 'Error', message: String(err?.message ?? e), ingest: e instanceof IngestError };
     post({ type: 'failed', ...failure, spoiled: threadSpoiled() });
   } finally {
+    onRecognition(null);
     port.close();
   }
   // the outcome is posted; a spoiled thread keeps its task open until the pool ends the thread

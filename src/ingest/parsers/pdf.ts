@@ -5,6 +5,7 @@ import { spoilThread } from './thread-health';
 import { RunningLineFilter } from '../running-lines';
 import { headingMark, stripMarks, withSections } from '../sections';
 import { IngestError, ParsedPage } from '../types';
+import { checkScannedPages, needsOcr, PdfDoc, recognisePdfPage } from './pdf-ocr';
 
 /** One positioned piece of text as pdf.js reports it (transform[4], transform[5] = x, y). */
 export interface PdfTextItem {
@@ -151,7 +152,7 @@ const DESTROY_WAIT_MS = 5_000;
  */
 export async function readPdf(
   buf: Buffer,
-  limits: Pick<ParseLimits, 'pdfMaxPages' | 'pdfMaxPageChars'>,
+  limits: Pick<ParseLimits, 'pdfMaxPages' | 'pdfMaxPageChars'> & Partial<Pick<ParseLimits, 'ocr'>>,
   onTotal: (n: number) => void,
   onPage: (page: ParsedPage) => void,
   pace: () => Promise<void> = () => Promise.resolve(),
@@ -166,6 +167,8 @@ export async function readPdf(
       isEvalSupported: false,
       useSystemFonts: false,
       stopAtErrors: false,
+      // an image larger than a page may be rendered is not decoded (a pixel flood in a scanned page)
+      ...(limits.ocr ? { maxImageSize: limits.ocr.maxPixels } : {}),
     }).promise;
   } catch (e) {
     throw new IngestError(describePdfError((e as Error)?.name ?? 'Error', String((e as Error)?.message ?? e)));
@@ -228,6 +231,10 @@ export async function readPdf(
     // table of contents or a back-of-book index is not indexed
     const running = new RunningLineFilter((page) => onPage(isFinderPage(page.text) ? { ...page, text: '' } : withSections(page)));
     let next = 1;
+    // a page with too little text for its area is rendered and recognised (OCR); the pages that
+    // need it are counted against OCR_MAX_PAGES when the first is met, before any is recognised
+    const { ocr } = limits;
+    let scansChecked = false;
     for (let n = 1; n <= doc.numPages; n++) {
       for (; next <= doc.numPages && next < n + AHEAD; next++) {
         const p = read(next);
@@ -236,7 +243,17 @@ export async function readPdf(
       }
       const items = await inflight.get(n)!;
       inflight.delete(n);
-      running.push({ pageNumber: n, text: layoutPage(items) });
+      if (
+        ocr &&
+        needsOcr(
+          (await doc.getPage(n)).view,
+          items.map((it) => it.str),
+        )
+      ) {
+        if (!scansChecked) await checkScannedPages(doc as unknown as PdfDoc, n, ocr);
+        scansChecked = true;
+        running.push(await recognisePdfPage(doc as unknown as PdfDoc, n, ocr, lib.OPS));
+      } else running.push({ pageNumber: n, text: layoutPage(items) });
       await pace();
     }
     running.finish();

@@ -135,7 +135,6 @@ export class ParserPool {
     let settled = false;
     /** Time spent writing rows (not counted against the parse time limit). */
     let writing = 0;
-    const timeoutS = Math.round(this.pool_.timeoutMs / 100) / 10;
     let onAbort: (() => void) | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
@@ -152,26 +151,53 @@ export class ParserPool {
         onAbort = () => fail(signal?.reason instanceof Error ? signal.reason : new Error('parsing aborted'));
         signal?.addEventListener('abort', onAbort, { once: true });
         const progress = (done: number) => onProgress && then(() => onProgress(done, Math.max(total, done)));
+        // the processor-time budget: PARSER_TIMEOUT_SECONDS, and OCR_PAGE_TIMEOUT_SECONDS more for
+        // each page recognised, which may itself use no more than that (a page is told by the worker)
+        let clock: { tid: number | null; cpu0: number | null; started: number } | null = null;
+        let budget = this.pool_.timeoutMs;
+        const pageLimit = this.limits.ocr?.pageTimeoutMs ?? 0;
+        const pageS = Math.round(pageLimit / 100) / 10;
+        let ocrPage: { n: number; cpu0: number | null; started: number } | null = null;
+        const cpuNow = () => (clock?.tid == null ? null : threadCpuMs(clock.tid));
+        const check = () => {
+          clearTimeout(timer);
+          if (settled || !clock) return;
+          // processor time is the file's doing; time spent waiting for the cores or for row
+          // writes is not. Where it cannot be read, wall-clock time less the writes stands in.
+          const now = cpuNow();
+          const readable = now !== null && clock.cpu0 !== null;
+          const factor = readable ? WALL_FACTOR : 1;
+          const used = readable ? now - clock.cpu0! : 0;
+          const waited = performance.now() - clock.started - writing;
+          const budgetS = Math.round(budget / 100) / 10;
+          if (used >= budget) return fail(new LimitError(`parsing used more than ${budgetS} s of processor time`));
+          if (waited >= factor * budget) return fail(new LimitError(`parsing took longer than ${Math.round(budgetS * factor)} s`));
+          let wait = Math.min(budget - used, factor * budget - waited);
+          if (ocrPage) {
+            const pageUsed = now === null || ocrPage.cpu0 === null ? 0 : now - ocrPage.cpu0;
+            const pageWaited = performance.now() - ocrPage.started;
+            const over = pageUsed >= pageLimit ? 'used more than' : pageWaited >= factor * pageLimit ? 'took longer than' : null;
+            if (over) {
+              const s = over === 'used more than' ? `${pageS} s of processor time` : `${Math.round(pageS * factor)} s`;
+              return fail(new LimitError(`recognising page ${ocrPage.n} ${over} ${s} (OCR_PAGE_TIMEOUT_SECONDS)`));
+            }
+            wait = Math.min(wait, pageLimit - pageUsed, factor * pageLimit - pageWaited);
+          }
+          timer = setTimeout(check, Math.max(0, wait) + CLOCK_TICK_MS);
+        };
         port1.on('message', (m: ParseMessage) => {
           if (m.type === 'start') {
             // the clock starts when a worker takes the task, not while it waits in the queue
-            const started = performance.now();
-            const { tid } = m;
-            const cpu0 = tid === null ? null : threadCpuMs(tid);
-            const limit = this.pool_.timeoutMs;
-            const wallLimit = cpu0 === null ? limit : WALL_FACTOR * limit;
-            const check = () => {
-              // processor time is the file's doing; time spent waiting for the cores or for row
-              // writes is not. Where it cannot be read, wall-clock time less the writes stands in.
-              const now = tid === null ? null : threadCpuMs(tid);
-              const used = now === null || cpu0 === null ? 0 : now - cpu0;
-              const waited = performance.now() - started - writing;
-              if (used >= limit) fail(new LimitError(`parsing used more than ${timeoutS} s of processor time`));
-              else if (waited >= wallLimit)
-                fail(new LimitError(`parsing took longer than ${Math.round((timeoutS * wallLimit) / limit)} s`));
-              else timer = setTimeout(check, Math.min(limit - used, wallLimit - waited) + CLOCK_TICK_MS);
-            };
-            timer = setTimeout(check, limit);
+            clock = { tid: m.tid, cpu0: null, started: performance.now() };
+            clock.cpu0 = cpuNow();
+            timer = setTimeout(check, budget);
+          } else if (m.type === 'recognising') {
+            if (m.pageNumber === null) ocrPage = null;
+            else {
+              budget += pageLimit;
+              ocrPage = { n: m.pageNumber, cpu0: cpuNow(), started: performance.now() };
+              check();
+            }
           } else if (m.type === 'total') total = m.pagesTotal;
           else if (m.type === 'page') progress(handle.page?.(m.page) ?? 0);
           else if (m.type === 'read') progress(m.pagesDone);
@@ -226,6 +252,11 @@ export class ParserPool {
     }
     await chain.catch(() => undefined); // nothing of ours may still run (e.g. on a transaction) once we return
     return result;
+  }
+
+  /** Whether scans and images are recognised (OCR on). */
+  get ocrEnabled(): boolean {
+    return this.limits.ocr !== null;
   }
 
   /** Starts the pool's first thread now (a worker process parses soon; its first document should not wait for it). */

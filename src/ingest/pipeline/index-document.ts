@@ -7,9 +7,10 @@ import type { ParserPool } from '../parsers/pool';
 import { DocumentKind, IngestError, isDocumentKind, isImageKind, PageRun } from '../types';
 
 /** Why a document that was read yields no chunk. */
-function noTextReason(kind: DocumentKind, runs: PageRun[]): string {
+function noTextReason(kind: DocumentKind, runs: PageRun[], ocr: boolean): string {
   if (runs.some((r) => r.method === 'ocr')) return 'no text found: OCR recognised no words on any page';
-  if (kind === 'pdf' || isImageKind(kind)) return 'no extractable text (a scan or an image, and OCR is off: OCR=false)';
+  if (kind === 'pdf' || isImageKind(kind))
+    return ocr ? 'no text found: the pages are blank' : 'no extractable text (a scan or an image, and OCR is off: OCR=false)';
   return 'no extractable text';
 }
 
@@ -117,7 +118,7 @@ export async function indexDocument(
         },
       },
     );
-    if (!read.chunks) throw new IngestError(noTextReason(kind, read.runs));
+    if (!read.chunks) throw new IngestError(noTextReason(kind, read.runs, deps.parsers.ocrEnabled));
     signal.throwIfAborted();
     // the swap: under the project's index lock, old chunks and statistics out, staged ones in
     await lockProjectIndex(tx, doc.project_id);

@@ -61,7 +61,7 @@ describe('PDF (pdf.js in the parser pool)', () => {
     expect(second).toBe('Café crème: accented text survives.');
   });
 
-  it('gives empty pages for a PDF without a text layer', async () => {
+  it('recognises the pages of a PDF without a text layer (OCR on by default): a drawn box holds no words', async () => {
     const pages = await parsePdf(
       makePdf([
         { paragraphs: [], drawBox: true },
@@ -69,8 +69,8 @@ describe('PDF (pdf.js in the parser pool)', () => {
       ]),
     );
     expect(pages).toEqual([
-      { pageNumber: 1, text: '' },
-      { pageNumber: 2, text: '' },
+      { pageNumber: 1, text: '', method: 'ocr', confidence: 0, boxes: [] },
+      { pageNumber: 2, text: '', method: 'ocr', confidence: 0, boxes: [] },
     ]);
   });
 
