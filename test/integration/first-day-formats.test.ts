@@ -39,7 +39,7 @@ const QUESTIONS: Array<{ question: string; file: string; page: number }> = [
   { question: 'How many days does the supplier have to deliver the turbines to Aalborg?', file: 'contract-scan.pdf', page: 2 },
   { question: 'When is the north stairwell closed for painting?', file: 'notice-photo.png', page: 1 },
   { question: 'How much money is budgeted for the forklift?', file: 'budget.xlsx', page: 2 },
-  { question: 'On which day do new hires get their security badge?', file: 'slides.pptx', page: 2 },
+  { question: 'On which day do new hires get their security badge?', file: 'slides.pptx', page: 3 },
   { question: 'Where did the lighthouse keeper record the storm of 1887?', file: 'book.epub', page: 1 },
   { question: 'How many working days per year may employees work abroad?', file: 'policy.odt', page: 1 },
   { question: 'Which day is vegetarian lasagne served in the canteen?', file: 'canteen.rtf', page: 1 },
