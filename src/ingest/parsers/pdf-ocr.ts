@@ -81,6 +81,26 @@ export function needsOcr(view: number[], strs: Iterable<string>): boolean {
   return visibleChars(strs) < Math.max(1, squareInches * MIN_CHARS_PER_SQUARE_INCH);
 }
 
+/** pdf.js's operators that paint an image. */
+const IMAGES = PAINTING.filter((name) => /Image/.test(name));
+
+/**
+ * Whether a page is to be recognised: too little text for its area (needsOcr) and, when its text
+ * layer holds any word at all, an image on the page too — a sparse page of real text (a title page,
+ * a chapter's opening, a slide) is read from its text layer; a scan under a stamp such as "Scanned
+ * by …" shows its page as an image.
+ */
+export async function looksScanned(
+  page: Pick<PdfPage, 'view' | 'getOperatorList'>,
+  strs: string[],
+  ops: Record<string, number>,
+): Promise<boolean> {
+  if (!needsOcr(page.view, strs)) return false;
+  if (visibleChars(strs) === 0) return true;
+  const images = new Set(IMAGES.map((name) => ops[name]));
+  return (await page.getOperatorList()).fnArray.some((op) => images.has(op));
+}
+
 /**
  * Counts the pages from `from` on that need OCR, and fails the document at once when they are more
  * than OCR_MAX_PAGES (a 5,000-page scan fails in seconds, not after hours of recognition). Stops

@@ -5,7 +5,7 @@ import { spoilThread } from './thread-health';
 import { RunningLineFilter } from '../running-lines';
 import { headingMark, stripMarks, withSections } from '../sections';
 import { IngestError, ParsedPage } from '../types';
-import { checkScannedPages, needsOcr, PdfDoc, recognisePdfPage } from './pdf-ocr';
+import { checkScannedPages, looksScanned, PdfDoc, recognisePdfPage } from './pdf-ocr';
 
 /** One positioned piece of text as pdf.js reports it (transform[4], transform[5] = x, y). */
 export interface PdfTextItem {
@@ -245,10 +245,11 @@ export async function readPdf(
       inflight.delete(n);
       if (
         ocr &&
-        needsOcr(
-          (await doc.getPage(n)).view,
+        (await looksScanned(
+          await doc.getPage(n),
           items.map((it) => it.str),
-        )
+          lib.OPS,
+        ))
       ) {
         if (!scansChecked) await checkScannedPages(doc as unknown as PdfDoc, n, ocr);
         scansChecked = true;
