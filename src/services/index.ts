@@ -3,6 +3,7 @@ import { AuthPool } from '../auth/pool';
 import { Tokens } from '../auth/tokens';
 import { AuditService } from './audit.service';
 import { BootstrapService } from './bootstrap.service';
+import { ChatModelService } from './chat-model.service';
 import { ChatService } from './chat.service';
 import { INGEST_DEAD_QUEUE, INGEST_QUEUE, JOBS_SCHEMA } from '../ingest/pipeline/queues';
 import { databaseSources } from '../observability/collectors';
@@ -14,6 +15,7 @@ import { DeploymentSecrets } from './deployment-secrets';
 import { DocumentProgressService } from './document-progress.service';
 import { DocumentsService } from './documents.service';
 import { EmbeddingsService } from './embeddings.service';
+import { FeedbackService } from './feedback.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
 import { LiveAccessService } from './live-access.service';
@@ -45,6 +47,10 @@ export interface Services {
   embeddings: EmbeddingsService;
   chat: ChatService;
   conversations: ConversationsService;
+  /** Thumbs up or down on answers, and the admins' list per project. */
+  feedback: FeedbackService;
+  /** The model chat uses by default, or none. */
+  chatModel: ChatModelService;
   /** Open streams (chat, subscriptions) and the access changes that end them (issue 25). */
   live: LiveAccessService;
   /** A document's ingestion progress as a live stream. */
@@ -67,6 +73,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
   const authPool = new AuthPool(ctx);
   const tokens = new Tokens(ctx, secrets, authPool);
   const live = new LiveAccessService(ctx);
+  const conversations = new ConversationsService(ctx);
   const s: Services = {
     ctx,
     secrets,
@@ -84,7 +91,9 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     retrieval,
     embeddings,
     chat: new ChatService(ctx, { providers, retrieval, live }),
-    conversations: new ConversationsService(ctx),
+    conversations,
+    feedback: new FeedbackService(ctx, conversations),
+    chatModel: new ChatModelService(ctx, providers),
     live,
     progress: new DocumentProgressService(ctx, { documents, live }),
     async start(opts = {}) {
