@@ -95,9 +95,9 @@ export const CHAT_SCHEMAS: Record<string, Schema> = {
   EffectiveAccess: obj({
     projectId: uuid,
     userId: uuid,
-    tier: nullable(enumOf('use', 'edit', 'full')),
+    tier: { oneOf: [enumOf('use', 'edit', 'full'), { type: 'null' }] },
     source: {
-      ...nullable(enumOf('platform', 'owner', 'user', 'group', 'department', 'public')),
+      oneOf: [enumOf('platform', 'owner', 'user', 'group', 'department', 'public'), { type: 'null' }],
       description: 'which rule of the access resolver gives the tier; null (with tier null) when the user has no access',
     },
   }),
