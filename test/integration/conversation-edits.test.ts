@@ -28,10 +28,11 @@ async function conversationOf(user: User, project: Project, title: string, answe
     user.id,
     title,
   ]);
-  const [q] = await conn.execute(
-    `insert into messages (conversation_id, user_id, role, content) values (?, ?, 'user', ?) returning id`,
-    [c.id, user.id, `Question about ${title}`],
-  );
+  const [q] = await conn.execute(`insert into messages (conversation_id, user_id, role, content) values (?, ?, 'user', ?) returning id`, [
+    c.id,
+    user.id,
+    `Question about ${title}`,
+  ]);
   const [a] = await conn.execute(
     `insert into messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, now() + interval '1 second') returning id`,
     [c.id, answer],
@@ -52,7 +53,7 @@ describe('PATCH and DELETE /api/chat/conversations/:id', () => {
     expect((await api(t.baseUrl, 'DELETE', `/api/chat/conversations/${randomUUID()}`)).status).toBe(401);
   });
 
-  it("refuses everyone but the author: another user gets 404, an admin who can read it 403; nothing changes", async () => {
+  it('refuses everyone but the author: another user gets 404, an admin who can read it 403; nothing changes', async () => {
     const { project, user } = await userWithProject();
     const c = await conversationOf(user, project, 'Warranty');
     const other = await f.makeUser();
@@ -77,7 +78,10 @@ describe('PATCH and DELETE /api/chat/conversations/:id', () => {
     const del = await as(user).delete(`/api/chat/conversations/${c.id}`);
     expect(del.body).toEqual({ success: true, id: c.id });
     expect((await as(user).get(`/api/chat/conversations/${c.id}`)).status).toBe(404);
-    const [{ n }] = await t.orm.em.fork().getConnection().execute(`select count(*)::int as n from messages where conversation_id = ?`, [c.id]);
+    const [{ n }] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select count(*)::int as n from messages where conversation_id = ?`, [c.id]);
     expect(n).toBe(0);
   });
 
@@ -113,9 +117,12 @@ describe('searching conversations', () => {
     await f.makeGrant({ project, user: someoneElse, tier: 'use' });
     await conversationOf(someoneElse, project, 'Kettle warranty too');
     const ids = async (search: string) =>
-      ((await as(user).get(`/api/chat/projects/${project.id}/conversations?search=${encodeURIComponent(search)}`)).body.conversations as Array<{
-        id: string;
-      }>).map((c) => c.id);
+      (
+        (await as(user).get(`/api/chat/projects/${project.id}/conversations?search=${encodeURIComponent(search)}`)).body
+          .conversations as Array<{
+          id: string;
+        }>
+      ).map((c) => c.id);
     expect(await ids('KETTLE')).toEqual([byTitle.id]);
     expect(await ids('citric')).toEqual([byText.id]);
     expect(await ids('100%')).toEqual([byText.id]);
@@ -206,7 +213,10 @@ describe('GET /api/projects/:projectId/access/:userId', () => {
       tier: 'edit',
       source: 'department',
     });
-    expect((await as(admin).get(`/api/projects/${project.id}/access/${outsider.id}`)).body.access).toMatchObject({ tier: null, source: null });
+    expect((await as(admin).get(`/api/projects/${project.id}/access/${outsider.id}`)).body.access).toMatchObject({
+      tier: null,
+      source: null,
+    });
     expect((await as(admin).get(`/api/projects/${project.id}/access/${randomUUID()}`)).status).toBe(404);
     const g = await gql(t.baseUrl, `query($p: ID!, $u: ID!) { effectiveAccess(projectId: $p, userId: $u) { tier source } }`, {
       token: admin.token,

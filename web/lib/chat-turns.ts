@@ -25,7 +25,15 @@ export interface CitationTarget {
 }
 
 export function turnsFrom(messages: Message[]): Turn[] {
-  return messages.map((m) => ({ key: m.id, messageId: m.id, role: m.role, content: m.content, sources: [], citations: m.citations ?? [], state: 'done' }));
+  return messages.map((m) => ({
+    key: m.id,
+    messageId: m.id,
+    role: m.role,
+    content: m.content,
+    sources: [],
+    citations: m.citations ?? [],
+    state: 'done',
+  }));
 }
 
 export function citationTarget(turn: Turn, n: number): CitationTarget | null {

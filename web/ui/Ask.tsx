@@ -149,7 +149,11 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
               onCite={setCite}
               actions={
                 t.role === 'assistant' && (
-                  <AnswerActions key={t.messageId} turn={t} onRegenerate={i === turns.length - 1 && !streaming ? () => regenerate() : undefined} />
+                  <AnswerActions
+                    key={t.messageId}
+                    turn={t}
+                    onRegenerate={i === turns.length - 1 && !streaming ? () => regenerate() : undefined}
+                  />
                 )
               }
             />

@@ -38,8 +38,8 @@ export function Home() {
             </>
           ) : (
             <p>
-              Answers need a language model, and chat has none: no provider is enabled and the server was not started with one.
-              Questions will fail until an engineer or the administrator adds one.
+              Answers need a language model, and chat has none: no provider is enabled and the server was not started with one. Questions
+              will fail until an engineer or the administrator adds one.
             </p>
           )}
         </section>

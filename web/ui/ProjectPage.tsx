@@ -5,6 +5,7 @@ import { useSession } from '../session';
 import { Ask } from './Ask';
 import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad } from './common';
 import { Documents } from './Documents';
+import { EffectiveAccess } from './EffectiveAccess';
 import { Grants } from './Grants';
 import { ProjectSettings } from './ProjectSettings';
 
@@ -71,7 +72,12 @@ export function ProjectPage({ route }: { route: ProjectRoute }) {
       {visible && tab === 'ask' && <Ask projectId={projectId} conversationId={route.conversationId} />}
       {visible && tab === 'documents' && <Documents projectId={projectId} tier={tier} onChanged={detail.reload} />}
       {visible && tab === 'settings' && <ProjectSettings project={project} onSaved={detail.reload} />}
-      {visible && tab === 'access' && <Grants projectId={projectId} />}
+      {visible && tab === 'access' && (
+        <>
+          <Grants projectId={projectId} />
+          <EffectiveAccess projectId={projectId} />
+        </>
+      )}
     </div>
   );
 }

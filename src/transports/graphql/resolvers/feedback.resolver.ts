@@ -44,7 +44,9 @@ export class FeedbackResolver {
   }
 
   @Authorized()
-  @Mutation(() => FeedbackType, { description: "POST /chat/messages/:messageId/feedback: up or down on an answer (the conversation's author)" })
+  @Mutation(() => FeedbackType, {
+    description: "POST /chat/messages/:messageId/feedback: up or down on an answer (the conversation's author)",
+  })
   async giveFeedback(
     @Arg('messageId', () => ID) messageId: string,
     @ValidArg('input', FeedbackInput) input: FeedbackInput,

@@ -95,7 +95,7 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     method: 'patch',
     path: '/chat/conversations/:id',
     tag: 'chat',
-    summary: "Rename a conversation (its author only; platform staff who can read it get 403)",
+    summary: 'Rename a conversation (its author only; platform staff who can read it get 403)',
     body: RenameConversationInput,
     ok: { 200: wrap('conversation', ref('ConversationDetail')) },
   },
