@@ -12,8 +12,8 @@ export type Route =
   | { name: 'audit' }
   | { name: 'not-found' };
 
-export type ProjectTab = 'ask' | 'documents' | 'settings' | 'access';
-const TABS: ProjectTab[] = ['ask', 'documents', 'settings', 'access'];
+export type ProjectTab = 'ask' | 'documents' | 'settings' | 'access' | 'feedback';
+const TABS: ProjectTab[] = ['ask', 'documents', 'settings', 'access', 'feedback'];
 
 export function parseRoute(pathname: string, search: string): Route {
   const parts = pathname.split('/').filter(Boolean);
