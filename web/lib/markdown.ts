@@ -7,14 +7,14 @@
  * otherwise they stay plain text.
  */
 import MarkdownIt from 'markdown-it';
-import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs';
-import type Token from 'markdown-it/lib/token.mjs';
 import { splitCitations } from './citations';
 
 /** What a citation marker links to: its accessible name (or null when the answer has no such source). */
 export type CiteLabel = (n: number) => string | null;
 
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
+type StateCore = Parameters<Parameters<typeof md.core.ruler.push>[1]>[0];
+type Token = StateCore['tokens'][number];
 
 md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
   tokens[idx].attrSet('target', '_blank');
