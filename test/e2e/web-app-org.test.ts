@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import type { Locator, Page } from 'playwright-core';
 import { chatFactories, factories, DEFAULT_PASSWORD } from '../support/factories';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
@@ -185,6 +186,30 @@ describe('what each role sees', () => {
       expect(await axeViolations(adminPage)).toEqual([]);
     }
   }, 120_000);
+});
+
+describe('the first screen', () => {
+  it("loads at most 150 KB of gzipped JavaScript; a project's and the organisation's screens come on demand", async () => {
+    const admin = await factories(t.orm, t.services).makeUser({ platformRole: 'admin' });
+    const a = await openApp(`${t.baseUrl}/`);
+    opened.push(a);
+    const scripts = new Map<string, Promise<Buffer>>();
+    a.page.on('response', (r) => {
+      if (/\.js$/.test(new URL(r.url()).pathname)) scripts.set(new URL(r.url()).pathname, r.body());
+    });
+    await a.page.reload();
+    await signIn(a.page, admin.email, DEFAULT_PASSWORD);
+    await a.page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    const first = new Map(scripts);
+    let gzipped = 0;
+    for (const body of first.values()) gzipped += gzipSync(await body, { level: 9 }).length;
+    expect(gzipped).toBeLessThanOrEqual(150 * 1024);
+    await nav(a.page, 'Audit log').click();
+    await a.page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    expect([...scripts.keys()].filter((k) => !first.has(k)).some((k) => k.includes('/chunks/AuditLog-'))).toBe(true);
+    expect([...first.keys()].some((k) => /AuditLog|Users|ProjectPage/.test(k))).toBe(false);
+    console.log(`web app: the first screen loads ${(gzipped / 1024).toFixed(1)} KB of gzipped JavaScript in ${first.size} file(s)`);
+  }, 60_000);
 });
 
 describe('chat people enjoy', () => {
