@@ -91,6 +91,12 @@ describe("an administrator's first morning", () => {
     await add.getByRole('button', { name: 'Add person' }).click();
     await page.getByRole('alert').filter({ hasText: 'There is already a CEO' }).waitFor();
 
+    // the server's blocker is shown when a department cannot be deleted
+    await nav(page, 'Departments').click();
+    await page.getByRole('button', { name: 'Manage Research' }).click();
+    await page.getByRole('button', { name: 'Delete department' }).click();
+    await page.getByRole('alert').filter({ hasText: 'still has 1 member' }).waitFor();
+
     // 3. a group with the user in it
     await nav(page, 'Groups').click();
     const newGroup = page.getByRole('form', { name: 'New group' });
@@ -153,6 +159,10 @@ describe("an administrator's first morning", () => {
     await page.getByRole('heading', { name: 'What they can access' }).waitFor();
     await page.getByText('through the department Research').waitFor();
     expect(await axeViolations(page)).toEqual([]);
+    // an admin may not change platform roles: the server refuses, the page says why
+    await page.getByLabel('Platform role').selectOption('engineer');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Only the superadmin can change a platform role' }).waitFor();
     await page.getByRole('button', { name: 'Deactivate' }).click();
     await page.getByText('Rita Research is deactivated and signed out.').waitFor();
     await nav(rita, 'Departments').click();
