@@ -89,6 +89,17 @@ export class FeedbackService extends BaseService {
     });
   }
 
+  /** GET /chat/conversations/:id/feedback: the caller's own feedback on the answers of a conversation they can read. */
+  async mine(actor: Actor, conversationId: string): Promise<FeedbackRow[]> {
+    await this.conversations.get(actor, conversationId);
+    const rows: FeedbackSqlRow[] = await query(
+      this.em(),
+      `${SELECT} where m.conversation_id = ? and f.user_id = ? order by m.created_at, f.id`,
+      [conversationId, actor.id],
+    );
+    return rows.map(toRow);
+  }
+
   /** GET /projects/:projectId/feedback: for admins and the superadmin (quality work), newest first, with the total. */
   async list(actor: Actor, projectId: string, q: FeedbackListQuery): Promise<{ feedback: FeedbackRow[]; total: number }> {
     gates.requirePlatformAdmin(actor);

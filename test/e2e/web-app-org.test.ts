@@ -258,6 +258,9 @@ describe('chat people enjoy', () => {
     await last.getByLabel('Comment (optional)').fill('Too short');
     await last.getByRole('button', { name: 'Send comment' }).click();
     await last.getByText('Thank you: your comment was sent.').waitFor();
+    await page.reload(); // the rating is the server's: it is shown again with the conversation
+    await last.getByRole('button', { name: 'Bad answer', pressed: true }).waitFor();
+    await last.getByRole('button', { name: 'Good answer', pressed: false }).waitFor();
     const admin = await f.makeUser({ platformRole: 'admin' });
     const adminPage = await openAs(admin.email);
     await adminPage.goto(`${t.baseUrl}/projects/${project.id}/feedback`);

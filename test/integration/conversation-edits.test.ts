@@ -164,6 +164,16 @@ describe('feedback on answers', () => {
     expect(first.body.feedback).toMatchObject({ messageId: c.answerId, conversationId: c.id, rating: 'up', comment: null });
     const again = await as(user).post(`/api/chat/messages/${c.answerId}/feedback`, { rating: 'down', comment: 'It is two years.' });
     expect(again.body.feedback).toMatchObject({ id: first.body.feedback.id, rating: 'down', comment: 'It is two years.' });
+    // the author reads their own feedback back with the conversation; someone else gets its 404
+    const mine = await as(user).get(`/api/chat/conversations/${c.id}/feedback`);
+    expect(mine.body.feedback).toEqual([expect.objectContaining({ messageId: c.answerId, rating: 'down' })]);
+    const stranger = await f.makeUser();
+    expect((await as(stranger).get(`/api/chat/conversations/${c.id}/feedback`)).status).toBe(404);
+    const g0 = await gql(t.baseUrl, `query($c: ID!) { conversationFeedback(conversationId: $c) { messageId rating } }`, {
+      token: user.token,
+      variables: { c: c.id },
+    });
+    expect(g0.data.conversationFeedback).toEqual([{ messageId: c.answerId, rating: 'down' }]);
 
     const fullUser = await f.makeUser();
     await f.makeGrant({ project, user: fullUser, tier: 'full' });

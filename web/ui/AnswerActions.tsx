@@ -6,10 +6,10 @@ import { ErrorText, messageOf } from './common';
 type Rating = 'up' | 'down';
 
 /** Under a finished answer: copy it, regenerate it (the last one only), and rate it with an optional comment. */
-export function AnswerActions({ turn, onRegenerate }: { turn: Turn; onRegenerate?: () => void }) {
+export function AnswerActions({ turn, rated, onRegenerate }: { turn: Turn; rated?: Rating; onRegenerate?: () => void }) {
   const { api } = useSession();
   const [copied, setCopied] = useState(false);
-  const [rating, setRating] = useState<Rating | null>(null);
+  const [rating, setRating] = useState<Rating | null>(rated ?? null);
   const [comment, setComment] = useState('');
   const [sent, setSent] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);

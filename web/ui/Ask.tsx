@@ -18,6 +18,8 @@ let turnKey = 0;
 export function Ask({ projectId, conversationId }: { projectId: string; conversationId: string | null }) {
   const { api } = useSession();
   const [version, setVersion] = useState(0);
+  /** The caller's earlier ratings of this conversation's answers, by message id. */
+  const [rated, setRated] = useState<Map<string, 'up' | 'down'>>(new Map());
   const modes = useLoad((s) => api.get<ChatModes>('/chat/config', s), []);
   const models = useLoad((s) => api.get<{ models: ModelChoice[] }>('/providers/models', s), []);
   const [turns, setTurns] = useState<Turn[]>([]);
@@ -40,7 +42,12 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
     setLoadError(null);
     if (!conversationId) return setTurns([]);
     const ctl = new AbortController();
-    api.get<{ conversation: { messages: Message[] } }>(`/chat/conversations/${encodeURIComponent(conversationId)}`, ctl.signal).then(
+    const path = `/chat/conversations/${encodeURIComponent(conversationId)}`;
+    api.get<{ feedback: Array<{ messageId: string; rating: 'up' | 'down' }> }>(`${path}/feedback`, ctl.signal).then(
+      (r) => setRated(new Map(r.feedback.map((x) => [x.messageId, x.rating]))),
+      () => setRated(new Map()),
+    );
+    api.get<{ conversation: { messages: Message[] } }>(path, ctl.signal).then(
       (r) => setTurns(turnsFrom(r.conversation.messages)),
       (e: unknown) => !ctl.signal.aborted && setLoadError(e instanceof Error ? e.message : 'The conversation could not be loaded'),
     );
@@ -150,8 +157,10 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
               actions={
                 t.role === 'assistant' && (
                   <AnswerActions
-                    key={t.messageId}
+                    // remounted when the earlier rating arrives, so it shows as pressed
+                    key={`${t.messageId}:${t.messageId ? (rated.get(t.messageId) ?? '') : ''}`}
                     turn={t}
+                    rated={t.messageId ? rated.get(t.messageId) : undefined}
                     onRegenerate={i === turns.length - 1 && !streaming ? () => regenerate() : undefined}
                   />
                 )

@@ -57,6 +57,16 @@ export class FeedbackResolver {
   }
 
   @Authorized()
+  @Query(() => [FeedbackType], { description: "GET /chat/conversations/:id/feedback: the caller's own feedback in a conversation" })
+  async conversationFeedback(
+    @Arg('conversationId', () => ID) conversationId: string,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<FeedbackDto[]> {
+    return (await ctx.services.feedback.mine(actor, conversationId)).map(presentFeedback);
+  }
+
+  @Authorized()
   @Query(() => FeedbackPage, { description: 'GET /projects/:projectId/feedback (admin, superadmin): newest first' })
   async projectFeedback(
     @Arg('projectId', () => ID) projectId: string,

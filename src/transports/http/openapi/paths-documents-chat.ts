@@ -107,6 +107,13 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     ok: { 200: deleted() },
   },
   {
+    method: 'get',
+    path: '/chat/conversations/:id/feedback',
+    tag: 'chat',
+    summary: "The caller's own feedback on the answers of a conversation they can read",
+    ok: { 200: list('feedback', 'Feedback') },
+  },
+  {
     method: 'post',
     path: '/chat/messages/:messageId/feedback',
     tag: 'chat',

@@ -78,6 +78,10 @@ export function chatRoutes(s: Services): Router {
     '/chat/conversations/:id',
     route({ auth: 'required' }, async (req) => ({ success: true, ...(await s.conversations.delete(req.actor, req.params.id)) })),
   );
+  r.get(
+    '/chat/conversations/:id/feedback',
+    route({ auth: 'required' }, async (req) => ({ feedback: (await s.feedback.mine(req.actor, req.params.id)).map(presentFeedback) })),
+  );
   r.post(
     '/chat/messages/:messageId/feedback',
     route({ auth: 'required' }, async (req) => ({
