@@ -20,3 +20,8 @@ export function useSession(): Session {
 export const managesProviders = (u: User) => u.platformRole === 'engineer' || u.platformRole === 'superadmin';
 /** Admins and the superadmin create projects. */
 export const createsProjects = (u: User) => u.platformRole === 'admin' || u.platformRole === 'superadmin';
+/** Admins and the superadmin run people and the audit log. */
+export const managesPeople = createsProjects;
+/** Department and group pages: admins, the CEO and department managers (the server scopes what each reads). */
+export const readsDepartments = (u: User) =>
+  createsProjects(u) || u.orgPosition === 'ceo' || (u.orgPosition === 'manager' && !!u.departmentId);

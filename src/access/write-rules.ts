@@ -1,5 +1,5 @@
 import type { PlatformRole } from '../entities/base';
-import { ConflictError, ForbiddenError } from '../errors';
+import { ConflictError, ForbiddenError, ValidationError } from '../errors';
 import type { Actor } from './actor';
 import { tierAtLeast, type Access } from './resolver';
 
@@ -45,4 +45,18 @@ export function requireDeletable(actor: Actor, target: { id: string; platformRol
 /** PATCH /projects/:id ownerId (spec rule 1): transferring ownership is a `full` tier operation. */
 export function requireOwnerTransfer(access: Access): void {
   if (!tierAtLeast(access.tier, 'full')) throw new ForbiddenError('forbidden', 'Changing the owner requires the full tier on the project');
+}
+
+/**
+ * Renaming or deleting a conversation, and feedback on its answers: its author only. Platform staff
+ * may read anyone's conversation (read-rules), but a person's conversation and their opinion of
+ * an answer stay theirs to change.
+ */
+export function requireConversationAuthor(actor: Actor, conversation: { userId: string | null }): void {
+  if (conversation.userId !== actor.id) throw new ForbiddenError('forbidden', "Only the conversation's author can change it");
+}
+
+/** Feedback is given on answers, not on questions. */
+export function requireAnswerMessage(message: { role: string }): void {
+  if (message.role !== 'assistant') throw ValidationError.field('messageId', 'Feedback is given on answers (assistant messages) only');
 }

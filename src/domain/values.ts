@@ -40,3 +40,7 @@ export const DOCUMENT_STATUSES = ['queued', 'processing', 'ready', 'failed'] as 
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 export const MESSAGE_ROLES = ['user', 'assistant'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+/** A person's opinion of an answer (POST /chat/messages/:messageId/feedback). */
+export const FEEDBACK_RATINGS = ['up', 'down'] as const;
+export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];

@@ -7,6 +7,7 @@ export type { ProjectSettings } from './project.entity';
 export { Provider } from './provider.entity';
 export { Conversation, Message } from './conversation.entity';
 export type { Citation } from './conversation.entity';
+export { MessageFeedback } from './feedback.entity';
 export { Document, Chunk, TermStat, TermPosting, ProjectIndexStats } from './document.entity';
 export { RefreshToken } from './refresh-token.entity';
 export { Setting, RateLimitCounter } from './setting.entity';
@@ -20,6 +21,7 @@ import { Group, GroupMember } from './group.entity';
 import { Project, ProjectMember, ProjectGrant, AuditEntry } from './project.entity';
 import { Provider } from './provider.entity';
 import { Conversation, Message } from './conversation.entity';
+import { MessageFeedback } from './feedback.entity';
 import { Document, Chunk, TermStat, TermPosting, ProjectIndexStats } from './document.entity';
 import { RefreshToken } from './refresh-token.entity';
 import { Setting, RateLimitCounter } from './setting.entity';
@@ -41,6 +43,7 @@ export const ALL_ENTITIES = [
   Provider,
   Conversation,
   Message,
+  MessageFeedback,
   Document,
   Chunk,
   TermStat,

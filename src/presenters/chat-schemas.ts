@@ -1,5 +1,5 @@
 /** JSON Schemas of the chat wire shapes: conversations, messages and the chat stream's events (see schemas.ts). */
-import { MESSAGE_ROLES } from '../domain/values';
+import { FEEDBACK_RATINGS, MESSAGE_ROLES } from '../domain/values';
 import { arrayOf, bool, dateTime, enumOf, int, nullable, obj, ref, Schema, str, uuid } from './schema-builders';
 
 export const CHAT_SCHEMAS: Record<string, Schema> = {
@@ -72,5 +72,33 @@ export const CHAT_SCHEMAS: Record<string, Schema> = {
         'unauthorized: the caller was deactivated or deleted mid-answer; forbidden: the caller lost use on the project, or it was deleted',
     },
     detail: str,
+  }),
+  Feedback: obj({
+    id: uuid,
+    messageId: uuid,
+    conversationId: uuid,
+    projectId: uuid,
+    rating: enumOf(...FEEDBACK_RATINGS),
+    comment: nullable(str),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    user: { ...nullable(obj({ id: uuid, name: str, email: str })), description: 'who gave it; null once that user is deleted' },
+    answer: { ...str, description: 'the beginning of the answer the feedback is about (in the admin list, for context)' },
+  }),
+  ChatModel: obj({
+    model: {
+      ...nullable(obj({ label: str, source: enumOf('provider', 'environment') })),
+      description:
+        'The model chat uses when a question and its project name none (provider resolution, DESIGN §8), and whether it comes from a provider or the LLM_* environment; null when chat has no model at all',
+    },
+  }),
+  EffectiveAccess: obj({
+    projectId: uuid,
+    userId: uuid,
+    tier: { oneOf: [enumOf('use', 'edit', 'full'), { type: 'null' }] },
+    source: {
+      oneOf: [enumOf('platform', 'owner', 'user', 'group', 'department', 'public'), { type: 'null' }],
+      description: 'which rule of the access resolver gives the tier; null (with tier null) when the user has no access',
+    },
   }),
 };

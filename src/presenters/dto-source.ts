@@ -4,10 +4,10 @@ import { RESPONSE_SCHEMAS } from './schemas';
 /** The area of a wire shape: its generated types go to `dto/<area>.generated.ts`. */
 const AREAS: Array<[string, RegExp]> = [
   ['common', /^(Error|DeleteResult)$/],
-  ['chat', /^(Chat|Conversation|RecentConversation|Citation|Message|Source)/],
+  ['chat', /^(Chat|Conversation|RecentConversation|Citation|Message|Source|Feedback)/],
   // users, departments and groups refer to each other: one area, so the generated files form no cycle
   ['people', /^(Login|Me|Token|User|MemberUser|Department|Group)/],
-  ['projects', /^(Project|Grant|Audit)/],
+  ['projects', /^(Project|Grant|Audit|EffectiveAccess)/],
   ['documents', /^(Document|UploadResult|ChunkSource)/],
   ['providers', /^(PublicProvider|AdminProvider|Model|ProviderTestResult)/],
   ['keys', /^(ApiKey|CreatedKey)$/],

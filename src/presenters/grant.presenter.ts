@@ -1,6 +1,6 @@
 import type { Tier } from '../entities/base';
 import { presentProjectRef } from './project.presenter';
-import type { GrantDto, GrantsByUserDto } from './dto.generated';
+import type { EffectiveAccessDto, GrantDto, GrantsByUserDto } from './dto.generated';
 import type { ProjectRefDto } from './dto.generated';
 
 /** A grant as the services read it: its columns and what REST shows of its target. */
@@ -106,4 +106,14 @@ export function presentGrantsByUser(g: GrantsByUser): GraphGrantsByUserDto {
     viaGroup: withId(g.viaGroup, rest.viaGroup),
     viaDepartment: withId(g.viaDepartment, rest.viaDepartment),
   };
+}
+
+/** GET /projects/:projectId/access/:userId: what the access resolver gives one user on one project. */
+export function presentEffectiveAccess(a: {
+  projectId: string;
+  userId: string;
+  tier: EffectiveAccessDto['tier'];
+  source: EffectiveAccessDto['source'];
+}): EffectiveAccessDto {
+  return { projectId: a.projectId, userId: a.userId, tier: a.tier, source: a.source };
 }

@@ -1,5 +1,5 @@
 import type { Provider } from '../entities';
-import type { AdminProviderDto, ModelDto, PublicProviderDto } from './dto.generated';
+import type { AdminProviderDto, ChatModelDto, ModelDto, PublicProviderDto } from './dto.generated';
 
 /** GET /providers: enabled providers, no secrets (not even the mask). */
 export function presentPublicProvider(p: Provider): PublicProviderDto {
@@ -53,4 +53,9 @@ export function presentModels(providers: Provider[]): ModelDto[] {
       isDefault: p.isDefault && i === 0,
     })),
   );
+}
+
+/** GET /providers/chat-model: the model chat answers with by default, or null. */
+export function presentChatModel(m: { model: { label: string; source: 'provider' | 'environment' } | null }): ChatModelDto {
+  return { model: m.model ? { label: m.model.label, source: m.model.source } : null };
 }

@@ -1,6 +1,7 @@
 import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Field, InputType, Int } from 'type-graphql';
-import { Optional } from './input-rules';
+import { FEEDBACK_RATINGS, type FeedbackRating } from '../entities/base';
+import { NameRule, Optional } from './input-rules';
 
 export const CHAT_MODES = ['docs', 'web', 'deep'] as const;
 export type ChatMode = (typeof CHAT_MODES)[number];
@@ -52,4 +53,45 @@ export class ConversationListQuery {
   @IsInt()
   @Min(0)
   offset?: number;
+}
+
+/** GET /chat/projects/:projectId/conversations: paging, and an optional search over titles and message text. */
+@InputType()
+export class ConversationSearchQuery extends ConversationListQuery {
+  @Field({ nullable: true, description: 'case-insensitive words matched in the title or any message of the conversation' })
+  @Optional()
+  @IsString()
+  @MaxLength(200)
+  search?: string;
+}
+
+/** PATCH /chat/conversations/:id. */
+@InputType()
+export class RenameConversationInput {
+  @Field()
+  @NameRule(200)
+  title!: string;
+}
+
+/** POST /chat/messages/:messageId/feedback: thumbs up or down on an answer, with an optional comment. */
+@InputType()
+export class FeedbackInput {
+  @Field(() => String)
+  @IsIn(FEEDBACK_RATINGS)
+  rating!: FeedbackRating;
+
+  @Field(() => String, { nullable: true })
+  @Optional()
+  @IsString()
+  @MaxLength(2000)
+  comment?: string;
+}
+
+/** GET /projects/:projectId/feedback (admin): newest first, paged, optionally one rating. */
+@InputType()
+export class FeedbackListQuery extends ConversationListQuery {
+  @Field(() => String, { nullable: true })
+  @Optional()
+  @IsIn(FEEDBACK_RATINGS)
+  rating?: FeedbackRating;
 }

@@ -1,10 +1,12 @@
 import type { Actor } from '../access/actor';
 import { accessibleProjectsCte } from '../access/project-access.sql';
 import { checkConversationAccess, checkProjectAccess, conversationProjectsToCheck } from '../access/read-rules';
+import { requireConversationAuthor } from '../access/write-rules';
 import { Conversation, Message } from '../entities';
 import { NotFoundError } from '../errors';
 import type { ConversationRow, RecentConversationRow } from '../presenters/conversation.presenter';
 import { isUuid } from '../validation';
+import type { RenameConversationInput } from './chat.inputs';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService } from './context';
 import { query } from '../db/sql';
@@ -17,7 +19,12 @@ export interface ConversationRead {
 export interface ConversationPage {
   limit?: number;
   offset?: number;
+  /** Words matched (case-insensitive) in the title or any message's text. */
+  search?: string;
 }
+
+/** A LIKE pattern that matches `text` literally anywhere. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const notFound = () => new NotFoundError('not_found', 'Conversation not found');
 
@@ -76,6 +83,7 @@ export class ConversationsService extends BaseService {
     const allowed = splitVerdicts(await checkProjectAccess(em, actor, projectIds, 'use'), out);
     if (!allowed.length) return out;
     const offset = page.offset ?? 0;
+    const search = page.search?.trim() ? containing(page.search.trim()) : undefined;
     const rows: Array<{ id: string; title: string; project_id: string; created_at: Date; updated_at: Date; message_count: number }> =
       await query(
         em,
@@ -85,10 +93,13 @@ export class ConversationsService extends BaseService {
                 row_number() over (partition by c.project_id order by c.updated_at desc, c.id desc) as n
            from conversations c
           where c.project_id = any(array[?]::uuid[]) and c.user_id = ?
+            and (?::text is null
+                 or c.title ilike ?
+                 or exists (select 1 from messages m where m.conversation_id = c.id and m.content ilike ?))
        ) r
        where r.n > ? and r.n <= ?
        order by r.updated_at desc, r.id desc`,
-        [allowed, actor.id, offset, offset + (page.limit ?? 100)],
+        [allowed, actor.id, search ?? null, search ?? '', search ?? '', offset, offset + (page.limit ?? 100)],
       );
     const listed = rows.map((r) => ({
       id: r.id,
@@ -100,6 +111,27 @@ export class ConversationsService extends BaseService {
     }));
     for (const [id, list] of groupBy(allowed, listed, (r) => r.projectId)) out.set(id, list);
     return out;
+  }
+
+  /** PATCH /chat/conversations/:id: a new title, by the conversation's author (others: the read's 404, or 403 for staff). */
+  async rename(actor: Actor, id: string, input: RenameConversationInput): Promise<ConversationRead> {
+    const read = await this.get(actor, id);
+    requireConversationAuthor(actor, { userId: read.conversation.user?.id ?? null });
+    await this.em().transactional(async (em) => {
+      await em.nativeUpdate(Conversation, { id }, { title: input.title });
+    });
+    read.conversation.title = input.title;
+    return read;
+  }
+
+  /** DELETE /chat/conversations/:id: the conversation and its messages (and their feedback), by its author. */
+  async delete(actor: Actor, id: string): Promise<{ id: string }> {
+    const read = await this.get(actor, id);
+    requireConversationAuthor(actor, { userId: read.conversation.user?.id ?? null });
+    await this.em().transactional(async (em) => {
+      await em.nativeDelete(Conversation, { id });
+    });
+    return { id };
   }
 
   /** GET /chat/recent: the caller's conversations across the projects they can still use, newest first. */

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor } from '../access/actor';
+import { ACTOR_COLUMNS, actorFromRow, type Actor, type ActorRow } from '../access/actor';
+import { accessTo, type AccessSource } from '../access/resolver';
 import { gates } from '../access/gates';
 import { checkProjectAccess } from '../access/read-rules';
 import { requireTier } from '../access/read-rules';
@@ -41,6 +42,13 @@ export function grantTarget(targetType: TargetType, targetId: string): GrantTarg
     groupId: targetType === 'group' ? targetId : null,
     departmentId: targetType === 'department' ? targetId : null,
   });
+}
+
+export interface EffectiveAccess {
+  projectId: string;
+  userId: string;
+  tier: Tier | null;
+  source: AccessSource | null;
 }
 
 export interface GrantResult {
@@ -189,6 +197,20 @@ export class GrantsService extends BaseService {
       viaGroup: rows.filter((r) => r.via === 'group'),
       viaDepartment: rows.filter((r) => r.via === 'department'),
     };
+  }
+
+  /**
+   * GET /projects/:projectId/access/:userId (full tier, like grants): the tier and source the access
+   * resolver gives that user on the project, or nulls when it gives nothing.
+   */
+  async effectiveAccess(actor: Actor, projectId: string, userId: string): Promise<EffectiveAccess> {
+    const em = this.em();
+    const { project } = await requireTier(em, actor, projectId, 'full');
+    if (!isUuid(userId)) throw new NotFoundError('not_found', 'User not found');
+    const users: ActorRow[] = await query(em, `select ${ACTOR_COLUMNS} from users where id = ?`, [userId]);
+    if (!users.length) throw new NotFoundError('not_found', 'User not found');
+    const access = await accessTo(em, actorFromRow(users[0]), project);
+    return { projectId, userId, tier: access?.tier ?? null, source: access?.source ?? null };
   }
 
   private grantsReaching(em: EntityManager, userId: string, departmentId: string | null): Promise<UserGrantRow[]> {

@@ -4,6 +4,7 @@ import { AuthPool } from '../auth/pool';
 import { Tokens } from '../auth/tokens';
 import { AuditService } from './audit.service';
 import { BootstrapService } from './bootstrap.service';
+import { ChatModelService } from './chat-model.service';
 import { ChatService } from './chat.service';
 import { ChatJournal } from './chat-journal';
 import { INGEST_DEAD_QUEUE, INGEST_QUEUE, JOBS_SCHEMA } from '../ingest/pipeline/queues';
@@ -16,6 +17,7 @@ import { DeploymentSecrets } from './deployment-secrets';
 import { DocumentProgressService } from './document-progress.service';
 import { DocumentsService } from './documents.service';
 import { EmbeddingsService } from './embeddings.service';
+import { FeedbackService } from './feedback.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
 import { KeysService } from './keys.service';
@@ -54,6 +56,10 @@ export interface Services {
   /** The record of chat answers' events, for resuming a stream on any node (issue 38). */
   journal: ChatJournal;
   conversations: ConversationsService;
+  /** Thumbs up or down on answers, and the admins' list per project. */
+  feedback: FeedbackService;
+  /** The model chat uses by default, or none. */
+  chatModel: ChatModelService;
   /** Open streams (chat, subscriptions) and the access changes that end them (issue 25). */
   live: LiveAccessService;
   /** A document's ingestion progress as a live stream. */
@@ -77,6 +83,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
   const tokens = new Tokens(ctx, secrets, authPool);
   const live = new LiveAccessService(ctx);
   const journal = new ChatJournal(ctx);
+  const conversations = new ConversationsService(ctx);
   const s: Services = {
     ctx,
     secrets,
@@ -97,7 +104,9 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     embeddings,
     chat: new ChatService(ctx, { providers, retrieval, live, journal }),
     journal,
-    conversations: new ConversationsService(ctx),
+    conversations,
+    feedback: new FeedbackService(ctx, conversations),
+    chatModel: new ChatModelService(ctx, providers),
     live,
     progress: new DocumentProgressService(ctx, { documents, live }),
     async start(opts = {}) {

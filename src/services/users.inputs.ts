@@ -30,6 +30,12 @@ export class ListUsersQuery {
   @IsUUID('all')
   departmentId?: string;
 
+  /** `active` or `inactive` (the web app's People filter). */
+  @Field(() => String, { nullable: true })
+  @Optional()
+  @IsIn([...USER_STATUSES])
+  status?: UserStatus;
+
   @Field(() => Int, { nullable: true })
   @Optional()
   @IsInt()

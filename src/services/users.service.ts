@@ -59,6 +59,7 @@ export class UsersService extends BaseService {
     if (q.platformRole) where.platformRole = q.platformRole;
     if (q.orgPosition) where.orgPosition = q.orgPosition;
     if (q.departmentId) where.department = q.departmentId;
+    if (q.status) where.status = q.status;
     const [users, total] = await this.em().findAndCount(User, where, {
       populate: ['department'],
       orderBy: { createdAt: 'asc', id: 'asc' },

@@ -157,6 +157,15 @@ describe('GET /users', () => {
     expect(await ids('platformRole=superadmin')).toEqual([cast.superadmin.id]);
   });
 
+  it('filters by status', async () => {
+    const dept = await f.makeDepartment();
+    const active = await f.makeUser({ department: dept });
+    const gone = await f.makeUser({ department: dept, status: 'inactive' });
+    const ids = async (qs: string) => (await as(cast.admin).get(`/api/users?${qs}`)).body.users.map((u: any) => u.id).sort();
+    expect(await ids(`departmentId=${dept.id}&status=inactive`)).toEqual([gone.id]);
+    expect(await ids(`departmentId=${dept.id}&status=active`)).toEqual([active.id]);
+  });
+
   it('pages with limit and offset; total counts every match; limit defaults to 50 and is capped at 200', async () => {
     const k = tag();
     await sql(
@@ -190,6 +199,7 @@ describe('GET /users', () => {
     ['offset=x'],
     ['platformRole=root'],
     ['orgPosition=boss'],
+    ['status=gone'],
     ['departmentId=not-a-uuid'],
     ['unknown=1'],
     ['limit=1&limit=2'],

@@ -12,6 +12,8 @@ import type { Access } from '../../src/access/resolver';
 import { COMPLETABLE_VIEWS, granterView, requireCompletableView } from '../../src/access/view-rules';
 import {
   requireAccountEditor,
+  requireAnswerMessage,
+  requireConversationAuthor,
   requireCreatableRole,
   requireDeactivatable,
   requireDeletable,
@@ -144,6 +146,14 @@ describe('write rules', () => {
     expect(code(() => requireDeletable(superadmin, { id: OTHER, platformRole: 'superadmin' }))).toBe('forbidden:forbidden');
     expect(code(() => requireDeletable(admin, { id: ME, platformRole: 'admin' }))).toBe('forbidden:forbidden');
     expect(code(() => requireDeletable(admin, { id: OTHER, platformRole: 'admin' }))).toBe('ok');
+  });
+
+  it('a conversation is changed (renamed, deleted, rated) by its author only; feedback is on answers only', () => {
+    expect(code(() => requireConversationAuthor(actor(), { userId: actor().id }))).toBe('ok');
+    expect(code(() => requireConversationAuthor(admin, { userId: OTHER }))).toBe('forbidden:forbidden');
+    expect(code(() => requireConversationAuthor(superadmin, { userId: null }))).toBe('forbidden:forbidden');
+    expect(code(() => requireAnswerMessage({ role: 'assistant' }))).toBe('ok');
+    expect(code(() => requireAnswerMessage({ role: 'user' }))).toBe('validation_failed:validation');
   });
 
   it("transferring a project's ownership needs the full tier", () => {

@@ -9,6 +9,8 @@ export interface Turn {
   citations: Citation[];
   state: 'streaming' | 'done' | 'stopped' | 'error';
   error?: string;
+  /** The stored message's id (an answer's, from the stream's `meta`), for feedback. */
+  messageId?: string;
 }
 
 /** What a citation marker points at. */
@@ -23,7 +25,15 @@ export interface CitationTarget {
 }
 
 export function turnsFrom(messages: Message[]): Turn[] {
-  return messages.map((m) => ({ key: m.id, role: m.role, content: m.content, sources: [], citations: m.citations ?? [], state: 'done' }));
+  return messages.map((m) => ({
+    key: m.id,
+    messageId: m.id,
+    role: m.role,
+    content: m.content,
+    sources: [],
+    citations: m.citations ?? [],
+    state: 'done',
+  }));
 }
 
 export function citationTarget(turn: Turn, n: number): CitationTarget | null {
@@ -50,7 +60,7 @@ export function describeStreamError(message: string, detail?: string): string {
 export function applyEvent(turn: Turn, e: ChatEvent): Turn {
   switch (e.event) {
     case 'meta':
-      return turn;
+      return { ...turn, messageId: e.data.messageId };
     case 'sources':
       return { ...turn, sources: e.data.chunks };
     case 'text':

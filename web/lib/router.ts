@@ -5,15 +5,23 @@ export type Route =
   | { name: 'home' }
   | { name: 'models' }
   | { name: 'project'; projectId: string; tab: ProjectTab; conversationId: string | null }
+  | { name: 'users' }
+  | { name: 'user'; userId: string }
+  | { name: 'departments' }
+  | { name: 'groups' }
+  | { name: 'audit' }
   | { name: 'not-found' };
 
-export type ProjectTab = 'ask' | 'documents' | 'settings' | 'access';
-const TABS: ProjectTab[] = ['ask', 'documents', 'settings', 'access'];
+export type ProjectTab = 'ask' | 'documents' | 'settings' | 'access' | 'feedback';
+const TABS: ProjectTab[] = ['ask', 'documents', 'settings', 'access', 'feedback'];
 
 export function parseRoute(pathname: string, search: string): Route {
   const parts = pathname.split('/').filter(Boolean);
   if (parts.length === 0 || (parts.length === 1 && parts[0] === 'sign-in')) return { name: 'home' };
   if (parts.length === 1 && parts[0] === 'models') return { name: 'models' };
+  if (parts.length === 1 && (['users', 'departments', 'groups', 'audit'] as const).includes(parts[0] as 'users'))
+    return { name: parts[0] as 'users' | 'departments' | 'groups' | 'audit' };
+  if (parts.length === 2 && parts[0] === 'users') return { name: 'user', userId: parts[1] };
   if (parts[0] === 'projects' && parts[1] && parts.length <= 3) {
     const tab = (parts[2] ?? 'ask') as ProjectTab;
     if (!TABS.includes(tab)) return { name: 'not-found' };

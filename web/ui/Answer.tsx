@@ -1,9 +1,19 @@
-import { memo } from 'react';
+import { memo, type ReactNode } from 'react';
 import { splitCitations } from '../lib/citations';
 import { citationTarget, type CitationTarget, type Turn } from '../lib/chat-turns';
+import { MarkdownAnswer } from './MarkdownAnswer';
 
 /** One turn of the conversation; `[n]` markers become links that open the cited passage. */
-export const TurnView = memo(function TurnView({ turn, onCite }: { turn: Turn; onCite(t: CitationTarget): void }) {
+export const TurnView = memo(function TurnView({
+  turn,
+  onCite,
+  actions,
+}: {
+  turn: Turn;
+  onCite(t: CitationTarget): void;
+  /** Copy, regenerate and feedback under a finished answer (AnswerActions.tsx). */
+  actions?: ReactNode;
+}) {
   if (turn.role === 'user')
     return (
       <li className="turn user">
@@ -11,7 +21,6 @@ export const TurnView = memo(function TurnView({ turn, onCite }: { turn: Turn; o
         <p>{turn.content}</p>
       </li>
     );
-  const paragraphs = turn.content.split(/\n{2,}/);
   return (
     <li className={`turn assistant ${turn.state}`} aria-busy={turn.state === 'streaming'}>
       <span className="sr-only">Answer: </span>
@@ -20,32 +29,8 @@ export const TurnView = memo(function TurnView({ turn, onCite }: { turn: Turn; o
           Looking through the documents…
         </p>
       )}
-      <div className="answer-text">
-        {turn.content !== '' &&
-          paragraphs.map((para, i) => (
-            <p key={i}>
-              {splitCitations(para).map((part, j) => {
-                if (part.kind === 'text') return part.text;
-                const target = citationTarget(turn, part.n);
-                if (!target) return `[${part.n}]`;
-                return (
-                  <a
-                    key={j}
-                    href={`#source-${target.n}`}
-                    className="cite"
-                    aria-label={`Source ${target.n}: ${target.documentName}${target.url ? '' : `, page ${target.pageNumber}`}`}
-                    onClick={(e) => {
-                      e.preventDefault();
-                      onCite(target);
-                    }}
-                  >
-                    [{part.n}]
-                  </a>
-                );
-              })}
-            </p>
-          ))}
-      </div>
+      {/* the answer as Markdown, citation markers included: MarkdownAnswer.tsx */}
+      <MarkdownAnswer turn={turn} onCite={onCite} />
       {turn.state === 'done' && turn.content === '' && <p className="muted">The model returned an empty answer.</p>}
       {turn.state === 'stopped' && <p className="muted">You stopped this answer.</p>}
       {turn.state === 'error' && (
@@ -54,6 +39,7 @@ export const TurnView = memo(function TurnView({ turn, onCite }: { turn: Turn; o
         </p>
       )}
       {turn.state !== 'streaming' && <Sources turn={turn} onCite={onCite} />}
+      {turn.state !== 'streaming' && actions}
     </li>
   );
 });

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Api } from '../lib/api';
 import { disconnectProgress } from '../lib/progress';
 import { navigate, useRoute } from '../lib/router';
@@ -6,9 +6,18 @@ import type { User } from '../lib/types';
 import { SessionContext, type Session } from '../session';
 import { Home } from './Home';
 import { Models } from './Models';
-import { ProjectPage } from './ProjectPage';
 import { Shell } from './Shell';
 import { SignIn } from './SignIn';
+import { Loading } from './common';
+
+// a project's screens (with the Markdown renderer) and the organisation's screens are loaded on demand,
+// so the first screen's script stays small
+const ProjectPage = lazy(() => import('./ProjectPage').then((m) => ({ default: m.ProjectPage })));
+const Users = lazy(() => import('./admin/Users').then((m) => ({ default: m.Users })));
+const UserPage = lazy(() => import('./admin/UserPage').then((m) => ({ default: m.UserPage })));
+const Departments = lazy(() => import('./admin/Departments').then((m) => ({ default: m.Departments })));
+const Groups = lazy(() => import('./admin/Groups').then((m) => ({ default: m.Groups })));
+const AuditLog = lazy(() => import('./admin/AuditLog').then((m) => ({ default: m.AuditLog })));
 
 type State = { phase: 'starting' } | { phase: 'signed-out'; notice?: string } | { phase: 'signed-in'; user: User };
 
@@ -64,7 +73,14 @@ export function App() {
       <Shell route={route}>
         {route.name === 'home' && <Home />}
         {route.name === 'models' && <Models />}
-        {route.name === 'project' && <ProjectPage key={route.projectId} route={route} />}
+        <Suspense fallback={<Loading what="the page" />}>
+          {route.name === 'project' && <ProjectPage key={route.projectId} route={route} />}
+          {route.name === 'users' && <Users />}
+          {route.name === 'user' && <UserPage key={route.userId} userId={route.userId} />}
+          {route.name === 'departments' && <Departments />}
+          {route.name === 'groups' && <Groups />}
+          {route.name === 'audit' && <AuditLog />}
+        </Suspense>
         {route.name === 'not-found' && (
           <section>
             <h1>Not found</h1>

@@ -3,11 +3,13 @@ import { ApiError } from '../lib/api';
 import { askStream, type AskRequest } from '../lib/chat-stream';
 import { applyEvent, turnsFrom, type CitationTarget, type Turn } from '../lib/chat-turns';
 import { navigate, projectPath } from '../lib/router';
-import type { ChatModes, ConversationSummary, Message, ModelChoice } from '../lib/types';
+import type { ChatModes, Message, ModelChoice } from '../lib/types';
 import { useSession } from '../session';
 import { TurnView } from './Answer';
+import { AnswerActions } from './AnswerActions';
+import { Conversations } from './Conversations';
 import { Composer } from './Composer';
-import { ErrorText, Link, useLoad } from './common';
+import { ErrorText, useLoad } from './common';
 import { SourceDialog } from './SourceDialog';
 
 let turnKey = 0;
@@ -15,10 +17,9 @@ let turnKey = 0;
 /** Ask: the project's conversations, the open one, and the question box; answers stream in. */
 export function Ask({ projectId, conversationId }: { projectId: string; conversationId: string | null }) {
   const { api } = useSession();
-  const convs = useLoad(
-    (s) => api.get<{ conversations: ConversationSummary[] }>(`/chat/projects/${encodeURIComponent(projectId)}/conversations`, s),
-    [projectId],
-  );
+  const [version, setVersion] = useState(0);
+  /** The caller's earlier ratings of this conversation's answers, by message id. */
+  const [rated, setRated] = useState<Map<string, 'up' | 'down'>>(new Map());
   const modes = useLoad((s) => api.get<ChatModes>('/chat/config', s), []);
   const models = useLoad((s) => api.get<{ models: ModelChoice[] }>('/providers/models', s), []);
   const [turns, setTurns] = useState<Turn[]>([]);
@@ -31,6 +32,8 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
   const pending = useRef<((t: Turn) => Turn)[]>([]);
   const frame = useRef<number | null>(null);
   const endRef = useRef<HTMLDivElement>(null);
+  /** The last question as asked (mode and model too), for Regenerate. */
+  const lastAsk = useRef<AskRequest | null>(null);
 
   useEffect(() => {
     if (conversationId && conversationId === own.current) return;
@@ -39,7 +42,12 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
     setLoadError(null);
     if (!conversationId) return setTurns([]);
     const ctl = new AbortController();
-    api.get<{ conversation: { messages: Message[] } }>(`/chat/conversations/${encodeURIComponent(conversationId)}`, ctl.signal).then(
+    const path = `/chat/conversations/${encodeURIComponent(conversationId)}`;
+    api.get<{ feedback: Array<{ messageId: string; rating: 'up' | 'down' }> }>(`${path}/feedback`, ctl.signal).then(
+      (r) => setRated(new Map(r.feedback.map((x) => [x.messageId, x.rating]))),
+      () => setRated(new Map()),
+    );
+    api.get<{ conversation: { messages: Message[] } }>(path, ctl.signal).then(
       (r) => setTurns(turnsFrom(r.conversation.messages)),
       (e: unknown) => !ctl.signal.aborted && setLoadError(e instanceof Error ? e.message : 'The conversation could not be loaded'),
     );
@@ -66,13 +74,14 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
     [flush],
   );
 
-  const ask = async (req: AskRequest) => {
+  const ask = async (req: AskRequest, replaceLast = false) => {
     const ctl = new AbortController();
     abort.current = ctl;
     setStreaming(true);
     const body = { ...req, conversationId: own.current ?? conversationId ?? undefined };
+    lastAsk.current = req;
     setTurns((ts) => [
-      ...ts,
+      ...(replaceLast ? ts.slice(0, -2) : ts),
       { key: `q${++turnKey}`, role: 'user', content: req.message, sources: [], citations: [], state: 'done' },
       { key: `a${turnKey}`, role: 'assistant', content: '', sources: [], citations: [], state: 'streaming' },
     ]);
@@ -104,8 +113,18 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
       change((t) => t, true);
       setStreaming(false);
       abort.current = null;
-      convs.reload();
+      setVersion((v) => v + 1);
     }
+  };
+
+  /**
+   * Asks the last question again in the same conversation, and shows the new answer in place of the
+   * last one (the server keeps both exchanges in the conversation's history).
+   */
+  const regenerate = () => {
+    const last = [...turns].reverse().find((t) => t.role === 'user');
+    if (!last || streaming) return;
+    void ask({ ...(lastAsk.current ?? {}), message: last.content }, true);
   };
 
   useEffect(() => {
@@ -114,26 +133,14 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
 
   return (
     <div className="ask">
-      <aside className="conversations" aria-labelledby="convs-title">
-        <div className="section-head">
-          <h2 id="convs-title">Conversations</h2>
-        </div>
-        <Link to={projectPath(projectId)} className="button new-conv">
-          New conversation
-        </Link>
-        <ErrorText>{convs.error}</ErrorText>
-        <ul className="plain-list">
-          {convs.data?.conversations.map((c) => (
-            <li key={c.id}>
-              <Link to={projectPath(projectId, 'ask', c.id)} current={c.id === conversationId}>
-                {c.title || 'Untitled'}
-              </Link>
-              <span className="muted small"> {c.messageCount} messages</span>
-            </li>
-          ))}
-        </ul>
-        {convs.data?.conversations.length === 0 && <p className="muted small">None yet.</p>}
-      </aside>
+      <Conversations
+        projectId={projectId}
+        conversationId={conversationId}
+        version={version}
+        onDeleted={(id) => {
+          if (id === own.current) own.current = null;
+        }}
+      />
       <section className="thread" aria-label="Conversation">
         <ErrorText>{loadError}</ErrorText>
         {turns.length === 0 && !loadError && (
@@ -142,8 +149,23 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
           </p>
         )}
         <ol className="turns" aria-live="polite">
-          {turns.map((t) => (
-            <TurnView key={t.key} turn={t} onCite={setCite} />
+          {turns.map((t, i) => (
+            <TurnView
+              key={t.key}
+              turn={t}
+              onCite={setCite}
+              actions={
+                t.role === 'assistant' && (
+                  <AnswerActions
+                    // remounted when the earlier rating arrives, so it shows as pressed
+                    key={`${t.messageId}:${t.messageId ? (rated.get(t.messageId) ?? '') : ''}`}
+                    turn={t}
+                    rated={t.messageId ? rated.get(t.messageId) : undefined}
+                    onRegenerate={i === turns.length - 1 && !streaming ? () => regenerate() : undefined}
+                  />
+                )
+              }
+            />
           ))}
         </ol>
         <div ref={endRef} />

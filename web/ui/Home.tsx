@@ -12,11 +12,16 @@ export function Home() {
   const { api, user } = useSession();
   const projects = useLoad((s) => api.get<{ projects: ProjectSummary[] }>('/projects', s), []);
   const recent = useLoad((s) => api.get<{ conversations: RecentConversation[] }>('/chat/recent?limit=8', s), []);
-  const providers = useLoad((s) => api.get<{ providers: unknown[] }>('/providers', s), []);
+  // the server's own provider resolution: a model from a provider or from LLM_*, or none at all
+  const chatModel = useLoad(
+    (s) => api.get<{ model: { label: string; source: 'provider' | 'environment' } | null }>('/providers/chat-model', s),
+    [],
+  );
   useEffect(() => {
     document.title = 'Projects · DocQA';
   }, []);
-  const noModel = providers.data && providers.data.providers.length === 0;
+  const noModel = chatModel.data && chatModel.data.model === null;
+  const model = chatModel.data?.model;
 
   return (
     <div className="home">
@@ -29,15 +34,22 @@ export function Home() {
                 Answers need a language model. Add an OpenAI-compatible provider (OpenAI, a local Ollama or vLLM, …): give its address, a
                 key if it needs one, and the model names it serves. &ldquo;Test&rdquo; asks it for a short reply before you save.
               </p>
-              <ProviderForm onSaved={providers.reload} firstRun />
+              <ProviderForm onSaved={chatModel.reload} firstRun />
             </>
           ) : (
             <p>
-              Answers need a language model, and none is set up as a provider here. Unless the server was started with one, questions will
-              fail: ask an engineer or the administrator to add one.
+              Answers need a language model, and chat has none: no provider is enabled and the server was not started with one. Questions
+              will fail until an engineer or the administrator adds one.
             </p>
           )}
         </section>
+      )}
+
+      {model && (
+        <p className="muted chat-model" role="status">
+          Chat answers with <strong>{model.label}</strong>
+          {model.source === 'environment' ? ' (set by the server’s LLM_* settings)' : ' (a configured provider)'}.
+        </p>
       )}
 
       <section aria-labelledby="projects-title">

@@ -1,18 +1,20 @@
 import { useEffect } from 'react';
 import { projectPath, type Route } from '../lib/router';
 import type { ProjectDetail, ProjectSummary } from '../lib/types';
-import { useSession } from '../session';
+import { managesPeople, useSession } from '../session';
 import { Ask } from './Ask';
 import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad } from './common';
 import { Documents } from './Documents';
+import { EffectiveAccess } from './EffectiveAccess';
 import { Grants } from './Grants';
+import { ProjectFeedback } from './ProjectFeedback';
 import { ProjectSettings } from './ProjectSettings';
 
 type ProjectRoute = Extract<Route, { name: 'project' }>;
 
 /** One project: its tabs (Ask, Documents, and Settings / Access where the tier allows). */
 export function ProjectPage({ route }: { route: ProjectRoute }) {
-  const { api } = useSession();
+  const { api, user } = useSession();
   const { projectId, tab } = route;
   // the caller's tier and its source are in the list only (the spec computes them per caller there)
   const summary = useLoad(
@@ -41,6 +43,7 @@ export function ProjectPage({ route }: { route: ProjectRoute }) {
     { id: 'documents', label: `Documents (${project._count.documents})`, show: true },
     { id: 'settings', label: 'Settings', show: tier === 'edit' || tier === 'full' },
     { id: 'access', label: 'Access', show: tier === 'full' },
+    { id: 'feedback', label: 'Feedback', show: managesPeople(user) },
   ];
   const visible = tabs.find((t) => t.id === tab)?.show ?? false;
 
@@ -71,7 +74,13 @@ export function ProjectPage({ route }: { route: ProjectRoute }) {
       {visible && tab === 'ask' && <Ask projectId={projectId} conversationId={route.conversationId} />}
       {visible && tab === 'documents' && <Documents projectId={projectId} tier={tier} onChanged={detail.reload} />}
       {visible && tab === 'settings' && <ProjectSettings project={project} onSaved={detail.reload} />}
-      {visible && tab === 'access' && <Grants projectId={projectId} />}
+      {visible && tab === 'feedback' && <ProjectFeedback projectId={projectId} />}
+      {visible && tab === 'access' && (
+        <>
+          <Grants projectId={projectId} />
+          <EffectiveAccess projectId={projectId} />
+        </>
+      )}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { Route } from '../lib/router';
-import { managesProviders, useSession } from '../session';
+import { managesPeople, managesProviders, readsDepartments, useSession } from '../session';
 import { Link } from './common';
 
 export function Shell({ route, children }: { route: Route; children: ReactNode }) {
@@ -19,6 +19,26 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
           <Link to="/" current={route.name === 'home'}>
             Projects
           </Link>
+          {managesPeople(user) && (
+            <Link to="/users" current={route.name === 'users' || route.name === 'user'}>
+              Users
+            </Link>
+          )}
+          {readsDepartments(user) && (
+            <>
+              <Link to="/departments" current={route.name === 'departments'}>
+                Departments
+              </Link>
+              <Link to="/groups" current={route.name === 'groups'}>
+                Groups
+              </Link>
+            </>
+          )}
+          {managesPeople(user) && (
+            <Link to="/audit" current={route.name === 'audit'}>
+              Audit log
+            </Link>
+          )}
           {managesProviders(user) && (
             <Link to="/models" current={route.name === 'models'}>
               Language models

@@ -17,7 +17,8 @@ export function useTargets(type: TargetType, query: string): { options: TargetOp
   const [options, setOptions] = useState<TargetOption[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
-  const q = type === 'user' ? query.trim() : '';
+  // a suggestion picked from the list reads "Name (email)": the email is what the search can match
+  const q = type === 'user' ? (/\(([^()\s]+@[^()\s]+)\)\s*$/.exec(query)?.[1] ?? query.trim()) : '';
 
   useEffect(() => {
     const ctl = new AbortController();

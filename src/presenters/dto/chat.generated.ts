@@ -100,3 +100,30 @@ export interface ChatErrorEventDto {
   message: 'LLM_API_ERROR' | 'SEARCH_API_ERROR' | 'SERVER_SHUTTING_DOWN' | 'INTERNAL_ERROR' | 'unauthorized' | 'forbidden';
   detail: string;
 }
+
+export interface FeedbackDto {
+  id: string;
+  messageId: string;
+  conversationId: string;
+  projectId: string;
+  rating: 'up' | 'down';
+  comment: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** who gave it; null once that user is deleted */
+  user: {
+    id: string;
+    name: string;
+    email: string;
+  } | null;
+  /** the beginning of the answer the feedback is about (in the admin list, for context) */
+  answer: string;
+}
+
+export interface ChatModelDto {
+  /** The model chat uses when a question and its project name none (provider resolution, DESIGN §8), and whether it comes from a provider or the LLM_* environment; null when chat has no model at all */
+  model: {
+    label: string;
+    source: 'provider' | 'environment';
+  } | null;
+}

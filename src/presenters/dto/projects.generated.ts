@@ -125,3 +125,11 @@ export interface AuditEntryDto {
   metadata: Record<string, unknown>;
   createdAt: string;
 }
+
+export interface EffectiveAccessDto {
+  projectId: string;
+  userId: string;
+  tier: 'use' | 'edit' | 'full' | null;
+  /** which rule of the access resolver gives the tier; null (with tier null) when the user has no access */
+  source: 'platform' | 'owner' | 'user' | 'group' | 'department' | 'public' | null;
+}

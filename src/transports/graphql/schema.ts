@@ -8,6 +8,7 @@ import { AuthResolver } from './resolvers/auth.resolver';
 import { ChatResolver } from './resolvers/chat.resolver';
 import { DepartmentResolver } from './resolvers/department.resolver';
 import { DocumentResolver } from './resolvers/document.resolver';
+import { FeedbackResolver } from './resolvers/feedback.resolver';
 import { GrantResolver } from './resolvers/grant.resolver';
 import { GroupResolver } from './resolvers/group.resolver';
 import { KeyResolver } from './resolvers/key.resolver';
@@ -28,6 +29,7 @@ export const RESOLVERS: BuildSchemaOptions['resolvers'] = [
   ProviderResolver,
   DocumentResolver,
   ChatResolver,
+  FeedbackResolver,
 ];
 
 let built: Promise<GraphQLSchema> | null = null;

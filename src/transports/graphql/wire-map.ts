@@ -52,4 +52,7 @@ export const GRAPHQL_TYPE_OF: Record<string, { type: string; renamed?: Record<st
   ChatTextEvent: { type: 'ChatText' },
   ChatDoneEvent: { type: 'ChatDone' },
   ChatErrorEvent: { type: 'ChatError' },
+  Feedback: { type: 'Feedback' },
+  ChatModel: { type: 'ChatModel' },
+  EffectiveAccess: { type: 'EffectiveAccess' },
 };

@@ -9,7 +9,7 @@ import {
   presentMessage,
   presentRecentConversation,
 } from '../../../presenters/conversation.presenter';
-import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
+import { AskInput, ConversationListQuery, ConversationSearchQuery } from '../../../services/chat.inputs';
 import type { ChatEvent } from '../../../services/chat.service';
 import { parse } from '../../../validation';
 import { actorOf, GraphqlContext } from '../context';
@@ -37,7 +37,7 @@ export class ChatResolver {
   })
   async conversations(
     @Arg('projectId', () => ID) projectId: string,
-    @ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery,
+    @ValidArg('page', ConversationSearchQuery, { nullable: true }) page: ConversationSearchQuery,
     @CurrentActor() actor: Actor,
     @Ctx() ctx: GraphqlContext,
   ): Promise<GraphConversationSummaryDto[]> {

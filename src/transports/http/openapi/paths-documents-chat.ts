@@ -1,5 +1,12 @@
 // REST operations: Documents and chat.
-import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
+import {
+  AskInput,
+  ConversationListQuery,
+  ConversationSearchQuery,
+  FeedbackInput,
+  FeedbackListQuery,
+  RenameConversationInput,
+} from '../../../services/chat.inputs';
 import { ListDocumentsInput } from '../../../services/documents.inputs';
 import { ref, wrap, list, deleted, type Operation } from './operation';
 
@@ -75,8 +82,8 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     method: 'get',
     path: '/chat/projects/:projectId/conversations',
     tag: 'chat',
-    summary: "The caller's conversations in a project",
-    query: ConversationListQuery,
+    summary: "The caller's conversations in a project; `search` keeps those whose title or any message holds the words",
+    query: ConversationSearchQuery,
     ok: { 200: list('conversations', 'ConversationSummary') },
   },
   {
@@ -93,5 +100,50 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     summary: "The caller's recent conversations across projects",
     query: ConversationListQuery,
     ok: { 200: list('conversations', 'RecentConversation') },
+  },
+  {
+    method: 'patch',
+    path: '/chat/conversations/:id',
+    tag: 'chat',
+    summary: 'Rename a conversation (its author only; platform staff who can read it get 403)',
+    body: RenameConversationInput,
+    ok: { 200: wrap('conversation', ref('ConversationDetail')) },
+  },
+  {
+    method: 'delete',
+    path: '/chat/conversations/:id',
+    tag: 'chat',
+    summary: 'Delete a conversation with its messages and their feedback (its author only)',
+    ok: { 200: deleted() },
+  },
+  {
+    method: 'get',
+    path: '/chat/conversations/:id/feedback',
+    tag: 'chat',
+    summary: "The caller's own feedback on the answers of a conversation they can read",
+    ok: { 200: list('feedback', 'Feedback') },
+  },
+  {
+    method: 'post',
+    path: '/chat/messages/:messageId/feedback',
+    tag: 'chat',
+    summary: "Thumbs up or down on an answer, with an optional comment (the conversation's author); giving it again replaces it",
+    body: FeedbackInput,
+    ok: { 200: wrap('feedback', ref('Feedback')) },
+  },
+  {
+    method: 'get',
+    path: '/projects/:projectId/feedback',
+    tag: 'chat',
+    summary: "Feedback on a project's answers, newest first (admin, superadmin)",
+    query: FeedbackListQuery,
+    ok: {
+      200: {
+        type: 'object',
+        properties: { feedback: { type: 'array', items: ref('Feedback') }, total: { type: 'integer' } },
+        required: ['feedback', 'total'],
+        additionalProperties: false,
+      },
+    },
   },
 ];

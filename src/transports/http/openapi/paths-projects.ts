@@ -86,6 +86,13 @@ export const PROJECTS_GRANTS_AUDIT: Operation[] = [
   },
   {
     method: 'get',
+    path: '/projects/:projectId/access/:userId',
+    tag: 'grants',
+    summary: "A user's effective access to the project as the access resolver decides it: tier and source (full tier)",
+    ok: { 200: wrap('access', ref('EffectiveAccess')) },
+  },
+  {
+    method: 'get',
     path: '/grants/by-user/:userId',
     tag: 'grants',
     summary: 'Every grant reaching a user, directly or through a group or department',

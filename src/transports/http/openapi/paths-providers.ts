@@ -19,6 +19,14 @@ export const PROVIDERS: Operation[] = [
   },
   {
     method: 'get',
+    path: '/providers/chat-model',
+    tag: 'providers',
+    summary:
+      'The model chat answers with when a question and its project name none, and whether a provider or LLM_* gives it; null when chat has no model',
+    ok: { 200: ref('ChatModel') },
+  },
+  {
+    method: 'get',
     path: '/providers/admin',
     tag: 'providers',
     summary: 'All providers with masked keys (engineer, superadmin)',

@@ -4,7 +4,15 @@ import {
   presentConversationSummary,
   presentRecentConversation,
 } from '../../../presenters/conversation.presenter';
-import { AskInput, ConversationListQuery } from '../../../services/chat.inputs';
+import { presentFeedback } from '../../../presenters/feedback.presenter';
+import {
+  AskInput,
+  ConversationListQuery,
+  ConversationSearchQuery,
+  FeedbackInput,
+  FeedbackListQuery,
+  RenameConversationInput,
+} from '../../../services/chat.inputs';
 import type { ChatEvent } from '../../../services/chat.service';
 import { ValidationError } from '../../../errors';
 import { parse, parseQuery } from '../../../validation';
@@ -64,7 +72,7 @@ export function chatRoutes(s: Services): Router {
   r.get(
     '/chat/projects/:projectId/conversations',
     route({ auth: 'required' }, async (req) => {
-      const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
+      const page = await parseQuery(ConversationSearchQuery, req.query, ['limit', 'offset']);
       return {
         conversations: (await s.conversations.list(req.actor, req.params.projectId, page)).map(presentConversationSummary),
       };
@@ -75,6 +83,36 @@ export function chatRoutes(s: Services): Router {
     route({ auth: 'required' }, async (req) => {
       const { conversation, messages } = await s.conversations.get(req.actor, req.params.id);
       return { conversation: presentConversationDetail(conversation, messages) };
+    }),
+  );
+  r.patch(
+    '/chat/conversations/:id',
+    route({ auth: 'required' }, async (req) => {
+      const input = await parse(RenameConversationInput, req.body);
+      const { conversation, messages } = await s.conversations.rename(req.actor, req.params.id, input);
+      return { conversation: presentConversationDetail(conversation, messages) };
+    }),
+  );
+  r.delete(
+    '/chat/conversations/:id',
+    route({ auth: 'required' }, async (req) => ({ success: true, ...(await s.conversations.delete(req.actor, req.params.id)) })),
+  );
+  r.get(
+    '/chat/conversations/:id/feedback',
+    route({ auth: 'required' }, async (req) => ({ feedback: (await s.feedback.mine(req.actor, req.params.id)).map(presentFeedback) })),
+  );
+  r.post(
+    '/chat/messages/:messageId/feedback',
+    route({ auth: 'required' }, async (req) => ({
+      feedback: presentFeedback(await s.feedback.give(req.actor, req.params.messageId, await parse(FeedbackInput, req.body))),
+    })),
+  );
+  r.get(
+    '/projects/:projectId/feedback',
+    route({ auth: 'required' }, async (req) => {
+      const q = await parseQuery(FeedbackListQuery, req.query, ['limit', 'offset']);
+      const { feedback, total } = await s.feedback.list(req.actor, req.params.projectId, q);
+      return { feedback: feedback.map(presentFeedback), total };
     }),
   );
   r.get(

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { presentGrant, presentGrantsReachingUser } from '../../../presenters/grant.presenter';
+import { presentEffectiveAccess, presentGrant, presentGrantsReachingUser } from '../../../presenters/grant.presenter';
 import { UpsertGrantInput } from '../../../services/grants.inputs';
 import { parse } from '../../../validation';
 import { Reply, routeWith } from '../route';
@@ -26,6 +26,12 @@ export function grantsRoutes(s: Services): Router {
     route({ auth: 'required' }, async (req) => ({
       success: true,
       ...(await s.grants.delete(req.actor, String(req.params.projectId), String(req.params.grantId))),
+    })),
+  );
+  r.get(
+    '/projects/:projectId/access/:userId',
+    route({ auth: 'required' }, async (req) => ({
+      access: presentEffectiveAccess(await s.grants.effectiveAccess(req.actor, String(req.params.projectId), String(req.params.userId))),
     })),
   );
   r.get(

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { presentAdminProvider, presentModels, presentPublicProvider } from '../../../presenters/provider.presenter';
+import { presentAdminProvider, presentChatModel, presentModels, presentPublicProvider } from '../../../presenters/provider.presenter';
 import { CreateProviderInput, TestProviderInput, UpdateProviderInput } from '../../../services/providers.inputs';
 import { parse } from '../../../validation';
 import { routeWith } from '../route';
@@ -19,6 +19,10 @@ export function providersRoutes(s: Services): Router {
     route({ auth: 'required' }, async (req) => ({
       models: presentModels(await s.providers.listEnabled(req.actor)),
     })),
+  );
+  r.get(
+    '/providers/chat-model',
+    route({ auth: 'required' }, async (req) => presentChatModel(await s.chatModel.describe(req.actor))),
   );
   r.get(
     '/providers/admin',

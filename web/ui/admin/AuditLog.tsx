@@ -1,0 +1,186 @@
+import { useEffect, useState } from 'react';
+import type { Api } from '../../lib/api';
+import { formatWhen } from '../../lib/citations';
+import type { ProjectSummary } from '../../lib/types';
+import { useSession } from '../../session';
+import { ErrorText, Loading, TIER_LABEL, useLoad } from '../common';
+import { useTargets } from '../targets';
+import type { Department, Group, Person } from './org';
+
+interface Entry {
+  id: string;
+  action: string;
+  actorId: string | null;
+  projectId: string | null;
+  targetType: 'user' | 'group' | 'department' | 'project';
+  targetId: string;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+}
+
+const ACTIONS = [
+  'grant_created',
+  'grant_updated',
+  'grant_deleted',
+  'project_visibility_changed',
+  'project_owner_changed',
+  'project_created',
+  'project_deleted',
+  'user_role_changed',
+  'user_status_changed',
+  'group_member_added',
+  'group_member_removed',
+  'department_member_added',
+  'department_member_removed',
+];
+const PAGE = 50;
+
+/** The names behind the ids of a page of entries, read through the same API (a deleted one says so). */
+async function namesFor(api: Api, entries: Entry[], signal: AbortSignal): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const [projects, groups, departments] = await Promise.all([
+    api.get<{ projects: ProjectSummary[] }>('/projects', signal),
+    api.get<{ groups: Group[] }>('/groups', signal),
+    api.get<{ departments: Department[] }>('/departments', signal),
+  ]);
+  for (const p of projects.projects) names.set(p.id, p.name);
+  for (const g of groups.groups) names.set(g.id, g.name);
+  for (const d of departments.departments) names.set(d.id, d.name);
+  const userIds = new Set<string>();
+  for (const e of entries) {
+    if (e.actorId) userIds.add(e.actorId);
+    if (e.targetType === 'user') userIds.add(e.targetId);
+  }
+  await Promise.all(
+    [...userIds].map((id) =>
+      api.get<{ user: Person }>(`/users/${id}`, signal).then(
+        (r) => names.set(id, r.user.name),
+        () => names.set(id, 'a deleted user'),
+      ),
+    ),
+  );
+  return names;
+}
+
+/** The audit log (admins and the superadmin): filter by action, actor, project and time; each entry by name. */
+export function AuditLog() {
+  const { api } = useSession();
+  const [f, setF] = useState({ action: '', actor: '', projectId: '', from: '', to: '' });
+  const [offset, setOffset] = useState(0);
+  const actors = useTargets('user', f.actor);
+  const actorId = f.actor ? actors.options.find((o) => o.label.toLowerCase() === f.actor.trim().toLowerCase())?.id : undefined;
+  const projects = useLoad((s) => api.get<{ projects: ProjectSummary[] }>('/projects', s), []);
+  const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+  if (f.action) qs.set('action', f.action);
+  if (actorId) qs.set('actorId', actorId);
+  if (f.projectId) qs.set('projectId', f.projectId);
+  if (f.from) qs.set('from', new Date(f.from).toISOString());
+  if (f.to) qs.set('to', new Date(f.to).toISOString());
+  const log = useLoad(
+    async (s) => {
+      const page = await api.get<{ entries: Entry[]; total: number }>(`/audit-log?${qs}`, s);
+      return { ...page, names: await namesFor(api, page.entries, s) };
+    },
+    [qs.toString()],
+  );
+  useEffect(() => {
+    document.title = 'Audit log · DocQA';
+  }, []);
+  const set = (k: keyof typeof f, v: string) => {
+    setF((x) => ({ ...x, [k]: v }));
+    setOffset(0);
+  };
+  const name = (id: string | null) => (id ? (log.data?.names.get(id) ?? 'a deleted item') : 'the system');
+  const total = log.data?.total ?? 0;
+
+  return (
+    <section className="admin" aria-labelledby="audit-title">
+      <h1 id="audit-title">Audit log</h1>
+      <form className="card row wrap filters" aria-label="Filter the audit log" onSubmit={(e) => e.preventDefault()}>
+        <label className="inline">
+          Action
+          <select value={f.action} onChange={(e) => set('action', e.target.value)}>
+            <option value="">Any</option>
+            {ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline grow">
+          Actor
+          <input list="audit-actors" value={f.actor} onChange={(e) => set('actor', e.target.value)} autoComplete="off" />
+          <datalist id="audit-actors">
+            {actors.options.map((o) => (
+              <option key={o.id} value={o.label} />
+            ))}
+          </datalist>
+        </label>
+        <label className="inline">
+          Project
+          <select value={f.projectId} onChange={(e) => set('projectId', e.target.value)}>
+            <option value="">Any</option>
+            {projects.data?.projects.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline">
+          From
+          <input type="datetime-local" value={f.from} onChange={(e) => set('from', e.target.value)} />
+        </label>
+        <label className="inline">
+          To
+          <input type="datetime-local" value={f.to} onChange={(e) => set('to', e.target.value)} />
+        </label>
+      </form>
+      {log.loading && !log.data && <Loading what="the audit log" />}
+      <ErrorText>{log.error}</ErrorText>
+      <div className="table-wrap">
+        <table className="grant-table audit-table">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Action</th>
+              <th scope="col">Who</th>
+              <th scope="col">Project</th>
+              <th scope="col">Target</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {log.data?.entries.map((e) => (
+              <tr key={e.id}>
+                <td>{formatWhen(e.createdAt)}</td>
+                <td>{e.action}</td>
+                <td>{name(e.actorId)}</td>
+                <td>{e.projectId ? name(e.projectId) : '—'}</td>
+                <td>
+                  {e.targetType} {name(e.targetId)}
+                </td>
+                <td className="small">
+                  {typeof e.metadata.tier === 'string' && TIER_LABEL[e.metadata.tier]}
+                  {typeof e.metadata.previousTier === 'string' && ` (was ${TIER_LABEL[e.metadata.previousTier]})`}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <nav className="row pager" aria-label="Pages of the audit log">
+        <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+          Previous page
+        </button>
+        <span className="muted" role="status">
+          {total === 0 ? 'No entries match.' : `${offset + 1}–${Math.min(offset + PAGE, total)} of ${total}`}
+        </span>
+        <button type="button" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
+          Next page
+        </button>
+      </nav>
+    </section>
+  );
+}

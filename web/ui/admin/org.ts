@@ -1,0 +1,64 @@
+/** Shapes and words shared by the organisation's screens (users, departments, groups, audit log). */
+import { ApiError } from '../../lib/api';
+
+export type PlatformRole = 'none' | 'admin' | 'engineer' | 'superadmin';
+export type OrgPosition = 'member' | 'manager' | 'ceo';
+
+export interface DepartmentRef {
+  id: string;
+  name: string;
+  color: string;
+}
+
+export interface Person {
+  id: string;
+  email: string;
+  name: string;
+  platformRole: PlatformRole;
+  orgPosition: OrgPosition;
+  departmentId: string | null;
+  department?: DepartmentRef | null;
+  status: 'active' | 'inactive';
+  lastLoginAt?: string | null;
+  createdAt?: string;
+}
+
+export interface Department extends DepartmentRef {
+  description: string;
+  _count?: { members: number; groups: number; grants: number };
+}
+
+export interface Group {
+  id: string;
+  name: string;
+  description: string | null;
+  departmentId: string;
+  department: DepartmentRef | null;
+  memberCount: number;
+  members?: Person[];
+}
+
+export const ROLE_LABEL: Record<PlatformRole, string> = { none: 'None', admin: 'Admin', engineer: 'Engineer', superadmin: 'Superadmin' };
+export const POSITION_LABEL: Record<OrgPosition, string> = { member: 'Member', manager: 'Manager', ceo: 'CEO' };
+
+/** The spec's rules, said plainly when the server refuses (the server decides; this only words its answer). */
+const RULES: Record<string, string> = {
+  ceo_exists: 'There is already a CEO: an organisation has only one.',
+  forbidden_role: 'Only the superadmin can change a platform role, and nobody can make another superadmin.',
+  singleton_immutable: 'The CEO and the superadmin keep their position and role (they can be renamed).',
+  email_exists: 'Someone already has this email address.',
+  department_not_found: 'That department no longer exists.',
+  user_in_other_department: 'This person is already in another department.',
+  department_name_exists: 'A department with this name already exists.',
+  group_name_exists: 'A group with this name already exists in the department.',
+  user_not_in_department: "A group's members must belong to its department.",
+};
+
+/** An error in words: the rule it hit when the server named one, else the server's own message. */
+export function ruleMessage(e: unknown): string {
+  if (e instanceof ApiError) {
+    if (e.status === 403 && /delete your own account/i.test(e.message)) return 'You cannot delete your own account.';
+    return RULES[e.code] ? `${RULES[e.code]} (${e.message})` : e.message;
+  }
+  return e instanceof Error ? e.message : 'Something went wrong';
+}
