@@ -145,9 +145,11 @@ export class DocumentsService extends BaseService {
       page_number: number;
       text: string;
       context: string;
+      locations: ChunkSource['locations'];
     }>(
       em,
-      'select c.project_id, c.document_id, d.name, c.page_number, c.text, c.context from chunks c join documents d on d.id = c.document_id where c.id = ?',
+      `select c.project_id, c.document_id, d.name, c.page_number, c.text, c.context, c.locations
+         from chunks c join documents d on d.id = c.document_id where c.id = ?`,
       [chunkId],
     );
     if (!row) throw new NotFoundError('not_found', 'Chunk not found');
@@ -159,6 +161,7 @@ export class DocumentsService extends BaseService {
       chunkId,
       snippet: row.text,
       context: row.context,
+      locations: row.locations ?? null,
     };
   }
 

@@ -13,6 +13,7 @@ import { DepartmentsService } from './departments.service';
 import { DeploymentSecrets } from './deployment-secrets';
 import { DocumentProgressService } from './document-progress.service';
 import { DocumentsService } from './documents.service';
+import { OriginalsService } from './originals.service';
 import { EmbeddingsService } from './embeddings.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
@@ -41,6 +42,8 @@ export interface Services {
   audit: AuditService;
   providers: ProvidersService;
   documents: DocumentsService;
+  /** Documents' stored originals, served to readers (GET /documents/:id/original). */
+  originals: OriginalsService;
   retrieval: RetrievalService;
   embeddings: EmbeddingsService;
   chat: ChatService;
@@ -81,6 +84,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     audit,
     providers,
     documents,
+    originals: new OriginalsService(ctx),
     retrieval,
     embeddings,
     chat: new ChatService(ctx, { providers, retrieval, live }),

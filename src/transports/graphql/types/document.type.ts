@@ -1,6 +1,6 @@
 import { IsBase64, IsOptional, IsString, MaxLength, MinLength, ArrayMinSize, ArrayMaxSize, ValidateNested, IsArray } from 'class-validator';
 import { Type } from 'class-transformer';
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
 import { Page } from './common.type';
 import { DocumentStatusEnum } from './enums';
@@ -40,6 +40,7 @@ export class DocumentType {
   @Field(() => ID, { nullable: true }) uploadedBy!: string | null;
   @Field({ description: 'ISO timestamp' }) createdAt!: string;
   @Field({ description: 'ISO timestamp' }) updatedAt!: string;
+  @Field({ description: 'Where the stored original is served (GET, `use` tier; `Range` supported)' }) originalUrl!: string;
   @Field(() => Boolean, { nullable: true, description: 'In upload answers: the same content was already in the project' })
   duplicate?: boolean;
 }
@@ -60,6 +61,24 @@ export class DocumentProgressType {
   @Field(() => String, { nullable: true }) error!: string | null;
 }
 
+/** A box a chunk's text is drawn in, as fractions of its page's width and height from the top-left corner. */
+@ObjectType('ChunkBox')
+export class ChunkBoxType {
+  @Field(() => Float) x!: number;
+  @Field(() => Float) y!: number;
+  @Field(() => Float) w!: number;
+  @Field(() => Float) h!: number;
+}
+
+/** Where a chunk lies on one page: characters [start, end) of the page's converted text, and its boxes. */
+@ObjectType('ChunkLocation')
+export class ChunkLocationType {
+  @Field(() => Int) page!: number;
+  @Field(() => Int) start!: number;
+  @Field(() => Int) end!: number;
+  @Field(() => [ChunkBoxType], { nullable: true, description: 'PDF and OCR pages only' }) boxes?: ChunkBoxType[];
+}
+
 /** GET /chat/chunks/:chunkId/source: a citation's chunk with its surrounding paragraph. */
 @ObjectType('ChunkSource')
 export class ChunkSourceType {
@@ -69,6 +88,11 @@ export class ChunkSourceType {
   @Field(() => ID) chunkId!: string;
   @Field() snippet!: string;
   @Field() context!: string;
+  @Field(() => [ChunkLocationType], {
+    nullable: true,
+    description: 'Where the chunk lies in the original, page by page; null for a document not yet analysed for it (use snippet)',
+  })
+  locations!: ChunkLocationType[] | null;
 }
 
 /**
