@@ -9,7 +9,7 @@ import { BaseService } from './context';
 /** A stored original as GET /documents/:id/original serves it. */
 export interface Original {
   name: string;
-  /** What the response declares: the sniffed type of an inline file, the stored mime type otherwise. */
+  /** What the response declares: the sniffed type of an inline file; the stored type otherwise, unless a browser would render it. */
   contentType: string;
   /** Shown in the browser (PDF and raster images, told by their first bytes); everything else is a download. */
   inline: boolean;
@@ -31,6 +31,9 @@ const INLINE_SIGNATURES: Array<[string, (b: Buffer) => boolean]> = [
   ['image/bmp', (b) => b.subarray(0, 2).toString('latin1') === 'BM'],
   ['image/tiff', (b) => ['II*\0', 'MM\0*'].includes(b.subarray(0, 4).toString('latin1'))],
 ];
+
+/** Types a browser renders or runs (markup, script, images it was not told are raster): declared as bytes instead. */
+const ACTIVE_TYPE = /html|xml|script|^image\/|^text\/(?!plain$|markdown$|csv$)/;
 
 /** Bytes read to tell a file's kind before serving it. */
 const HEAD_BYTES = 16;
@@ -55,7 +58,7 @@ export class OriginalsService extends BaseService {
     const sniffed = INLINE_SIGNATURES.find(([, test]) => head.length >= 4 && test(head))?.[0];
     return {
       name: doc.name,
-      contentType: sniffed ?? doc.mimeType,
+      contentType: sniffed ?? (ACTIVE_TYPE.test(doc.mimeType) ? 'application/octet-stream' : doc.mimeType),
       inline: sniffed !== undefined,
       size: doc.size,
       etag: `"${doc.sha256}"`,
