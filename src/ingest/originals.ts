@@ -67,7 +67,7 @@ export async function sweepOrphanOriginals(em: EntityManager): Promise<number> {
  * them with substring(). Throws when the document goes while it is being read.
  */
 export async function* originalSlices(em: EntityManager, ref: OriginalRef, start: number, end: number): AsyncGenerator<Buffer> {
-  for (let offset = start; offset < end; ) {
+  for (let offset = start; offset < end;) {
     const length = Math.min(SLICE_BYTES, end - offset);
     const [row] = await (ref.oid !== null
       ? query<{ b: Buffer | null }>(em, 'select lo_get(?::oid, ?, ?) as b', [ref.oid, offset, length])

@@ -13,6 +13,15 @@ export interface ParsedPage {
    * the titles of the sections it lies in too, outermost first, one per line.
    */
   sections?: Array<{ offset: number; title: string; level?: number }>;
+  /** How the page's text was obtained: the file's own text (a PDF's text layer, a converted format) or OCR. Absent: 'text'. */
+  method?: 'text' | 'ocr';
+  /** Mean OCR word confidence, 0–100 (OCR pages only). */
+  confidence?: number;
+  /**
+   * Where runs of `text` lie on the page (PDF and OCR pages): characters [start, end) of `text` are drawn in the box
+   * x, y, w, h, given as fractions of the page's width and height from its top-left corner.
+   */
+  boxes?: Array<{ start: number; end: number; x: number; y: number; w: number; h: number }>;
 }
 
 /** Called as pages are read: `pagesTotal` is known up front for PDFs, at the end for the rest. */
