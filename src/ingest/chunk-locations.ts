@@ -56,3 +56,21 @@ export function locationsOf(pieces: ChunkPiece[], paras: Paragraph[], boxesOf: (
       return { page, start, end, ...(boxes ? { boxes } : {}) };
     });
 }
+
+/**
+ * A chunk's stored locations, each with the part of the chunk's text on its page (`pageStarts`:
+ * where pages pageNumber + 1 … start in `text`), so a viewer can mark the words on each page.
+ */
+export function locationsWithText(
+  locations: ChunkLocation[],
+  text: string,
+  pageNumber: number,
+  pageStarts: number[] | null,
+): Array<ChunkLocation & { text: string }> {
+  return locations.map((l) => {
+    const k = l.page - pageNumber;
+    const from = k <= 0 ? 0 : (pageStarts?.[k - 1] ?? text.length);
+    const to = pageStarts?.[k] ?? text.length;
+    return { ...l, text: text.slice(from, to).trim() };
+  });
+}

@@ -25,6 +25,8 @@ export interface ChunkLocation {
   page: number;
   start: number;
   end: number;
+  /** The part of the chunk's text on this page. */
+  text: string;
   boxes?: Array<{ x: number; y: number; w: number; h: number }>;
 }
 

@@ -87,6 +87,7 @@ const chunkLocation = obj(
     page: int,
     start: int,
     end: int,
+    text: { ...str, description: "the part of the chunk's text on this page" },
     boxes: arrayOf(obj({ x: num, y: num, w: num, h: num })),
   },
   ['boxes'],

@@ -7,6 +7,7 @@ import { Document, Project, User } from '../entities';
 import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
 import { detectKind, mimeTypeFor } from '../ingest/detect';
+import { type ChunkLocation, locationsWithText } from '../ingest/chunk-locations';
 import { lockProjectIndex, removeDocumentChunks } from '../ingest/index-writer';
 import { query } from '../db/sql';
 import { removeOriginal, storeOriginal } from '../ingest/originals';
@@ -145,10 +146,11 @@ export class DocumentsService extends BaseService {
       page_number: number;
       text: string;
       context: string;
-      locations: ChunkSource['locations'];
+      locations: ChunkLocation[] | null;
+      page_starts: number[] | null;
     }>(
       em,
-      `select c.project_id, c.document_id, d.name, c.page_number, c.text, c.context, c.locations
+      `select c.project_id, c.document_id, d.name, c.page_number, c.text, c.context, c.locations, c.page_starts
          from chunks c join documents d on d.id = c.document_id where c.id = ?`,
       [chunkId],
     );
@@ -161,7 +163,7 @@ export class DocumentsService extends BaseService {
       chunkId,
       snippet: row.text,
       context: row.context,
-      locations: row.locations ?? null,
+      locations: row.locations && locationsWithText(row.locations, row.text, row.page_number, row.page_starts),
     };
   }
 

@@ -51,7 +51,7 @@ it("a PDF chunk's source gives its page and the boxes of its text, beside the sp
   });
   expect(res.body.locations).toHaveLength(1);
   const [where] = res.body.locations;
-  expect(where).toMatchObject({ page: 2, start: 0 });
+  expect(where).toMatchObject({ page: 2, start: 0, text: res.body.snippet });
   expect(where.boxes.length).toBeGreaterThan(0);
   const [box] = where.boxes;
   // near the top left of the page (the test PDF's margin is 56 pt of 612 × 792)
@@ -67,7 +67,7 @@ it("a DOCX chunk's source gives character offsets into its converted page, witho
   const res = await source(await chunkWith(doc.id, 'second class'));
   expect(res.status).toBe(200);
   expect(res.body.locations).toHaveLength(1);
-  expect(res.body.locations[0]).toEqual({ page: 1, start: expect.any(Number), end: expect.any(Number) });
+  expect(res.body.locations[0]).toEqual({ page: 1, start: expect.any(Number), end: expect.any(Number), text: res.body.snippet });
   expect(res.body.locations[0].end - res.body.locations[0].start).toBeGreaterThanOrEqual(res.body.snippet.length);
 });
 

@@ -15,6 +15,8 @@ export interface Turn {
 export interface CitationTarget {
   n: number;
   chunkId: string;
+  /** The cited document (absent for web results and for citations stored before it was kept). */
+  documentId?: string;
   documentName: string;
   pageNumber: number;
   url?: string;
@@ -28,9 +30,20 @@ export function turnsFrom(messages: Message[]): Turn[] {
 
 export function citationTarget(turn: Turn, n: number): CitationTarget | null {
   const s = turn.sources[n - 1];
-  if (s) return { n, chunkId: s.id, documentName: s.documentName, pageNumber: s.pageNumber, url: s.url, snippet: s.snippet };
+  if (s)
+    return {
+      n,
+      chunkId: s.id,
+      documentId: s.url ? undefined : s.documentId,
+      documentName: s.documentName,
+      pageNumber: s.pageNumber,
+      url: s.url,
+      snippet: s.snippet,
+    };
   const c = turn.citations.find((x) => x.index === n);
-  return c ? { n, chunkId: c.chunkId, documentName: c.documentName, pageNumber: c.pageNumber, url: c.url } : null;
+  return c
+    ? { n, chunkId: c.chunkId, documentId: c.documentId, documentName: c.documentName, pageNumber: c.pageNumber, url: c.url }
+    : null;
 }
 
 /** A stream `error` event in words a person can act on. */

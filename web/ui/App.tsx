@@ -4,6 +4,7 @@ import { disconnectProgress } from '../lib/progress';
 import { navigate, useRoute } from '../lib/router';
 import type { User } from '../lib/types';
 import { SessionContext, type Session } from '../session';
+import { DocumentPage } from './DocumentPage';
 import { Home } from './Home';
 import { Models } from './Models';
 import { ProjectPage } from './ProjectPage';
@@ -65,6 +66,7 @@ export function App() {
         {route.name === 'home' && <Home />}
         {route.name === 'models' && <Models />}
         {route.name === 'project' && <ProjectPage key={route.projectId} route={route} />}
+        {route.name === 'document' && <DocumentPage key={route.documentId} route={route} />}
         {route.name === 'not-found' && (
           <section>
             <h1>Not found</h1>

@@ -8,6 +8,7 @@ import { useSession } from '../session';
 import { TurnView } from './Answer';
 import { Composer } from './Composer';
 import { ErrorText, Link, useLoad } from './common';
+import { CitationDialog } from './CitationDialog';
 import { SourceDialog } from './SourceDialog';
 
 let turnKey = 0;
@@ -155,7 +156,12 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
           onStop={() => abort.current?.abort()}
         />
       </section>
-      {cite && <SourceDialog key={cite.chunkId} target={cite} onClose={() => setCite(null)} />}
+      {cite &&
+        (cite.url || !cite.documentId ? (
+          <SourceDialog key={cite.chunkId} target={cite} onClose={() => setCite(null)} />
+        ) : (
+          <CitationDialog key={cite.chunkId} projectId={projectId} target={cite} onClose={() => setCite(null)} />
+        ))}
     </div>
   );
 }

@@ -73,6 +73,8 @@ export interface ChunkSourceDto {
     page: number;
     start: number;
     end: number;
+    /** the part of the chunk's text on this page */
+    text: string;
     boxes?: {
       x: number;
       y: number;

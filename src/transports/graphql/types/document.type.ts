@@ -76,6 +76,7 @@ export class ChunkLocationType {
   @Field(() => Int) page!: number;
   @Field(() => Int) start!: number;
   @Field(() => Int) end!: number;
+  @Field({ description: "The part of the chunk's text on this page" }) text!: string;
   @Field(() => [ChunkBoxType], { nullable: true, description: 'PDF and OCR pages only' }) boxes?: ChunkBoxType[];
 }
 
