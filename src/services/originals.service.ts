@@ -47,7 +47,11 @@ export class OriginalsService extends BaseService {
   async get(actor: Actor, id: string): Promise<Original> {
     if (!isUuid(id)) throw new NotFoundError('not_found', 'Document not found');
     const em = this.em();
-    const doc = await em.findOne(Document, { id }, { fields: ['id', 'project', 'name', 'mimeType', 'size', 'sha256', 'contentOid', 'createdAt'] });
+    const doc = await em.findOne(
+      Document,
+      { id },
+      { fields: ['id', 'project', 'name', 'mimeType', 'size', 'sha256', 'contentOid', 'createdAt'] },
+    );
     if (!doc) throw new NotFoundError('not_found', 'Document not found');
     await requireTier(em, actor, doc.project.id, 'use');
     const ref: OriginalRef = { documentId: doc.id, oid: doc.contentOid ?? null, size: doc.size };

@@ -13,10 +13,7 @@ let f: ReturnType<typeof factories>;
 let owner: User & { token: string };
 let project: Project;
 
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const HTML = '<!doctype html><html><body><h1>Hello</h1><script>fetch("/api/auth/me")</script></body></html>';
 
 /** Uploads one file (not waiting for ingestion: the original is stored with the upload) and returns its id. */
@@ -105,9 +102,23 @@ describe('headers for each kind of file', () => {
     ['PDF', 'doc.pdf', () => makePdf([{ paragraphs: ['A page.'] }]), 'application/pdf', 'inline', 'application/pdf'],
     ['PNG', 'pic.png', () => PNG, 'image/png', 'inline', 'image/png'],
     ['HTML', 'page.html', () => HTML, 'text/html', 'attachment', null],
-    ['SVG', 'pic.svg', () => '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'image/svg+xml', 'attachment', null],
+    [
+      'SVG',
+      'pic.svg',
+      () => '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+      'image/svg+xml',
+      'attachment',
+      null,
+    ],
     ['HTML declared as a PDF', 'fake.pdf', () => HTML.replace('Hello', 'Not a PDF'), 'application/pdf', 'attachment', null],
-    ['DOCX', 'notes.docx', () => makeDocx([{ text: 'A paragraph.' }]), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'attachment', null],
+    [
+      'DOCX',
+      'notes.docx',
+      () => makeDocx([{ text: 'A paragraph.' }]),
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      'attachment',
+      null,
+    ],
   ])('%s', async (_kind, name, content, type, disposition, contentType) => {
     const id = await upload(name, await content(), type);
     const res = await original(id, owner.token);

@@ -41,9 +41,7 @@ export function citationTarget(turn: Turn, n: number): CitationTarget | null {
       snippet: s.snippet,
     };
   const c = turn.citations.find((x) => x.index === n);
-  return c
-    ? { n, chunkId: c.chunkId, documentId: c.documentId, documentName: c.documentName, pageNumber: c.pageNumber, url: c.url }
-    : null;
+  return c ? { n, chunkId: c.chunkId, documentId: c.documentId, documentName: c.documentName, pageNumber: c.pageNumber, url: c.url } : null;
 }
 
 /** A stream `error` event in words a person can act on. */

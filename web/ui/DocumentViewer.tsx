@@ -24,21 +24,24 @@ export interface ViewerTarget {
  */
 export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPage?(page: number): void }) {
   const { api } = useSession();
-  const loaded = useLoad(async (signal) => {
-    const [doc, source] = await Promise.all([
-      api.get<{ document: DocumentInfo }>(`/documents/${encodeURIComponent(target.documentId)}`, signal).then(
-        (r) => r.document,
-        (e: unknown) => {
-          if (e instanceof ApiError && e.status === 404) return null;
-          throw e;
-        },
-      ),
-      target.chunkId
-        ? api.get<ChunkSource>(`/chat/chunks/${encodeURIComponent(target.chunkId)}/source`, signal).catch(() => null)
-        : Promise.resolve(null),
-    ]);
-    return { doc, source };
-  }, [target.documentId, target.chunkId]);
+  const loaded = useLoad(
+    async (signal) => {
+      const [doc, source] = await Promise.all([
+        api.get<{ document: DocumentInfo }>(`/documents/${encodeURIComponent(target.documentId)}`, signal).then(
+          (r) => r.document,
+          (e: unknown) => {
+            if (e instanceof ApiError && e.status === 404) return null;
+            throw e;
+          },
+        ),
+        target.chunkId
+          ? api.get<ChunkSource>(`/chat/chunks/${encodeURIComponent(target.chunkId)}/source`, signal).catch(() => null)
+          : Promise.resolve(null),
+      ]);
+      return { doc, source };
+    },
+    [target.documentId, target.chunkId],
+  );
 
   if (loaded.loading) return <Loading what="the document" />;
   if (loaded.error) return <ErrorText>{loaded.error}</ErrorText>;

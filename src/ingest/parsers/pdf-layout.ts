@@ -197,4 +197,3 @@ export function boxOnPage(viewport: {
     return { x, y, w: clamp(Math.max(x1, x2) / viewport.width) - x, h: clamp(Math.max(y1, y2) / viewport.height) - y };
   };
 }
-

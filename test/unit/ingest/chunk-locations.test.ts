@@ -11,14 +11,17 @@ const config = loadConfig({ JWT_SECRET: 'unit-secret-unit-secret', NODE_ENV: 'te
 const pool = new ParserPool(config.parseLimits, config.parserPool);
 afterAll(() => pool.destroy());
 
+// eslint-disable-next-line no-control-regex -- HEADING_MARK (U+0001) separates a heading mark from its words
+const WORD = /[^\s\u0001]+/g;
+
 /** A box for every word of `text`, its x the word's number, so a test can tell which word a box is for. */
 function wordBoxes(text: string): NonNullable<ParsedPage['boxes']> {
-  return [...text.matchAll(/[^\s\u0001]+/g)].map((m, i) => ({ start: m.index, end: m.index + m[0].length, x: i, y: 0, w: 1, h: 1 }));
+  return [...text.matchAll(WORD)].map((m, i) => ({ start: m.index, end: m.index + m[0].length, x: i, y: 0, w: 1, h: 1 }));
 }
 /** The word each box is drawn for, by its x (see wordBoxes), and the text it points at now. */
 const boxTexts = (page: ParsedPage) => (page.boxes ?? []).map((b) => [b.x, page.text.slice(b.start, b.end)]);
 /** The words wordBoxes() drew, a heading mark's level digit left out. */
-const words = (text: string) => [...text.matchAll(/[^\s\u0001]+/g)].map((m) => (text[m.index - 1] === '\u0001' ? m[0].slice(1) : m[0]));
+const words = (text: string) => [...text.matchAll(WORD)].map((m) => (text[m.index - 1] === '\u0001' ? m[0].slice(1) : m[0]));
 
 describe('boxes stay on their characters while the page text is rewritten', () => {
   it('heading marks are taken out (withSections)', () => {
