@@ -62,13 +62,19 @@ export async function sweepOrphanOriginals(em: EntityManager): Promise<number> {
 }
 
 /**
- * Bytes [start, end) of a stored original, one slice at a time (SLICE_BYTES): the server never
- * holds more than one slice of it. Large objects are read with lo_get, originals stored before
+ * Bytes [start, end) of a stored original, one slice at a time (`sliceBytes`, SLICE_BYTES unless
+ * told): the server never holds more than one slice of it. Large objects are read with lo_get, originals stored before
  * them with substring(). Throws when the document goes while it is being read.
  */
-export async function* originalSlices(em: EntityManager, ref: OriginalRef, start: number, end: number): AsyncGenerator<Buffer> {
+export async function* originalSlices(
+  em: EntityManager,
+  ref: OriginalRef,
+  start: number,
+  end: number,
+  sliceBytes = SLICE_BYTES,
+): AsyncGenerator<Buffer> {
   for (let offset = start; offset < end;) {
-    const length = Math.min(SLICE_BYTES, end - offset);
+    const length = Math.min(sliceBytes, end - offset);
     const [row] = await (ref.oid !== null
       ? query<{ b: Buffer | null }>(em, 'select lo_get(?::oid, ?, ?) as b', [ref.oid, offset, length])
       : query<{ b: Buffer | null }>(em, 'select substring(content from ? for ?) as b from documents where id = ?', [

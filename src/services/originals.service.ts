@@ -35,6 +35,12 @@ const INLINE_SIGNATURES: Array<[string, (b: Buffer) => boolean]> = [
 /** Types a browser renders or runs (markup, script, images it was not told are raster): declared as bytes instead. */
 const ACTIVE_TYPE = /html|xml|script|^image\/|^text\/(?!plain$|markdown$|csv$)/;
 
+/**
+ * Bytes per read of an original being served: each read's bytea arrives as hex text (twice its size)
+ * before it is a Buffer, so smaller slices keep a reader's garbage, and the server's RSS, low.
+ */
+const SERVE_SLICE_BYTES = 256 * 1024;
+
 /** Bytes read to tell a file's kind before serving it. */
 const HEAD_BYTES = 16;
 
@@ -56,7 +62,7 @@ export class OriginalsService extends BaseService {
     await requireTier(em, actor, doc.project.id, 'use');
     const ref: OriginalRef = { documentId: doc.id, oid: doc.contentOid ?? null, size: doc.size };
     // each read gets a fresh EntityManager: the response outlives the request's
-    const read = (start: number, end: number) => originalSlices(this.freshEm(), ref, start, end);
+    const read = (start: number, end: number) => originalSlices(this.freshEm(), ref, start, end, SERVE_SLICE_BYTES);
     let head = Buffer.alloc(0);
     for await (const slice of read(0, Math.min(HEAD_BYTES, doc.size))) head = Buffer.concat([head, slice]);
     const sniffed = INLINE_SIGNATURES.find(([, test]) => head.length >= 4 && test(head))?.[0];
