@@ -9,6 +9,8 @@ export interface Turn {
   citations: Citation[];
   state: 'streaming' | 'done' | 'stopped' | 'error';
   error?: string;
+  /** The stream's `sources` carried no passage: nothing in the project's documents matched. */
+  noPassage?: boolean;
 }
 
 /** What a citation marker points at. */
@@ -63,7 +65,7 @@ export function applyEvent(turn: Turn, e: ChatEvent): Turn {
     case 'meta':
       return turn;
     case 'sources':
-      return { ...turn, sources: e.data.chunks };
+      return { ...turn, sources: e.data.chunks, noPassage: e.data.chunks.length === 0 };
     case 'text':
       return { ...turn, content: turn.content + e.data.delta };
     case 'done':

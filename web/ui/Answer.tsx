@@ -46,6 +46,11 @@ export const TurnView = memo(function TurnView({ turn, onCite }: { turn: Turn; o
             </p>
           ))}
       </div>
+      {turn.noPassage && (
+        <p className="muted" role="note">
+          No passage in this project&rsquo;s documents matched.
+        </p>
+      )}
       {turn.state === 'done' && turn.content === '' && <p className="muted">The model returned an empty answer.</p>}
       {turn.state === 'stopped' && <p className="muted">You stopped this answer.</p>}
       {turn.state === 'error' && (
