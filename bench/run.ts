@@ -16,7 +16,7 @@ import { benchStreams } from './streams';
  * bench/results/summary.json plus one JSON per sub-benchmark.
  *
  *   npm run bench                 # everything (~6–9 minutes on 2 cores)
- *   npm run bench -- --only auth,projects,streams,graphql,retrieval,eval,vectors,ingest,spreadsheet,ocr,chat,hostile,heavy,metrics,web
+ *   npm run bench -- --only auth,projects,streams,graphql,retrieval,eval,vectors,ingest,spreadsheet,ocr,chat,hostile,heavy,metrics,web,citations
  */
 interface Row {
   metric: string;
@@ -371,6 +371,23 @@ async function main(): Promise<void> {
       value: `${r.during.p99} ms vs ${r.idle.p99} ms idle (max ${r.during.max}; server peak RSS ${r.peakRssMb} MB)`,
       target: 'p99 < 100 ms',
       met: r.met,
+    });
+  });
+
+  await section('citations', async () => {
+    const c = await sub('citations.js', ['--pages', '200', '--mb', '50', '--opens', '10'], 'citations.json');
+    results.citations = c;
+    rows.push({
+      metric: `citation viewer: click → cited page drawn and marked, ${c.viewer.pages}-page PDF (Chromium; first open, then median)`,
+      value: `${c.viewer.firstMs} ms, ${c.viewer.laterMedianMs} ms`,
+      target: '≤ 300 ms',
+      met: c.viewer.firstMs <= 300 && c.viewer.laterMedianMs <= 300,
+    });
+    rows.push({
+      metric: `original of ${c.original.mb} MB: server RSS delta streaming it whole / one range`,
+      value: `${c.original.whole.rssDeltaMb} MB / ${c.original.range.rssDeltaMb} MB`,
+      target: '≤ 20 MB',
+      met: c.original.whole.rssDeltaMb <= 20 && c.original.range.rssDeltaMb <= 20,
     });
   });
 

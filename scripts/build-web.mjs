@@ -31,4 +31,6 @@ const result = await build({
   external: ['/assets/*'],
 });
 copyFileSync(path.join(root, 'web', 'icon.svg'), path.join(outdir, 'icon.svg'));
+// pdf.js's worker, for the citation viewer: a module worker loaded from our own assets
+copyFileSync(path.join(root, 'node_modules', 'pdfjs-dist', 'build', 'pdf.worker.min.mjs'), path.join(outdir, 'pdf.worker.min.mjs'));
 if (process.argv.includes('--meta')) console.log(JSON.stringify(result.metafile));

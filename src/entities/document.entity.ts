@@ -144,6 +144,13 @@ export class Chunk {
   @Property({ type: 'text' })
   context!: string;
 
+  /**
+   * Where the chunk lies in the original, page by page (ChunkLocation: characters of the page's
+   * converted text, and boxes on PDF and OCR pages); null for chunks indexed before they were recorded.
+   */
+  @Property({ type: 'json', columnType: 'jsonb', nullable: true, lazy: true })
+  locations?: unknown;
+
   /** Number of indexed terms (BM25 document length). */
   @Property({ type: 'integer' })
   termCount: number & Opt = 0;

@@ -1,3 +1,4 @@
+import { type ChunkLocation, locationsOf } from './chunk-locations';
 import { closesParagraphs, Paragraph, paragraphsOf } from './paragraphs';
 import type { ParsedPage } from './types';
 
@@ -15,6 +16,8 @@ export interface ChunkDraft {
   pageStarts?: number[];
   /** The surrounding paragraph(s), for the citation source view. */
   context: string;
+  /** Where the chunk lies in the original, page by page (see ChunkLocation). */
+  locations?: ChunkLocation[];
   /**
    * The heading of the section the chunk starts in, and those of sections starting inside it
    * (one per line; indexed with it as a contextual header).
@@ -201,6 +204,7 @@ function sectionsOf(units: Unit[], text: string, paras: Paragraph[]): { section?
 export function chunkPages(pages: ParsedPage[], options: Partial<ChunkOptions> = {}, firstOrdinal = 0): ChunkDraft[] {
   const o = { ...DEFAULT_CHUNK_OPTIONS, ...options };
   const paras = paragraphsOf(pages);
+  const boxes = pages.some((p) => p.boxes) ? new Map(pages.map((p) => [p.pageNumber, p.boxes])) : null;
   const chunks: ChunkDraft[] = [];
   let cur: Unit[] = [];
   let curLen = 0;
@@ -216,6 +220,11 @@ export function chunkPages(pages: ParsedPage[], options: Partial<ChunkOptions> =
       text,
       ...(pageEnd > pageNumber ? { pageStarts: pageStartsOf(cur, paras, pageNumber, pageEnd) } : {}),
       context: contextFor(cur, text, paras, o.contextChars),
+      locations: locationsOf(
+        cur.map((u) => ({ para: u.para, start: u.start, end: u.start + u.text.length })),
+        paras,
+        (page) => boxes?.get(page),
+      ),
       ...sectionsOf(cur, text, paras),
     });
   };

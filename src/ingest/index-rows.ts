@@ -33,6 +33,8 @@ export interface StagedRow {
   s: number[] | null;
   t: string;
   c: string;
+  /** Where the chunk lies in the original (ChunkDraft.locations). */
+  l: ChunkDraft['locations'] | null;
   /** Body: plain (non-CJK, identifiers expanded) text (null: the same as `t`), whether it is ASCII, CJK bigram vector literal. */
   x: string | null;
   a: boolean;
@@ -73,6 +75,7 @@ export function stagedRow(c: ChunkDraft, title: string | undefined): StagedRow {
     s: c.pageStarts ?? null,
     t: c.text,
     c: c.context,
+    l: c.locations ?? null,
     ...body,
     x: body.x === c.text ? null : body.x, // most chunks: no need to send the text twice
     h: head.x,

@@ -136,16 +136,16 @@ export async function stageRows(em: EntityManager, config: string, rows: string)
   await query(
     em,
     `create temp table if not exists docqa_staged_chunks
-       (ordinal int, page_number int, page_end int, page_starts int[], text text, context text, tsv tsvector, term_count int) on commit drop`,
+       (ordinal int, page_number int, page_end int, page_starts int[], text text, context text, locations jsonb, tsv tsvector, term_count int) on commit drop`,
   );
   // the header goes after a placeholder lexeme at HEADER_POSITION (`||` shifts the right vector
   // past the left one's last position), which is then deleted; `x` is left out when it equals `t`
   await bulk(
     em,
-    `insert into docqa_staged_chunks (ordinal, page_number, page_end, page_starts, text, context, tsv, term_count)
-       select x.o, x.p, x.e, x.s, x.t, x.c, v.tsv,
+    `insert into docqa_staged_chunks (ordinal, page_number, page_end, page_starts, text, context, locations, tsv, term_count)
+       select x.o, x.p, x.e, x.s, x.t, x.c, x.l, v.tsv,
               coalesce((select sum(coalesce(array_length(u.positions, 1), 1)) from unnest(v.tsv) u), 0)
-         from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, s int[], t text, c text, x text, a boolean, k text, h text, ha boolean, hk text)
+         from jsonb_to_recordset(?::jsonb) as x(o int, p int, e int, s int[], t text, c text, l jsonb, x text, a boolean, k text, h text, ha boolean, hk text)
          cross join lateral (select to_tsvector(?::regconfig, case when x.a then coalesce(x.x, x.t) else docqa_unaccent(coalesce(x.x, x.t)) end)
                                     || coalesce(x.k::tsvector, ''::tsvector) as body,
                                     to_tsvector(?::regconfig, case when x.ha then x.h else docqa_unaccent(x.h) end)
@@ -171,8 +171,8 @@ export async function commitStagedChunks(em: EntityManager, projectId: string, d
   // written in term order so that concurrent writers (if any bypass the lock) lock them in one order
   await query(
     em,
-    `with ins as (insert into chunks (id, document_id, project_id, ordinal, page_number, page_end, page_starts, text, context, tsv, term_count)
-                  select gen_random_uuid(), ?, ?, ordinal, page_number, page_end, page_starts, text, context, tsv, term_count
+    `with ins as (insert into chunks (id, document_id, project_id, ordinal, page_number, page_end, page_starts, text, context, locations, tsv, term_count)
+                  select gen_random_uuid(), ?, ?, ordinal, page_number, page_end, page_starts, text, context, locations, tsv, term_count
                     from docqa_staged_chunks order by ordinal
                   returning id, document_id, project_id, ordinal, tsv, term_count),
           post as (insert into term_postings (project_id, term, document_id, chunk_ids, tfs, lens)

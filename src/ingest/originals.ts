@@ -60,3 +60,30 @@ export async function sweepOrphanOriginals(em: EntityManager): Promise<number> {
   );
   return row.n;
 }
+
+/**
+ * Bytes [start, end) of a stored original, one slice at a time (`sliceBytes`, SLICE_BYTES unless
+ * told): the server never holds more than one slice of it. Large objects are read with lo_get, originals stored before
+ * them with substring(). Throws when the document goes while it is being read.
+ */
+export async function* originalSlices(
+  em: EntityManager,
+  ref: OriginalRef,
+  start: number,
+  end: number,
+  sliceBytes = SLICE_BYTES,
+): AsyncGenerator<Buffer> {
+  for (let offset = start; offset < end;) {
+    const length = Math.min(sliceBytes, end - offset);
+    const [row] = await (ref.oid !== null
+      ? query<{ b: Buffer | null }>(em, 'select lo_get(?::oid, ?, ?) as b', [ref.oid, offset, length])
+      : query<{ b: Buffer | null }>(em, 'select substring(content from ? for ?) as b from documents where id = ?', [
+          offset + 1,
+          length,
+          ref.documentId,
+        ]));
+    if (!row?.b?.length) throw new Error('the original is gone or shorter than its recorded size');
+    yield row.b;
+    offset += row.b.length;
+  }
+}

@@ -1,3 +1,4 @@
+import { collapseSpaces } from './boxes';
 import { splitParagraphs } from './paginate';
 import type { ParsedPage } from './types';
 
@@ -13,6 +14,11 @@ export interface Paragraph {
   pageEnd: number;
   /** Where each page's part of the text starts (more than one entry only for joined paragraphs). */
   pageStarts: Array<{ offset: number; page: number }>;
+  /**
+   * For each entry of pageStarts, where its part came from in its page's text: the part's character
+   * i (counted from the entry's offset) is the page text's character `at + toOld[i]` (`at + i` when toOld is null).
+   */
+  origins: Array<{ at: number; toOld: Int32Array | null }>;
   /** The heading in force where the paragraph starts (the last one at or before it, across pages). */
   section?: string;
   /** The entry terms inside the paragraph (see ENTRY_TERM). */
@@ -66,8 +72,10 @@ export function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
     let cursor = 0;
     let h = 0;
     const headings = [...(page.sections ?? [])].sort((a, b) => a.offset - b.offset);
+    const found: number[] = [];
     const sectionOf = raw.map((r, i) => {
       const at = page.text.indexOf(r, cursor);
+      found.push(Math.max(0, at));
       cursor = at < 0 ? cursor : at + r.length;
       // a heading counts from the paragraph it starts in (it may not start exactly at a paragraph)
       for (; h < headings.length && headings[h].offset < cursor; h++) {
@@ -85,14 +93,19 @@ export function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
       return { inForce, entries };
     });
     const paras = raw
-      .map((p, i) => ({ text: p.replace(/\s+/g, ' ').trim(), section: sectionOf[i].inForce, entries: sectionOf[i].entries }))
+      .map((p, i) => {
+        // = p.replace(/\s+/g, ' ').trim(), knowing where each character was on the page
+        const { text, toOld } = collapseSpaces(p);
+        return { text, origin: { at: found[i], toOld }, section: sectionOf[i].inForce, entries: sectionOf[i].entries };
+      })
       .filter((p) => p.text);
-    paras.forEach(({ text, section, entries }, i) => {
+    paras.forEach(({ text, origin, section, entries }, i) => {
       const last = out[out.length - 1];
       // `endsSentence` is kept rather than re-testing the joined text: an end-anchored regular
       // expression reads the whole (growing) string, which made joining many pages quadratic
       if (i === 0 && last && last.pageEnd === page.pageNumber - 1 && !last.endsSentence && /^[a-z]/.test(text)) {
         last.pageStarts.push({ offset: last.text.length + 1, page: page.pageNumber });
+        last.origins.push(origin);
         last.text = `${last.text} ${text}`;
         last.pageEnd = page.pageNumber;
         last.endsSentence = ENDS_SENTENCE.test(text);
@@ -104,6 +117,7 @@ export function paragraphsOf(pages: ParsedPage[]): Paragraph[] {
           page: page.pageNumber,
           pageEnd: page.pageNumber,
           pageStarts: [{ offset: 0, page: page.pageNumber }],
+          origins: [origin],
           endsSentence: ENDS_SENTENCE.test(text),
           section,
           entries,

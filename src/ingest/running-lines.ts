@@ -1,3 +1,4 @@
+import { composeKept, type Kept, rewritten, trimmed } from './boxes';
 import { HEADING_MARK } from './sections';
 import type { ParsedPage } from './types';
 
@@ -109,6 +110,37 @@ function pageEdges(page: ParsedPage): PageEdges {
   }
   const headings = new Set(all.filter((l) => l.startsWith(HEADING_MARK)).map(lettersOf));
   return { lines, headings, numberedLetters };
+}
+
+/**
+ * `lines` without the `drop` ones, joined, with runs of blank lines made one and the ends trimmed;
+ * and the pieces of the old text it keeps (see Kept).
+ */
+function withoutLines(lines: string[], drop: Set<number>): { text: string; pieces: Kept[] } {
+  let joined = '';
+  const kept: Kept[] = [];
+  let from = 0;
+  lines.forEach((line, i) => {
+    if (!drop.has(i)) {
+      if (kept.length) joined += '\n';
+      kept.push({ from, to: from + line.length, at: joined.length });
+      joined += line;
+    }
+    from += line.length + 1;
+  });
+  // blank-line runs collapse to one blank line: each run keeps its first and last newline
+  const collapsed: Kept[] = [];
+  let text = '';
+  let last = 0;
+  for (const m of joined.matchAll(/\n[ \t]*\n(?:[ \t]*\n)+/g)) {
+    collapsed.push({ from: last, to: m.index + 1, at: text.length });
+    text += joined.slice(last, m.index + 1) + '\n';
+    last = m.index + m[0].length;
+  }
+  collapsed.push({ from: last, to: joined.length, at: text.length });
+  text += joined.slice(last);
+  const trim = trimmed(text);
+  return { text: trim.text, pieces: composeKept(composeKept(kept, collapsed), trim.pieces) };
 }
 
 export class RunningLineFilter {
@@ -238,12 +270,8 @@ export class RunningLineFilter {
       else gone[e.side] = false;
     }
     if (!drop.size) return page;
-    const text = lines
-      .filter((_, i) => !drop.has(i))
-      .join('\n')
-      .replace(/\n[ \t]*\n(?:[ \t]*\n)+/g, '\n\n')
-      .trim();
+    const { text, pieces } = withoutLines(lines, drop);
     // a page made only of such lines is its own text (a one-line page repeated with a new number)
-    return text ? { ...page, text } : page;
+    return text ? rewritten(page, text, pieces) : page;
   }
 }

@@ -1,3 +1,4 @@
+import { type Kept, rewritten } from './boxes';
 import { pagesOf } from './paginate';
 import type { PageSource, ParsedPage } from './types';
 
@@ -32,6 +33,9 @@ export function withSections(page: ParsedPage): ParsedPage {
   const parts = page.text.split(HEADING_MARK);
   let out = parts[0];
   const sections: NonNullable<ParsedPage['sections']> = [];
+  // the pieces of the text kept between the marks, so boxes move with their characters
+  const pieces: Kept[] = [{ from: 0, to: parts[0].length, at: 0 }];
+  let from = parts[0].length;
   for (let i = 1; i < parts.length; i++) {
     // every mark is headingMark()'s: the level digit follows it
     const digit = /^\d/.test(parts[i]);
@@ -40,9 +44,13 @@ export function withSections(page: ParsedPage): ParsedPage {
     const end = part.indexOf('\n');
     const title = (end < 0 ? part : part.slice(0, end)).trim().slice(0, 500);
     if (title) sections.push({ offset: out.length, title, ...(level ? { level } : {}) });
+    const skip = 1 + (digit ? 1 : 0);
+    pieces.push({ from: from + skip, to: from + skip + part.length, at: out.length });
+    from += skip + part.length;
     out += part;
   }
-  return sections.length ? { pageNumber: page.pageNumber, text: out, sections } : { pageNumber: page.pageNumber, text: out };
+  const next = rewritten(page, out, pieces);
+  return sections.length ? { ...next, sections } : next;
 }
 
 /** pagesOf(), then each page's heading marks become `sections` (see withSections). One page at a time. */

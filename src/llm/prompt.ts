@@ -33,7 +33,9 @@ const DEEP =
   'This is a research question: give a thorough, well-structured answer, compare the sources where they differ, and note what remains uncertain.';
 
 function contextBlock(items: ContextItem[]): string {
-  if (!items.length) return 'Context: none was found for this question.';
+  // spec (issue 35): no passage matched, and the model is told so rather than left to guess
+  if (!items.length)
+    return "Context: none was found for this question: the project's documents hold nothing on it. Say so plainly, and cite nothing.";
   const parts = items.map((c, i) => {
     const where = c.url ? `${c.documentName} (${c.url})` : `${c.documentName}, page ${c.pageNumber}`;
     const text = c.text.length > MAX_ITEM_CHARS ? `${c.text.slice(0, MAX_ITEM_CHARS)}…` : c.text;

@@ -19,7 +19,7 @@ export const CHAT_SCHEMAS: Record<string, Schema> = {
     project: obj({ id: uuid, name: str, color: str }),
     updatedAt: dateTime,
   }),
-  Citation: obj({ index: int, chunkId: str, documentName: str, pageNumber: int, url: str }, ['url']),
+  Citation: obj({ index: int, chunkId: str, documentId: uuid, documentName: str, pageNumber: int, url: str }, ['url', 'documentId']),
   Message: obj({
     id: uuid,
     role: enumOf(...MESSAGE_ROLES),

@@ -48,9 +48,20 @@ export function presentRecentConversation(c: RecentConversationRow): RecentConve
   return { id: c.id, title: c.title, projectId: c.projectId, project: c.project, updatedAt: iso(c.updatedAt) };
 }
 
-/** A stored citation on the wire: `{index, chunkId, documentName, pageNumber}`, plus `url` for web sources. */
+/**
+ * A stored citation on the wire: `{index, chunkId, documentName, pageNumber}`, plus `documentId`
+ * for document sources (a citation still opens its document's page once its chunk was re-analysed
+ * away, and can tell that the document was deleted) and `url` for web sources.
+ */
 export function presentCitation(c: Citation): CitationDto {
-  return { index: c.index, chunkId: c.chunkId, documentName: c.documentName, pageNumber: c.pageNumber, ...(c.url ? { url: c.url } : {}) };
+  return {
+    index: c.index,
+    chunkId: c.chunkId,
+    ...(c.documentId && !c.url ? { documentId: c.documentId } : {}),
+    documentName: c.documentName,
+    pageNumber: c.pageNumber,
+    ...(c.url ? { url: c.url } : {}),
+  };
 }
 
 export function presentMessage(m: Message): MessageDto {

@@ -17,6 +17,18 @@ export interface ChunkSource {
   chunkId: string;
   snippet: string;
   context: string;
+  /** Where the chunk lies in the original (see ChunkLocation); null before the document was analysed for it. */
+  locations: ChunkLocation[] | null;
+}
+
+/** Where a chunk lies on one page: characters [start, end) of the page's converted text, and the boxes it is drawn in. */
+export interface ChunkLocation {
+  page: number;
+  start: number;
+  end: number;
+  /** The part of the chunk's text on this page. */
+  text: string;
+  boxes?: Array<{ x: number; y: number; w: number; h: number }>;
 }
 
 /** A document as every transport shows it (the stored file itself never goes on the wire). */
@@ -43,6 +55,7 @@ export function presentDocument(d: Document): DocumentDto {
     uploadedBy: d.uploadedBy ? d.uploadedBy.id : null,
     createdAt: new Date(d.createdAt).toISOString(),
     updatedAt: new Date(d.updatedAt).toISOString(),
+    originalUrl: `/api/documents/${d.id}/original`,
   };
 }
 
@@ -71,7 +84,7 @@ export function presentUploadResult(r: UploadResult): UploadResultDto {
   return { ...presentDocument(r.document), duplicate: r.duplicate };
 }
 
-/** GET /chat/chunks/:chunkId/source (spec shape, exactly these fields). */
+/** GET /chat/chunks/:chunkId/source: the spec's fields, and `locations` (issue 35). */
 export function presentChunkSource(s: ChunkSource): ChunkSourceDto {
   return {
     documentId: s.documentId,
@@ -80,6 +93,7 @@ export function presentChunkSource(s: ChunkSource): ChunkSourceDto {
     chunkId: s.chunkId,
     snippet: s.snippet,
     context: s.context,
+    locations: s.locations,
   };
 }
 

@@ -4,6 +4,7 @@ export type Schema = Record<string, unknown>;
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 export const str: Schema = { type: 'string' };
 export const int: Schema = { type: 'integer' };
+export const num: Schema = { type: 'number' };
 export const bool: Schema = { type: 'boolean' };
 export const uuid: Schema = { type: 'string', format: 'uuid' };
 export const dateTime: Schema = { type: 'string', format: 'date-time' };

@@ -15,7 +15,7 @@ import {
   USER_STATUSES,
 } from '../domain/values';
 import { CHAT_SCHEMAS } from './chat-schemas';
-import { arrayOf, bool, dateTime, enumOf, int, nullable, obj, ref, Schema, str, uuid } from './schema-builders';
+import { arrayOf, bool, num, dateTime, enumOf, int, nullable, obj, ref, Schema, str, uuid } from './schema-builders';
 
 const platformRole = enumOf(...PLATFORM_ROLES);
 const orgPosition = enumOf(...ORG_POSITIONS);
@@ -103,7 +103,24 @@ const documentFields = {
   uploadedBy: nullable(uuid),
   createdAt: dateTime,
   updatedAt: dateTime,
+  originalUrl: { ...str, description: 'Where the stored original is served (GET, `use` tier; `Range` supported)' },
 };
+
+/**
+ * Where a chunk's text lies in its document: per page, characters [start, end) of the page's
+ * converted text, and on PDF and OCR'd pages the boxes that text is drawn in (fractions of the
+ * page's width and height from its top-left corner).
+ */
+const chunkLocation = obj(
+  {
+    page: int,
+    start: int,
+    end: int,
+    text: { ...str, description: "the part of the chunk's text on this page" },
+    boxes: arrayOf(obj({ x: num, y: num, w: num, h: num })),
+  },
+  ['boxes'],
+);
 
 /** Component schemas, by name. */
 export const RESPONSE_SCHEMAS: Record<string, Schema> = {
@@ -246,7 +263,18 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     ...obj({ ...documentFields, duplicate: bool }),
     description: 'A document of an upload, with `duplicate: true` when identical content already existed in the project',
   },
-  ChunkSource: obj({ documentId: uuid, documentName: str, pageNumber: int, chunkId: uuid, snippet: str, context: str }),
+  ChunkSource: obj({
+    documentId: uuid,
+    documentName: str,
+    pageNumber: int,
+    chunkId: uuid,
+    snippet: str,
+    context: str,
+    locations: {
+      ...nullable(arrayOf(chunkLocation)),
+      description: 'Where the chunk lies in the original, page by page; null for a document not yet analysed for it (use snippet)',
+    },
+  }),
   PublicProvider: obj({
     id: uuid,
     name: str,

@@ -7,6 +7,7 @@ import { Document, Project, User } from '../entities';
 import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
 import { detectFormat, mimeTypeFor, UNSUPPORTED } from '../ingest/detect';
+import { type ChunkLocation, locationsWithText } from '../ingest/chunk-locations';
 import { lockProjectIndex, removeDocumentChunks } from '../ingest/index-writer';
 import { query } from '../db/sql';
 import { removeOriginal, storeOriginal } from '../ingest/originals';
@@ -145,9 +146,12 @@ export class DocumentsService extends BaseService {
       page_number: number;
       text: string;
       context: string;
+      locations: ChunkLocation[] | null;
+      page_starts: number[] | null;
     }>(
       em,
-      'select c.project_id, c.document_id, d.name, c.page_number, c.text, c.context from chunks c join documents d on d.id = c.document_id where c.id = ?',
+      `select c.project_id, c.document_id, d.name, c.page_number, c.text, c.context, c.locations, c.page_starts
+         from chunks c join documents d on d.id = c.document_id where c.id = ?`,
       [chunkId],
     );
     if (!row) throw new NotFoundError('not_found', 'Chunk not found');
@@ -159,6 +163,7 @@ export class DocumentsService extends BaseService {
       chunkId,
       snippet: row.text,
       context: row.context,
+      locations: row.locations && locationsWithText(row.locations, row.text, row.page_number, row.page_starts),
     };
   }
 

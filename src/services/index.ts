@@ -16,6 +16,7 @@ import { DepartmentsService } from './departments.service';
 import { DeploymentSecrets } from './deployment-secrets';
 import { DocumentProgressService } from './document-progress.service';
 import { DocumentsService } from './documents.service';
+import { OriginalsService } from './originals.service';
 import { EmbeddingsService } from './embeddings.service';
 import { FeedbackService } from './feedback.service';
 import { GrantsService } from './grants.service';
@@ -50,6 +51,8 @@ export interface Services {
   audit: AuditService;
   providers: ProvidersService;
   documents: DocumentsService;
+  /** Documents' stored originals, served to readers (GET /documents/:id/original). */
+  originals: OriginalsService;
   retrieval: RetrievalService;
   embeddings: EmbeddingsService;
   chat: ChatService;
@@ -100,6 +103,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     audit,
     providers,
     documents,
+    originals: new OriginalsService(ctx),
     retrieval,
     embeddings,
     chat: new ChatService(ctx, { providers, retrieval, live, journal }),

@@ -52,6 +52,7 @@ describe('prompt', () => {
     expect(msgs[0].content).toMatch(/research question/);
     expect(msgs[0].content).not.toContain('Project instructions');
     expect(msgs[0].content).toContain('none was found');
+    expect(msgs[0].content).toContain("the project's documents hold nothing on it");
   });
 
   it('history keeps the newest turns within the token budget, oldest first, and drops empty ones', () => {

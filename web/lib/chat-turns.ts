@@ -11,12 +11,16 @@ export interface Turn {
   error?: string;
   /** The stored message's id (an answer's, from the stream's `meta`), for feedback. */
   messageId?: string;
+  /** The stream's `sources` carried no passage: nothing in the project's documents matched. */
+  noPassage?: boolean;
 }
 
 /** What a citation marker points at. */
 export interface CitationTarget {
   n: number;
   chunkId: string;
+  /** The cited document (absent for web results and for citations stored before it was kept). */
+  documentId?: string;
   documentName: string;
   pageNumber: number;
   url?: string;
@@ -38,9 +42,18 @@ export function turnsFrom(messages: Message[]): Turn[] {
 
 export function citationTarget(turn: Turn, n: number): CitationTarget | null {
   const s = turn.sources[n - 1];
-  if (s) return { n, chunkId: s.id, documentName: s.documentName, pageNumber: s.pageNumber, url: s.url, snippet: s.snippet };
+  if (s)
+    return {
+      n,
+      chunkId: s.id,
+      documentId: s.url ? undefined : s.documentId,
+      documentName: s.documentName,
+      pageNumber: s.pageNumber,
+      url: s.url,
+      snippet: s.snippet,
+    };
   const c = turn.citations.find((x) => x.index === n);
-  return c ? { n, chunkId: c.chunkId, documentName: c.documentName, pageNumber: c.pageNumber, url: c.url } : null;
+  return c ? { n, chunkId: c.chunkId, documentId: c.documentId, documentName: c.documentName, pageNumber: c.pageNumber, url: c.url } : null;
 }
 
 /** A stream `error` event in words a person can act on. */
@@ -62,7 +75,7 @@ export function applyEvent(turn: Turn, e: ChatEvent): Turn {
     case 'meta':
       return { ...turn, messageId: e.data.messageId };
     case 'sources':
-      return { ...turn, sources: e.data.chunks };
+      return { ...turn, sources: e.data.chunks, noPassage: e.data.chunks.length === 0 };
     case 'text':
       return { ...turn, content: turn.content + e.data.delta };
     case 'done':

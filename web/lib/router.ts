@@ -10,6 +10,7 @@ export type Route =
   | { name: 'departments' }
   | { name: 'groups' }
   | { name: 'audit' }
+  | { name: 'document'; projectId: string; documentId: string; page: number | null; chunkId: string | null }
   | { name: 'not-found' };
 
 export type ProjectTab = 'ask' | 'documents' | 'settings' | 'access' | 'feedback';
@@ -22,6 +23,17 @@ export function parseRoute(pathname: string, search: string): Route {
   if (parts.length === 1 && (['users', 'departments', 'groups', 'audit'] as const).includes(parts[0] as 'users'))
     return { name: parts[0] as 'users' | 'departments' | 'groups' | 'audit' };
   if (parts.length === 2 && parts[0] === 'users') return { name: 'user', userId: parts[1] };
+  if (parts[0] === 'projects' && parts[1] && parts[2] === 'documents' && parts[3] && parts.length === 4) {
+    const q = new URLSearchParams(search);
+    const page = Number(q.get('page'));
+    return {
+      name: 'document',
+      projectId: parts[1],
+      documentId: parts[3],
+      page: Number.isInteger(page) && page > 0 ? page : null,
+      chunkId: q.get('chunk'),
+    };
+  }
   if (parts[0] === 'projects' && parts[1] && parts.length <= 3) {
     const tab = (parts[2] ?? 'ask') as ProjectTab;
     if (!TABS.includes(tab)) return { name: 'not-found' };
@@ -33,6 +45,15 @@ export function parseRoute(pathname: string, search: string): Route {
 export function projectPath(projectId: string, tab: ProjectTab = 'ask', conversationId?: string | null): string {
   const base = `/projects/${encodeURIComponent(projectId)}${tab === 'ask' ? '' : `/${tab}`}`;
   return conversationId ? `${base}?c=${encodeURIComponent(conversationId)}` : base;
+}
+
+/** A document opened at a page, with a cited chunk marked: the link a citation can be shared by. */
+export function documentPath(projectId: string, documentId: string, page?: number | null, chunkId?: string | null): string {
+  const q = new URLSearchParams();
+  if (page) q.set('page', String(page));
+  if (chunkId) q.set('chunk', chunkId);
+  const query = q.toString();
+  return `/projects/${encodeURIComponent(projectId)}/documents/${encodeURIComponent(documentId)}${query ? `?${query}` : ''}`;
 }
 
 const listeners = new Set<() => void>();

@@ -39,6 +39,7 @@ export interface DocumentInfo {
   id: string;
   projectId: string;
   name: string;
+  mimeType: string;
   size: number;
   status: DocumentStatus;
   progress: { pagesDone: number; pagesTotal: number };
@@ -71,6 +72,7 @@ export interface Source {
 export interface Citation {
   index: number;
   chunkId: string;
+  documentId?: string;
   documentName: string;
   pageNumber: number;
   url?: string;
@@ -106,6 +108,17 @@ export interface ChunkSource {
   chunkId: string;
   snippet: string;
   context: string;
+  /** Where the chunk lies in the original, page by page; null before its document was analysed for it. */
+  locations: ChunkLocation[] | null;
+}
+
+export interface ChunkLocation {
+  page: number;
+  start: number;
+  end: number;
+  text: string;
+  /** Fractions of the page's width and height from its top-left corner (PDF and OCR pages). */
+  boxes?: Array<{ x: number; y: number; w: number; h: number }>;
 }
 
 export interface ModelChoice {

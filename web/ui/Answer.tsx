@@ -31,6 +31,11 @@ export const TurnView = memo(function TurnView({
       )}
       {/* the answer as Markdown, citation markers included: MarkdownAnswer.tsx */}
       <MarkdownAnswer turn={turn} onCite={onCite} />
+      {turn.noPassage && (
+        <p className="muted" role="note">
+          No passage in this project&rsquo;s documents matched.
+        </p>
+      )}
       {turn.state === 'done' && turn.content === '' && <p className="muted">The model returned an empty answer.</p>}
       {turn.state === 'stopped' && <p className="muted">You stopped this answer.</p>}
       {turn.state === 'error' && (

@@ -4,6 +4,7 @@ import { disconnectProgress } from '../lib/progress';
 import { navigate, useRoute } from '../lib/router';
 import type { User } from '../lib/types';
 import { SessionContext, type Session } from '../session';
+import { DocumentPage } from './DocumentPage';
 import { Home } from './Home';
 import { Models } from './Models';
 import { Shell } from './Shell';
@@ -75,6 +76,7 @@ export function App() {
         {route.name === 'models' && <Models />}
         <Suspense fallback={<Loading what="the page" />}>
           {route.name === 'project' && <ProjectPage key={route.projectId} route={route} />}
+          {route.name === 'document' && <DocumentPage key={route.documentId} route={route} />}
           {route.name === 'users' && <Users />}
           {route.name === 'user' && <UserPage key={route.userId} userId={route.userId} />}
           {route.name === 'departments' && <Departments />}

@@ -9,7 +9,8 @@ import { TurnView } from './Answer';
 import { AnswerActions } from './AnswerActions';
 import { Conversations } from './Conversations';
 import { Composer } from './Composer';
-import { ErrorText, useLoad } from './common';
+import { ErrorText, Link, useLoad } from './common';
+import { CitationDialog } from './CitationDialog';
 import { SourceDialog } from './SourceDialog';
 
 let turnKey = 0;
@@ -177,7 +178,12 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
           onStop={() => abort.current?.abort()}
         />
       </section>
-      {cite && <SourceDialog key={cite.chunkId} target={cite} onClose={() => setCite(null)} />}
+      {cite &&
+        (cite.url || !cite.documentId ? (
+          <SourceDialog key={cite.chunkId} target={cite} onClose={() => setCite(null)} />
+        ) : (
+          <CitationDialog key={cite.chunkId} projectId={projectId} target={cite} onClose={() => setCite(null)} />
+        ))}
     </div>
   );
 }

@@ -3,19 +3,12 @@ import { LimitError, ParseLimits } from '../limits';
 import { isFinderPage } from '../contents-pages';
 import { spoilThread } from './thread-health';
 import { RunningLineFilter } from '../running-lines';
-import { headingMark, stripMarks, withSections } from '../sections';
+import { withSections } from '../sections';
 import { IngestError, ParsedPage } from '../types';
 import { checkScannedPages, looksScanned, PdfDoc, recognisePdfPage } from './pdf-ocr';
+import { boxOnPage, layoutPageBoxes, type PdfTextItem } from './pdf-layout';
 
-/** One positioned piece of text as pdf.js reports it (transform[4], transform[5] = x, y). */
-export interface PdfTextItem {
-  str: string;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  hasEOL: boolean;
-}
+export { layoutPage, layoutPageBoxes, type PdfTextItem } from './pdf-layout';
 
 /*
  * pdf.js 5 ships only as ES modules: it is loaded with a real dynamic import() (TypeScript keeps
@@ -29,116 +22,17 @@ let pdfjs: Promise<PdfJs> | null = null;
 const loadPdfjs = (): Promise<PdfJs> =>
   (pdfjs ??= import(pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href) as Promise<PdfJs>);
 
-const isSpace = (c: number): boolean =>
-  c === 32 ||
-  (c >= 9 && c <= 13) ||
-  c === 0xa0 ||
-  c === 0x2028 ||
-  c === 0x2029 ||
-  c === 0xfeff ||
-  (c >= 0x2000 && c <= 0x200a) ||
-  c === 0x3000 ||
-  c === 0x1680 ||
-  c === 0x202f ||
-  c === 0x205f;
-const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-
-/**
- * Lays out one page's text items: items on the same baseline are joined (with a space when there
- * is a visible gap), a new baseline starts a new line, and a vertical gap clearly larger than the
- * line height starts a new paragraph (blank line). Words hyphenated across lines are rejoined.
- */
-export function layoutPage(items: PdfTextItem[]): string {
-  const lines: Array<{ text: string; y: number; height: number }> = [];
-  // `last` is the line's last character: neither /\s$/ nor charCodeAt on the growing string (an
-  // end-anchored regex rescans it, and reading a concatenated string flattens it — both quadratic)
-  let line: { text: string; y: number; height: number; endX: number; last: number } | null = null;
-  for (const it of items) {
-    const height = it.height > 0 ? it.height : 10;
-    if (line && Math.abs(it.y - line.y) <= height * 0.4) {
-      if (it.str) {
-        const gap = it.x - line.endX;
-        const needsSpace = gap > height * 0.15 && !isSpace(line.last) && !isSpace(it.str.charCodeAt(0));
-        line.text += (needsSpace ? ' ' : '') + it.str;
-        line.last = it.str.charCodeAt(it.str.length - 1);
-        line.endX = it.x + it.width;
-      }
-    } else if (it.str.trim() || !line) {
-      if (line) lines.push(line);
-      line = { text: it.str, y: it.y, height, endX: it.x + it.width, last: it.str.charCodeAt(it.str.length - 1) };
-    }
-    if (it.hasEOL && line) {
-      lines.push(line);
-      line = null;
-    }
-  }
-  if (line) lines.push(line);
-
-  const heading = headingLines(lines);
-  // pieces joined once at the end (slicing a growing string would copy it every time)
-  const out: string[] = [];
-  let prev: { text: string; y: number; height: number } | null = null;
-  let prevHeading = 0;
-  lines.forEach((l, i) => {
-    const text = stripMarks(l.text).replace(/\s+/g, ' ').trim();
-    if (!text) return;
-    let continuesHeading = false;
-    if (prev) {
-      const gap = Math.abs(prev.y - l.y);
-      const paragraphBreak = gap > Math.max(prev.height, l.height) * 1.8;
-      const before = out[out.length - 1];
-      // a heading is a paragraph of its own; its lines are one heading
-      continuesHeading = prevHeading > 0 && heading[i] > 0 && !paragraphBreak;
-      if (continuesHeading) out.push(' ');
-      else if (paragraphBreak || prevHeading > 0 || heading[i] > 0) out.push('\n\n');
-      else if (before.length > 1 && before.endsWith('-') && isLetter(before.charCodeAt(before.length - 2)) && /^[a-z]/.test(text))
-        out[out.length - 1] = before.slice(0, -1); // re-join "docu-" + "ment"
-      else out.push('\n');
-    }
-    out.push(heading[i] > 0 && !continuesHeading ? headingMark(heading[i]) + text : text);
-    prev = l;
-    prevHeading = heading[i];
-  });
-  return out.join('');
-}
-
-/** A heading's type is at least this much larger than the page's body text. */
-const HEADING_SIZE = 1.15;
-/**
- * A heading's level from its type size against the body's: chapter titles are set far larger than
- * sections' (LaTeX and dblatex 2.07 and 1.44 of the body, texinfo 1.58 and 1.32; subsections 1.2).
- */
-const headingLevel = (ratio: number): number => (ratio >= 1.5 ? 1 : ratio >= 1.27 ? 2 : 3);
-/** Longer lines are text set large, not headings. */
-const HEADING_CHARS = 150;
-/** A page needs this many lines of body text before its larger lines are taken as headings. */
-const BODY_LINES = 3;
-
-/**
- * Which lines are headings: set in type clearly larger than the page's body text (the height
- * that carries the most characters), short, and holding a letter.
- */
-function headingLines(lines: Array<{ text: string; height: number }>): number[] {
-  const chars = new Map<number, number>();
-  const count = new Map<number, number>();
-  for (const l of lines) {
-    const h = Math.round(l.height * 10) / 10;
-    chars.set(h, (chars.get(h) ?? 0) + l.text.length);
-    count.set(h, (count.get(h) ?? 0) + 1);
-  }
-  let body = 0;
-  for (const [h, n] of chars) if (n > (chars.get(body) ?? 0)) body = h;
-  if ((count.get(body) ?? 0) < BODY_LINES) return lines.map(() => 0);
-  return lines.map((l) =>
-    l.height >= body * HEADING_SIZE && l.text.trim().length <= HEADING_CHARS && /\p{L}/u.test(l.text) ? headingLevel(l.height / body) : 0,
-  );
-}
-
 /** Why pdf.js refused a file, in words a user can act on. */
 function describePdfError(name: string, message: string): string {
   if (name === 'PasswordException') return 'the PDF is password-protected';
   if (name === 'InvalidPDFException') return `not a valid PDF file (${message})`;
   return `the PDF could not be read (${message})`;
+}
+
+/** A page without its boxes (its text is not indexed). */
+function withoutBoxes(page: ParsedPage): ParsedPage {
+  const { boxes: _boxes, ...rest } = page;
+  return rest;
 }
 
 /** How long a document's destruction is awaited before its thread is given up (see spoilThread). */
@@ -182,6 +76,7 @@ export async function readPdf(
     const inflight = new Map<number, Promise<PdfTextItem[]>>();
     const read = async (n: number): Promise<PdfTextItem[]> => {
       const page = await doc.getPage(n);
+      const box = boxOnPage(page.getViewport({ scale: 1 }));
       // streamed in chunks, so a page over the text limit keeps no more than the limit of its text
       const reader = page.streamTextContent().getReader();
       const items: PdfTextItem[] = [];
@@ -215,6 +110,7 @@ export async function readPdf(
               width: it.width,
               height: it.height || Math.abs(it.transform[3]) || 0,
               hasEOL: !!it.hasEOL,
+              box: box(it.transform, it.width, it.height || Math.abs(it.transform[3]) || 0),
             });
           }
         }
@@ -229,7 +125,9 @@ export async function readPdf(
     };
     // running headers, footers and page numbers are removed (decided on the first pages), and a
     // table of contents or a back-of-book index is not indexed
-    const running = new RunningLineFilter((page) => onPage(isFinderPage(page.text) ? { ...page, text: '' } : withSections(page)));
+    const running = new RunningLineFilter((page) =>
+      onPage(isFinderPage(page.text) ? { ...withoutBoxes(page), text: '' } : withSections(page)),
+    );
     let next = 1;
     // a page with too little text for its area is rendered and recognised (OCR); the pages that
     // need it are counted against OCR_MAX_PAGES when the first is met, before any is recognised
@@ -254,7 +152,10 @@ export async function readPdf(
         if (!scansChecked) await checkScannedPages(doc as unknown as PdfDoc, n, ocr);
         scansChecked = true;
         running.push(await recognisePdfPage(doc as unknown as PdfDoc, n, ocr, lib.OPS));
-      } else running.push({ pageNumber: n, text: layoutPage(items) });
+      } else {
+        const { text, boxes } = layoutPageBoxes(items);
+        running.push({ pageNumber: n, text, ...(boxes.length ? { boxes } : {}) });
+      }
       await pace();
     }
     running.finish();

@@ -21,10 +21,11 @@ function noTextReason(kind: DocumentKind, runs: PageRun[], ocr: boolean): string
  * text tables of contents left out; 5: a PDF's back-of-book index without dot leaders left out,
  * HTML, DOCX and Markdown tables read row by row, HTML definition terms as headings, headings
  * indexed with the titles of the sections they lie in, texinfo's Info furniture, HTML menus and a
- * Word table of contents left out, Markdown's raw HTML read as HTML): ready documents indexed with an older version are re-analysed by a
+ * Word table of contents left out, Markdown's raw HTML read as HTML; 6: each chunk's locations in
+ * the original, for citations that open the cited place): ready documents indexed with an older version are re-analysed by a
  * background job (see reanalysis.ts).
  */
-export const ANALYSIS_VERSION = 5;
+export const ANALYSIS_VERSION = 6;
 
 export const SUPPORTED =
   'PDF, Word (DOCX), OpenDocument (ODT, ODS, ODP), Excel (XLSX), PowerPoint (PPTX), CSV, TSV, EPUB, RTF, e-mail (EML, MBOX, MSG), images (PNG, JPEG, TIFF, WebP, GIF), Markdown, HTML or plain text';

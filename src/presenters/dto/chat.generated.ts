@@ -32,6 +32,7 @@ export interface RecentConversationDto {
 export interface CitationDto {
   index: number;
   chunkId: string;
+  documentId?: string;
   documentName: string;
   pageNumber: number;
   url?: string;

@@ -45,6 +45,8 @@ export interface DocumentDto {
   uploadedBy: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Where the stored original is served (GET, `use` tier; `Range` supported) */
+  originalUrl: string;
 }
 
 export interface UploadResultDto {
@@ -92,6 +94,8 @@ export interface UploadResultDto {
   uploadedBy: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Where the stored original is served (GET, `use` tier; `Range` supported) */
+  originalUrl: string;
   duplicate: boolean;
 }
 
@@ -102,4 +106,18 @@ export interface ChunkSourceDto {
   chunkId: string;
   snippet: string;
   context: string;
+  /** Where the chunk lies in the original, page by page; null for a document not yet analysed for it (use snippet) */
+  locations: {
+    page: number;
+    start: number;
+    end: number;
+    /** the part of the chunk's text on this page */
+    text: string;
+    boxes?: {
+      x: number;
+      y: number;
+      w: number;
+      h: number;
+    }[];
+  }[] | null;
 }

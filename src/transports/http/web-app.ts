@@ -29,7 +29,8 @@ export const WEB_ASSETS_PATH = '/assets';
  * The app's own paths (client-side routes). Anything else, /api, /graphql, /healthz, /readyz,
  * /metrics and the API reference included, is never answered with the page.
  */
-const APP_PATH = /^\/(?:|sign-in|models|departments|groups|audit|users(?:\/[\w-]+)?|projects(?:\/[\w-]+){0,2})\/?$/;
+const APP_PATH =
+  /^\/(?:|sign-in|models|departments|groups|audit|users(?:\/[\w-]+)?|projects(?:\/[\w-]+){0,2}|projects\/[\w-]+\/documents\/[\w-]+)\/?$/;
 
 const PAGE = `<!doctype html>
 <html lang="en">

@@ -17,6 +17,8 @@ describe('chunker', () => {
         pageEnd: 1,
         text: 'Title\n\nFirst short paragraph.\n\nSecond short paragraph.',
         context: 'Title\n\nFirst short paragraph.\n\nSecond short paragraph.',
+        // the whole page's text: characters [0, 54) of page 1
+        locations: [{ page: 1, start: 0, end: 54 }],
       },
     ]);
   });

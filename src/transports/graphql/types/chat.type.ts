@@ -13,6 +13,7 @@ export class ChatConfigType {
 export class CitationType {
   @Field(() => Int) index!: number;
   @Field() chunkId!: string;
+  @Field(() => ID, { nullable: true, description: 'document sources only' }) documentId?: string;
   @Field() documentName!: string;
   @Field(() => Int) pageNumber!: number;
   @Field(() => String, { nullable: true, description: 'web sources only' }) url?: string;

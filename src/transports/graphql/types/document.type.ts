@@ -67,6 +67,7 @@ export class DocumentType {
   @Field(() => ID, { nullable: true }) uploadedBy!: string | null;
   @Field({ description: 'ISO timestamp' }) createdAt!: string;
   @Field({ description: 'ISO timestamp' }) updatedAt!: string;
+  @Field({ description: 'Where the stored original is served (GET, `use` tier; `Range` supported)' }) originalUrl!: string;
   @Field(() => Boolean, { nullable: true, description: 'In upload answers: the same content was already in the project' })
   duplicate?: boolean;
 }
@@ -87,6 +88,25 @@ export class DocumentProgressType {
   @Field(() => String, { nullable: true }) error!: string | null;
 }
 
+/** A box a chunk's text is drawn in, as fractions of its page's width and height from the top-left corner. */
+@ObjectType('ChunkBox')
+export class ChunkBoxType {
+  @Field(() => Float) x!: number;
+  @Field(() => Float) y!: number;
+  @Field(() => Float) w!: number;
+  @Field(() => Float) h!: number;
+}
+
+/** Where a chunk lies on one page: characters [start, end) of the page's converted text, and its boxes. */
+@ObjectType('ChunkLocation')
+export class ChunkLocationType {
+  @Field(() => Int) page!: number;
+  @Field(() => Int) start!: number;
+  @Field(() => Int) end!: number;
+  @Field({ description: "The part of the chunk's text on this page" }) text!: string;
+  @Field(() => [ChunkBoxType], { nullable: true, description: 'PDF and OCR pages only' }) boxes?: ChunkBoxType[];
+}
+
 /** GET /chat/chunks/:chunkId/source: a citation's chunk with its surrounding paragraph. */
 @ObjectType('ChunkSource')
 export class ChunkSourceType {
@@ -96,6 +116,11 @@ export class ChunkSourceType {
   @Field(() => ID) chunkId!: string;
   @Field() snippet!: string;
   @Field() context!: string;
+  @Field(() => [ChunkLocationType], {
+    nullable: true,
+    description: 'Where the chunk lies in the original, page by page; null for a document not yet analysed for it (use snippet)',
+  })
+  locations!: ChunkLocationType[] | null;
 }
 
 /**

@@ -36,6 +36,14 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     ok: { 200: wrap('document', ref('Document')) },
   },
   {
+    method: 'get',
+    path: '/documents/:id/original',
+    tag: 'documents',
+    summary:
+      'The stored original (`use`): `Range` (206, 416), `ETag`/`Last-Modified` (304); `nosniff`, `Content-Security-Policy: sandbox`, `inline` only for PDF and raster images, `attachment` otherwise',
+    ok: { 200: null, 206: null, 304: null, 416: null },
+  },
+  {
     method: 'delete',
     path: '/documents/:id',
     tag: 'documents',

@@ -8,6 +8,7 @@ import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
 import { parseQuery } from '../../../validation';
 import { routeWith } from '../route';
 import { HashingDiskStorage, RequestTempFiles } from '../upload-storage';
+import { sendOriginal } from '../original-response';
 import type { Services } from '../../../services';
 
 /** Seconds a client is asked to wait when too many uploads are running. */
@@ -119,6 +120,12 @@ export function documentsRoutes(s: Services, config: Config): Router {
     route({ auth: 'required' }, async (req) => ({
       document: presentDocument(await s.documents.get(req.actor, req.params.id)),
     })),
+  );
+
+  // the stored file itself, for the citation viewer and downloads (issue 35)
+  r.get(
+    '/documents/:id/original',
+    route({ auth: 'required' }, async (req, res) => sendOriginal(req, res, await s.originals.get(req.actor, req.params.id))),
   );
 
   r.delete(
