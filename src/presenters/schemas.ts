@@ -4,17 +4,9 @@
  * (`additionalProperties: false`) so a presenter that grows a field without its schema fails the
  * e2e suite, which checks every REST response against the document.
  */
-import {
-  AUDIT_ACTIONS,
-  AUDIT_TARGET_TYPES,
-  DOCUMENT_STATUSES,
-  ORG_POSITIONS,
-  PLATFORM_ROLES,
-  PROVIDER_TYPES,
-  TIERS,
-  USER_STATUSES,
-} from '../domain/values';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, ORG_POSITIONS, PLATFORM_ROLES, PROVIDER_TYPES, TIERS, USER_STATUSES } from '../domain/values';
 import { CHAT_SCHEMAS } from './chat-schemas';
+import { documentFields } from './document-schemas';
 import { arrayOf, bool, num, dateTime, enumOf, int, nullable, obj, ref, Schema, str, uuid } from './schema-builders';
 
 const platformRole = enumOf(...PLATFORM_ROLES);
@@ -53,58 +45,6 @@ const projectFields = (): Record<string, Schema> => ({
   updatedAt: dateTime,
   members: arrayOf(ref('ProjectMember')),
 });
-
-const documentFields = {
-  id: uuid,
-  projectId: uuid,
-  name: str,
-  mimeType: str,
-  size: int,
-  sha256: str,
-  status: enumOf(...DOCUMENT_STATUSES),
-  progress: obj({ pagesDone: int, pagesTotal: int }),
-  pageCount: int,
-  chunkCount: int,
-  error: nullable(str),
-  language: { type: ['string', 'null'], description: 'detected (or stated) language code, null until analysed' },
-  embeddings: {
-    ...nullable(obj({ model: str, chunksEmbedded: int, chunksTotal: int })),
-    description: "chunks with a vector of the project's current embedding model; null without an embedding source",
-  },
-  format: {
-    ...nullable(str),
-    description:
-      'the format detected from the content: pdf, docx, xlsx, ods, csv, tsv, pptx, odp, odt, epub, rtf, eml, mbox, msg, png, jpeg, tiff, webp, gif, markdown, html, text (ole2 until an Office 97–2003 or Outlook file is read); null for an unsupported file',
-  },
-  extraction: {
-    ...nullable(
-      obj({
-        method: { ...str, description: 'text (every page from the file itself), ocr (every page recognised) or mixed' },
-        ocrPages: int,
-        ocrConfidence: {
-          ...nullable({ type: 'number' }),
-          description: 'mean OCR word confidence (0–100) over the OCR pages; null without any',
-        },
-        pages: {
-          ...arrayOf(
-            obj({
-              from: int,
-              to: int,
-              method: { ...str, description: 'text or ocr' },
-              confidence: { ...nullable({ type: 'number' }), description: 'OCR pages: mean word confidence, 0–100' },
-            }),
-          ),
-          description: "runs of pages: consecutive pages read from the file's own text form one run; each OCR page is a run of its own",
-        },
-      }),
-    ),
-    description: "how the pages' text was obtained; null until the document is read",
-  },
-  uploadedBy: nullable(uuid),
-  createdAt: dateTime,
-  updatedAt: dateTime,
-  originalUrl: { ...str, description: 'Where the stored original is served (GET, `use` tier; `Range` supported)' },
-};
 
 /**
  * Where a chunk's text lies in its document: per page, characters [start, end) of the page's
