@@ -7,6 +7,9 @@ import { BaseService } from './context';
 /** The PostgreSQL channel on which a node says "stream <messageId> has new events" (payload: the id). */
 export const CHAT_STREAM_CHANNEL = 'docqa_chat_stream';
 
+/** The PostgreSQL channel on which a node asks "stop generating answer <messageId>" (payload: the id); the node generating it stops. */
+export const CHAT_STOP_CHANNEL = 'docqa_chat_stop';
+
 /** A chat event with its place in its stream (the SSE `id`); an event that is not recorded has none. */
 export type NumberedChatEvent = ChatEvent & { id?: number };
 
@@ -34,11 +37,14 @@ const terminal = (event: string) => event === 'done' || event === 'error';
 export class ChatJournal extends BaseService {
   private listener: PgListener | null = null;
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** The answers this process is generating, by message id: calling one stops it (POST …/stop, on any node). */
+  private readonly generating = new Map<string, () => void>();
   private lastPrune = 0;
 
   async start(): Promise<void> {
     const listener = new PgListener(this.ctx.orm.config.get<'clientUrl', string>('clientUrl'), this.ctx.logger, 'docqa-chat-streams');
     listener.on(CHAT_STREAM_CHANNEL, (id) => this.wake(id));
+    listener.on(CHAT_STOP_CHANNEL, (id) => this.generating.get(id)?.());
     // notifications sent while the connection was down are gone: every reader looks again
     listener.onReconnect(() => {
       for (const id of [...this.waiters.keys()]) this.wake(id);
@@ -60,11 +66,21 @@ export class ChatJournal extends BaseService {
   async *record(userId: string, projectId: string, source: AsyncIterable<ChatEvent>): AsyncGenerator<NumberedChatEvent> {
     let seq = 0;
     let writer: BatchWriter | null = null;
+    let messageId: string | null = null;
+    const it = source[Symbol.asyncIterator]();
+    let finished = false;
     try {
-      for await (const e of source) {
+      for (;;) {
+        const next = await it.next();
+        if ((finished = !!next.done)) break;
+        const e = next.value;
         seq += 1;
         const row = { seq, event: e.event, data: e.data };
         if (e.event === 'meta' && !writer) {
+          messageId = e.data.messageId;
+          // a stop asked on any node ends the answer as a client leaving did before issue 38: the
+          // upstream is aborted and what arrived is stored as an incomplete answer
+          this.generating.set(messageId, () => void it.return?.());
           writer = new BatchWriter(this.freshEm(), e.data.messageId, (err) => this.logger.warn({ err }, 'chat stream record failed'));
           await writer.open(userId, projectId, e.data.conversationId, row);
           this.prune();
@@ -75,8 +91,16 @@ export class ChatJournal extends BaseService {
         yield { ...e, id: seq };
       }
     } finally {
+      if (messageId) this.generating.delete(messageId);
+      // left early (the consumer returned, or threw): the source is ended as for-await would
+      if (!finished) await it.return?.();
       await writer?.end();
     }
+  }
+
+  /** Asks whichever node generates answer `messageId` to stop (access is the caller's to check). */
+  async requestStop(messageId: string): Promise<void> {
+    await query(this.freshEm(), `select pg_notify('${CHAT_STOP_CHANNEL}', ?)`, [messageId]);
   }
 
   /**

@@ -72,6 +72,17 @@ export class ChatService extends BaseService {
     );
   }
 
+  /**
+   * POST /chat/messages/:messageId/stop: the caller's answer stops being generated, on whichever
+   * node generates it; what arrived is stored as an incomplete answer and its stream ends. An
+   * answer that already ended is left as it is.
+   */
+  async stopAnswer(actor: Actor, messageId: string): Promise<{ messageId: string; stopping: true }> {
+    await requireChatStream(this.em(), actor, messageId);
+    await this.deps.journal.requestStop(messageId);
+    return { messageId, stopping: true };
+  }
+
   private async start(actor: Actor, projectId: string, input: AskInput, signal: AbortSignal): Promise<AsyncIterable<ChatEvent>> {
     const started = performance.now();
     const em = this.em();

@@ -122,3 +122,34 @@ describe('GET /api/chat/messages/:messageId/stream', () => {
     );
   });
 });
+
+describe('POST /api/chat/messages/:messageId/stop', () => {
+  it("stops the caller's answer where it is generated: the upstream is aborted, what arrived is stored as incomplete, the stream ends", async () => {
+    const { user, project } = await asker();
+    // a slow answer (30 deltas, 200 ms apart): the stop arrives long before its end
+    const slow = Array.from({ length: 30 }, (_, i) => `slow${i} `);
+    stub.once({ deltas: slow, deltaDelayMs: 200 });
+    const first = await postSse(A.baseUrl, `/api/chat/projects/${project.id}`, {
+      token: user.token,
+      body: { message: 'q' },
+      stopWhen: (_e, all) => all.filter((x) => x.event === 'text').length === 3,
+    });
+    const { messageId, conversationId } = metaOf(first);
+    // only the caller who asked may stop it
+    const other = await f.makeUser();
+    expect((await api(A.baseUrl, 'POST', `/api/chat/messages/${messageId}/stop`, { token: other.token })).status).toBe(404);
+    expect((await api(A.baseUrl, 'POST', `/api/chat/messages/${messageId}/stop`)).status).toBe(401);
+    const stop = await api(A.baseUrl, 'POST', `/api/chat/messages/${messageId}/stop`, { token: user.token });
+    expect(stop.status).toBe(202);
+    expect(stop.body).toEqual({ messageId, stopping: true });
+    // the recorded stream ends without the rest of the answer
+    const replay = await resume(user.token, messageId);
+    expect(replay.status).toBe(200);
+    expect(answerOf(replay).length).toBeGreaterThan(0);
+    expect(answerOf(replay).length).toBeLessThan(slow.join('').length);
+    await stub.waitFor(() => stub.last().aborted === true, 10_000);
+    const conv = await api(A.baseUrl, 'GET', `/api/chat/conversations/${conversationId}`, { token: user.token });
+    expect(conv.body.conversation.messages[1]).toEqual(expect.objectContaining({ incomplete: true }));
+    expect(conv.body.conversation.messages[1].content.length).toBeLessThan(slow.join('').length);
+  });
+});

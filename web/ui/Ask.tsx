@@ -28,6 +28,8 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
   const [streaming, setStreaming] = useState(false);
   const [cite, setCite] = useState<CitationTarget | null>(null);
   const abort = useRef<AbortController | null>(null);
+  /** The answer being streamed (from its `meta`): Stop asks the server to stop generating it. */
+  const streamingId = useRef<string | null>(null);
   /** The conversation this screen itself started (its URL changes, its turns stay). */
   const own = useRef<string | null>(null);
   const pending = useRef<((t: Turn) => Turn)[]>([]);
@@ -90,6 +92,7 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
     let ended = false;
     try {
       for await (const e of askStream(api, projectId, body, ctl.signal)) {
+        if (e.event === 'meta') streamingId.current = e.data.messageId;
         if (e.event === 'meta' && !body.conversationId) {
           own.current = e.data.conversationId;
           navigate(projectPath(projectId, 'ask', e.data.conversationId), true);
@@ -114,6 +117,7 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
       change((t) => t, true);
       setStreaming(false);
       abort.current = null;
+      streamingId.current = null;
       setVersion((v) => v + 1);
     }
   };
@@ -175,7 +179,12 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
           models={models.data?.models ?? []}
           streaming={streaming}
           onAsk={(r) => void ask(r)}
-          onStop={() => abort.current?.abort()}
+          onStop={() => {
+            // the server goes on with an answer nobody listens to (it can be resumed): stop it there too
+            const id = streamingId.current;
+            if (id) void api.send('POST', `/chat/messages/${id}/stop`).catch(() => undefined);
+            abort.current?.abort();
+          }}
         />
       </section>
       {cite &&

@@ -65,6 +65,10 @@ export function chatRoutes(s: Services): Router {
       await writeSse(res, events);
     }),
   );
+  r.post(
+    '/chat/messages/:messageId/stop',
+    route({ auth: 'required', status: 202 }, (req) => s.chat.stopAnswer(req.actor, req.params.messageId)),
+  );
   r.get(
     '/chat/config',
     route({ auth: 'required' }, (req) => s.chat.modes(req.actor)),
