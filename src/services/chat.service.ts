@@ -56,9 +56,8 @@ export class ChatService extends BaseService {
   }
 
   /**
-   * GET /chat/messages/:messageId/stream: the caller's answer `messageId`, from the event after
-   * `after` (its SSE `Last-Event-ID`; 0 for all), then live until it ends; on any node. Leaving
-   * stops only this reader: the answer goes on being generated and stored.
+   * GET /chat/messages/:messageId/stream: the caller's answer from the event after `after` (SSE `Last-Event-ID`;
+   * 0: all), then live until it ends, on any node. Leaving stops only this reader, not the answer.
    */
   async resume(actor: Actor, messageId: string, after: number, signal?: AbortSignal): Promise<AsyncIterable<NumberedChatEvent>> {
     const { projectId } = await requireChatStream(this.em(), actor, messageId);
@@ -72,11 +71,7 @@ export class ChatService extends BaseService {
     );
   }
 
-  /**
-   * POST /chat/messages/:messageId/stop: the caller's answer stops being generated, on whichever
-   * node generates it; what arrived is stored as an incomplete answer and its stream ends. An
-   * answer that already ended is left as it is.
-   */
+  /** POST /chat/messages/:messageId/stop: the caller's answer stops where it is generated (any node), stored incomplete. */
   async stopAnswer(actor: Actor, messageId: string): Promise<{ messageId: string; stopping: true }> {
     await requireChatStream(this.em(), actor, messageId);
     await this.deps.journal.requestStop(messageId);
