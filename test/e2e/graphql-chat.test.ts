@@ -117,7 +117,7 @@ describe('graphql: documents', () => {
 
   it('document queries equal REST; project.documents nests them', async () => {
     const FIELDS =
-      'id projectId name mimeType size sha256 status progress { pagesDone pagesTotal } pageCount chunkCount embeddings { model chunksEmbedded chunksTotal } error language uploadedBy createdAt updatedAt';
+      'id projectId name mimeType size sha256 status progress { pagesDone pagesTotal } pageCount chunkCount embeddings { model chunksEmbedded chunksTotal } error language format extraction { method ocrPages ocrConfidence pages { from to method confidence } } originalUrl uploadedBy createdAt updatedAt';
     const rest = (await client(t.baseUrl, member.token).get(`/api/projects/${project.id}/documents`)).body.documents;
     const r = await gql(
       t.baseUrl,
@@ -186,7 +186,7 @@ describe('graphql: documents', () => {
       .execute('select id from chunks where document_id = ? order by ordinal limit 1', [documentId]);
     const r = await gql(
       t.baseUrl,
-      `{ chunkSource(chunkId: "${chunk.id}") { documentId documentName pageNumber chunkId snippet context } }`,
+      `{ chunkSource(chunkId: "${chunk.id}") { documentId documentName pageNumber chunkId snippet context locations { page start end text boxes { x y w h } } } }`,
       { token: member.token },
     );
     expect(r.data.chunkSource).toEqual((await client(t.baseUrl, member.token).get(`/api/chat/chunks/${chunk.id}/source`)).body);
@@ -217,7 +217,7 @@ describe('graphql: chat subscription', () => {
 
     // the stored conversation reads the same through GraphQL and REST, citations included
     const CONV =
-      'id title projectId createdAt updatedAt messages { id role content createdAt citations { index chunkId documentName pageNumber } incomplete }';
+      'id title projectId createdAt updatedAt messages { id role content createdAt citations { index chunkId documentId documentName pageNumber } incomplete }';
     const conv = await gql(
       t.baseUrl,
       `{ conversation(id: "${meta.conversationId}") { ${CONV} counts { messages } project { id name } } }`,
