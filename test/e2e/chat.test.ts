@@ -234,7 +234,15 @@ describe('a question answered from the documents', () => {
       content: ANSWER_DELTAS.join(''),
       createdAt: expect.any(String),
       incomplete: false,
-      citations: [{ index: 1, chunkId: manual.chunks.find((x) => x.pageNumber === 2)!.id, documentName: 'acme-manual.pdf', pageNumber: 2 }],
+      citations: [
+        {
+          index: 1,
+          chunkId: manual.chunks.find((x) => x.pageNumber === 2)!.id,
+          documentId: manual.documentId,
+          documentName: 'acme-manual.pdf',
+          pageNumber: 2,
+        },
+      ],
     });
 
     const recent = await client(A.baseUrl, member.token).get('/api/chat/recent');
@@ -294,7 +302,13 @@ describe('citations are the [n] markers the answer really used', () => {
     const conv = await client(A.baseUrl, owner.token).get(`/api/chat/conversations/${eventOf(r, 'meta').conversationId}`);
     const citations = conv.body.conversation.messages[1].citations;
     expect(citations).toEqual(
-      [2, 3].map((n) => ({ index: n, chunkId: sources[n - 1].id, documentName: 'notes.md', pageNumber: sources[n - 1].pageNumber })),
+      [2, 3].map((n) => ({
+        index: n,
+        chunkId: sources[n - 1].id,
+        documentId: sources[n - 1].documentId,
+        documentName: 'notes.md',
+        pageNumber: sources[n - 1].pageNumber,
+      })),
     );
     expect(doc.chunks.map((x) => x.id)).toEqual(expect.arrayContaining(citations.map((x: any) => x.chunkId)));
   });

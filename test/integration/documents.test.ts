@@ -148,6 +148,8 @@ describe('tiers', () => {
       chunkId,
       snippet: 'The library opens at nine on weekdays.',
       context: 'The library opens at nine on weekdays.',
+      // where the passage lies: characters of the page's converted text (no boxes: not a PDF)
+      locations: [{ page: 1, start: 0, end: 38, text: 'The library opens at nine on weekdays.' }],
     });
     expect((await client(t.baseUrl, useUser.token).get(`/api/chat/chunks/${MISSING}/source`)).status).toBe(404);
     expect((await client(t.baseUrl, useUser.token).get(`/api/chat/chunks/abc/source`)).status).toBe(404);

@@ -177,7 +177,8 @@ export async function hostileCases(limits: {
       name: 'empty-pages.pdf',
       content: makePdf(Array.from({ length: emptyPages }, () => ({ paragraphs: [] }))),
       status: 'failed',
-      error: /no extractable text/,
+      // pages that draw nothing are not sent to OCR: they are blank, and the error says so
+      error: /^no text found: the pages are blank$/,
     },
     {
       label: `PDF over the page limit (${limits.pdfMaxPages + 1} pages)`,

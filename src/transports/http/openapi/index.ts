@@ -46,9 +46,10 @@ function errorStatuses(op: Operation): number[] {
   if (op.body || op.query || op.path.includes(':')) s.add(400);
   if (op.body) s.add(413).add(415);
   if (op.path.includes(':') || op.auth !== false) s.add(404);
-  for (const e of op.errors ?? []) s.add(e);
-  // the public auth operations answer no 403 and 404 (a token either works or it does not)
+  // the public auth operations answer no 403 and 404 (a token either works or it does not), unless
+  // they say so themselves (single sign-on's start is 404 where it is not configured)
   if (op.auth === false) s.delete(404);
+  for (const e of op.errors ?? []) s.add(e);
   return [...s].sort();
 }
 
