@@ -4,7 +4,7 @@ import { arrayOf, bool, dateTime, enumOf, int, nullable, obj, ref, Schema, str, 
 
 export const CHAT_SCHEMAS: Record<string, Schema> = {
   ChatModes: obj({ docs: bool, web: bool, deep: bool }),
-  StopResult: {
+  ChatStopResult: {
     ...obj({ messageId: uuid, stopping: { const: true } }),
     description: 'The stop was asked of the node generating the answer',
   },

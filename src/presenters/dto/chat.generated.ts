@@ -6,6 +6,11 @@ export interface ChatModesDto {
   deep: boolean;
 }
 
+export interface ChatStopResultDto {
+  messageId: string;
+  stopping: true;
+}
+
 export interface ConversationSummaryDto {
   id: string;
   title: string;

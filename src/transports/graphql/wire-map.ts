@@ -41,7 +41,7 @@ export const GRAPHQL_TYPE_OF: Record<string, { type: string; renamed?: Record<st
   Model: { type: 'Model' },
   ProviderTestResult: { type: 'ProviderTestResult' }, // REST's two outcomes in one object, the other outcome's fields null
   ChatModes: { type: 'ChatConfig' },
-  StopResult: null, // GraphQL stops an answer by ending its subscription
+  ChatStopResult: null, // GraphQL stops an answer by ending its subscription
   ConversationSummary: { type: 'Conversation', renamed: { _count: 'counts' } },
   RecentConversation: { type: 'Conversation' },
   Citation: { type: 'Citation' },

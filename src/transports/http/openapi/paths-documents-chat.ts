@@ -91,7 +91,7 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     tag: 'chat',
     summary:
       "Stop generating the caller's answer, on whichever node generates it (a stream's Stop: the answer otherwise goes on while nobody listens, so it can be resumed). What arrived is stored as an incomplete answer; an answer that already ended is left as it is. Only the caller who asked, while they hold `use`",
-    ok: { 202: ref('StopResult') },
+    ok: { 202: ref('ChatStopResult') },
   },
   { method: 'get', path: '/chat/config', tag: 'chat', summary: 'Which chat modes this server offers', ok: { 200: ref('ChatModes') } },
   {
