@@ -183,9 +183,9 @@ describe('web app: what each tier sees', () => {
   }, 120_000);
 });
 
-/** Presses Tab until the focused element's text or label matches `name` (at most 40 times). */
+/** Presses Tab until the focused element's text or label matches `name` (at most 80 times). */
 async function tabTo(page: Page, name: RegExp): Promise<void> {
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < 80; i++) {
     await page.keyboard.press('Tab');
     const focused = await page.evaluate<string>(
       '(() => { const e = document.activeElement; return e ? (e.getAttribute("aria-label") || e.labels?.[0]?.innerText || e.innerText || "") : ""; })()',
@@ -217,6 +217,8 @@ describe('web app: keyboard only', () => {
 
     await tabTo(page, new RegExp(`^${project.name}$`));
     await page.keyboard.press('Enter');
+    // the project's screens load on demand: the question box is there before Tab looks for it
+    await page.getByLabel(/^Your question/).waitFor();
     await tabTo(page, /^Your question/);
     stub.once({ deltas: ['It hangs in ', 'the reception cabinet [1].'] });
     await page.keyboard.type('Where is the spare key?');
