@@ -139,7 +139,7 @@ export function AuditLog() {
       </form>
       {log.loading && !log.data && <Loading what="the audit log" />}
       <ErrorText>{log.error}</ErrorText>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Audit entries, scrollable">
         <table className="grant-table audit-table">
           <thead>
             <tr>

@@ -75,7 +75,7 @@ export function Users() {
       </form>
       {users.loading && !users.data && <Loading what="people" />}
       <ErrorText>{users.error}</ErrorText>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="People, scrollable">
         <table className="grant-table">
           <thead>
             <tr>
