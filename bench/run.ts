@@ -126,7 +126,7 @@ async function main(): Promise<void> {
           results.keyVsJwt = k;
           rows.push({
             metric: 'GET /api/projects with a key vs with a JWT (same caller, alternating rounds)',
-            value: `median ${k.key.medianMs} vs ${k.jwt.medianMs} ms (${k.ratio}×; rounds ${k.rounds.map((r) => `${r.keyMs}/${r.jwtMs}`).join(', ')})`,
+            value: `median ${k.key.medianMs.toFixed(2)} vs ${k.jwt.medianMs.toFixed(2)} ms (${k.ratio}×; rounds ${k.rounds.map((r) => `${r.keyMs}/${r.jwtMs}`).join(', ')})`,
             target: '≤ 1.10×',
             met: k.ratio <= 1.1,
           });
