@@ -1,10 +1,6 @@
-import pg from 'pg';
-import { uploadFiles, waitForDocument } from '../support/documents';
-import { probe } from '../support/hostile';
+import { HostileServer, ingestProbed, startHostileServer } from '../support/hostile-server';
 import { api } from '../support/http';
 import { manyAttachments, mimeMessage, nestedMessages, nestedMultiparts } from '../support/mail';
-import { Proc, startServerProcess } from '../support/processes';
-import { createTestDatabase } from '../support/test-db';
 
 jest.setTimeout(180_000);
 
@@ -16,37 +12,13 @@ jest.setTimeout(180_000);
  * answering throughout (a probe runs the whole time).
  */
 describe('hostile mail', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let server: Proc & { baseUrl: string };
-  let token: string;
-  let projectId: string;
-  let sql: pg.Client;
+  let h: HostileServer;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    server = await startServerProcess({
-      DATABASE_URL: db.url,
-      BOOTSTRAP_SUPERADMIN_EMAIL: 'root@example.com',
-      BOOTSTRAP_SUPERADMIN_PASSWORD: 'rootpassword',
-      WORKER_CONCURRENCY: '2',
-      PARSER_TIMEOUT_SECONDS: '20',
-      INGEST_RETRY_DELAY_SECONDS: '1',
-      MAX_UPLOAD_MB: '8',
-      MAIL_MAX_ATTACHMENTS: '100',
-    });
-    const login = await api(server.baseUrl, 'POST', '/api/auth/login', { body: { email: 'root@example.com', password: 'rootpassword' } });
-    token = login.body.accessToken;
-    const project = await api(server.baseUrl, 'POST', '/api/projects', { token, body: { name: 'Hostile mail' } });
-    projectId = project.body.project.id;
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
+    h = await startHostileServer('Hostile mail', { PARSER_TIMEOUT_SECONDS: '20', MAIL_MAX_ATTACHMENTS: '100' });
   });
 
-  afterAll(async () => {
-    await sql?.end();
-    await server?.kill('SIGTERM');
-    await db?.drop();
-  });
+  afterAll(async () => h?.close());
 
   it('each hostile message fails with its named limit, not retried, while /healthz keeps answering', async () => {
     const cases = [
@@ -66,16 +38,13 @@ describe('hostile mail', () => {
       },
     ];
     for (const c of cases) expect(Buffer.byteLength(c.content)).toBeLessThan(8 * 1024 * 1024);
-    const health = probe(`${server.baseUrl}/healthz`);
-    const res = await uploadFiles(
-      server.baseUrl,
-      token,
-      projectId,
+    const { server, projectId, sql } = h;
+    const { status, docs, healthz } = await ingestProbed(
+      h,
       cases.map((c) => ({ name: c.name, content: c.content, type: 'message/rfc822' })),
+      150_000,
     );
-    expect(res.status).toBe(202);
-    const docs = await Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(server.baseUrl, token, d.id, 150_000)));
-    const healthz = await health.stop();
+    expect(status).toBe(202);
 
     for (const [i, c] of cases.entries()) {
       expect({ name: c.name, status: docs[i].status }).toEqual({ name: c.name, status: c.status });

@@ -1,12 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
-import { uploadFiles, waitForDocument } from '../support/documents';
-import { probe } from '../support/hostile';
 import { manyPageScan, pixelFloodPng } from '../support/hostile-ocr';
+import { HostileServer, ingestProbed, startHostileServer } from '../support/hostile-server';
 import { api } from '../support/http';
-import { Proc, startServerProcess } from '../support/processes';
-import { createTestDatabase } from '../support/test-db';
 
 jest.setTimeout(240_000);
 
@@ -17,35 +13,13 @@ jest.setTimeout(240_000);
  * throughout (a probe runs the whole time).
  */
 describe('hostile OCR inputs', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let server: Proc & { baseUrl: string };
-  let token: string;
-  let projectId: string;
-  let sql: pg.Client;
+  let h: HostileServer;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    server = await startServerProcess({
-      DATABASE_URL: db.url,
-      BOOTSTRAP_SUPERADMIN_EMAIL: 'root@example.com',
-      BOOTSTRAP_SUPERADMIN_PASSWORD: 'rootpassword',
-      WORKER_CONCURRENCY: '2',
-      INGEST_RETRY_DELAY_SECONDS: '1',
-      MAX_UPLOAD_MB: '8',
-    });
-    const login = await api(server.baseUrl, 'POST', '/api/auth/login', { body: { email: 'root@example.com', password: 'rootpassword' } });
-    token = login.body.accessToken;
-    const project = await api(server.baseUrl, 'POST', '/api/projects', { token, body: { name: 'Hostile OCR' } });
-    projectId = project.body.project.id;
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
+    h = await startHostileServer('Hostile OCR');
   });
 
-  afterAll(async () => {
-    await sql?.end();
-    await server?.kill('SIGTERM');
-    await db?.drop();
-  });
+  afterAll(async () => h?.close());
 
   it('a pixel-flood PNG and a 5,000-page scan fail with their named limits while /healthz keeps answering', async () => {
     const cases = [
@@ -65,13 +39,11 @@ describe('hostile OCR inputs', () => {
         error: null,
       },
     ];
-    const health = probe(`${server.baseUrl}/healthz`);
+    const { server, token, projectId, sql } = h;
     const started = Date.now();
-    const res = await uploadFiles(server.baseUrl, token, projectId, cases);
-    expect(res.status).toBe(202);
-    const docs = await Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(server.baseUrl, token, d.id, 200_000)));
+    const { status, docs, healthz } = await ingestProbed(h, cases, 200_000);
+    expect(status).toBe(202);
     const elapsed = Date.now() - started;
-    const healthz = await health.stop();
     for (const [i, c] of cases.entries()) {
       expect({ name: c.name, status: docs[i].status }).toEqual({ name: c.name, status: c.status });
       if (c.error) expect({ name: c.name, error: docs[i].error }).toEqual({ name: c.name, error: expect.stringMatching(c.error) });

@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import JSZip from 'jszip';
-import pg from 'pg';
-import { uploadFiles, waitForDocument } from '../support/documents';
-import { probe } from '../support/hostile';
-import { api } from '../support/http';
-import { Proc, startServerProcess } from '../support/processes';
-import { createTestDatabase } from '../support/test-db';
+import { HostileServer, ingestProbed, startHostileServer } from '../support/hostile-server';
 
 jest.setTimeout(180_000);
 
@@ -64,37 +59,13 @@ interface Case {
  * /healthz keeps answering throughout.
  */
 describe('hostile office files', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let server: Proc & { baseUrl: string };
-  let token: string;
-  let projectId: string;
-  let sql: pg.Client;
+  let h: HostileServer;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    server = await startServerProcess({
-      DATABASE_URL: db.url,
-      BOOTSTRAP_SUPERADMIN_EMAIL: 'root@example.com',
-      BOOTSTRAP_SUPERADMIN_PASSWORD: 'rootpassword',
-      WORKER_CONCURRENCY: '2',
-      PARSER_TIMEOUT_SECONDS: '30',
-      PARSER_MAX_EXPANDED_MB: String(MAX_EXPANDED_MB),
-      INGEST_RETRY_DELAY_SECONDS: '1',
-      MAX_UPLOAD_MB: '8',
-    });
-    const login = await api(server.baseUrl, 'POST', '/api/auth/login', { body: { email: 'root@example.com', password: 'rootpassword' } });
-    token = login.body.accessToken;
-    const project = await api(server.baseUrl, 'POST', '/api/projects', { token, body: { name: 'Hostile office' } });
-    projectId = project.body.project.id;
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
+    h = await startHostileServer('Hostile office', { PARSER_TIMEOUT_SECONDS: '30', PARSER_MAX_EXPANDED_MB: String(MAX_EXPANDED_MB) });
   });
 
-  afterAll(async () => {
-    await sql?.end();
-    await server?.kill('SIGTERM');
-    await db?.drop();
-  });
+  afterAll(async () => h?.close());
 
   it('each hostile workbook fails with its named limit, not retried, while /healthz keeps answering and an ordinary one is read', async () => {
     const budget = readFileSync(path.join(__dirname, '../fixtures/formats/office/budget.xlsx'));
@@ -151,11 +122,9 @@ describe('hostile office files', () => {
       },
       { label: 'an ordinary workbook', name: 'budget.xlsx', type: XLSX_TYPE, content: budget, status: 'ready' },
     ];
-    const health = probe(`${server.baseUrl}/healthz`);
-    const res = await uploadFiles(server.baseUrl, token, projectId, cases);
-    expect(res.status).toBe(202);
-    const docs = await Promise.all(res.body.documents.map((d: { id: string }) => waitForDocument(server.baseUrl, token, d.id, 150_000)));
-    const healthz = await health.stop();
+    const { projectId, sql } = h;
+    const { status, docs, healthz } = await ingestProbed(h, cases, 150_000);
+    expect(status).toBe(202);
     const outcomes = cases.map((c, i) => ({ label: c.label, status: docs[i].status, error: docs[i].error }));
     process.stdout.write(`hostile office set: ${JSON.stringify({ healthz, outcomes })}\n`);
     for (const [i, c] of cases.entries()) {
