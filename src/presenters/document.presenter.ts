@@ -1,7 +1,8 @@
 import type { Document } from '../entities';
 import type { PageRun } from '../ingest/types';
 import type { DocumentProgress } from '../ingest/progress';
-import type { ChunkSourceDto, DocumentDto, UploadResultDto } from './dto.generated';
+import type { DocumentText } from '../services/document-text.service';
+import type { ChunkSourceDto, DocumentDto, DocumentTextDto, UploadResultDto } from './dto.generated';
 
 /** One file of an upload: the document, and whether identical content already existed in the project. */
 export interface UploadResult {
@@ -94,6 +95,17 @@ export function presentChunkSource(s: ChunkSource): ChunkSourceDto {
     snippet: s.snippet,
     context: s.context,
     locations: s.locations,
+  };
+}
+
+/** GET /documents/:id/text. */
+export function presentDocumentText(t: DocumentText): DocumentTextDto {
+  return {
+    documentId: t.documentId,
+    documentName: t.documentName,
+    pageCount: t.pageCount,
+    pages: t.pages.map((p) => ({ pageNumber: p.pageNumber, text: p.text, sections: p.sections })),
+    nextPage: t.nextPage,
   };
 }
 

@@ -215,6 +215,22 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
       description: 'Where the chunk lies in the original, page by page; null for a document not yet analysed for it (use snippet)',
     },
   }),
+  DocumentText: {
+    ...obj({
+      documentId: uuid,
+      documentName: str,
+      pageCount: int,
+      pages: arrayOf(
+        obj({
+          pageNumber: int,
+          text: { ...str, description: "The page's converted text (chunk locations' offsets point into it)" },
+          sections: arrayOf(obj({ offset: int, title: str, level: nullable(int) })),
+        }),
+      ),
+      nextPage: { ...nullable(int), description: 'The first page not in this answer (ask again with `from`); null at the end' },
+    }),
+    description: "A converted document's text, whole pages from `from` up to 200,000 characters (the reader view)",
+  },
   PublicProvider: obj({
     id: uuid,
     name: str,

@@ -1,0 +1,164 @@
+import { useEffect, useRef, useState } from 'react';
+import { ApiError } from '../lib/api';
+import type { ChunkSource, DocumentInfo, DocumentText, TextPage } from '../lib/types';
+import { useSession } from '../session';
+import { ErrorText, Loading, useLoad } from './common';
+import { DownloadButton } from './DownloadButton';
+
+/** A piece of a page's text: plain, a heading, or cited (marked). */
+interface Piece {
+  text: string;
+  kind: 'text' | 'heading' | 'mark';
+  level?: number | null;
+}
+
+/**
+ * A page's text cut at its headings and at the cited ranges ([start, end), page characters): the
+ * cited ranges become marks; a heading becomes one unless it lies inside a cited range.
+ */
+export function piecesOf(page: TextPage, marks: Array<{ start: number; end: number }>): Piece[] {
+  const text = page.text;
+  const ranges = marks.map((m) => ({ start: Math.max(0, m.start), end: Math.min(text.length, m.end) })).filter((m) => m.end > m.start);
+  const inMark = (i: number) => ranges.some((m) => i >= m.start && i < m.end);
+  const headings = page.sections
+    .filter((s) => text.startsWith(s.title, s.offset) && s.title && !inMark(s.offset) && !inMark(s.offset + s.title.length - 1))
+    .map((s) => ({ start: s.offset, end: s.offset + s.title.length, level: s.level }));
+  const cuts = [
+    ...new Set([0, text.length, ...ranges.flatMap((m) => [m.start, m.end]), ...headings.flatMap((h) => [h.start, h.end])]),
+  ].sort((a, b) => a - b);
+  const out: Piece[] = [];
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const [a, b] = [cuts[i], cuts[i + 1]];
+    const heading = headings.find((h) => h.start === a && h.end === b);
+    const kind = inMark(a) ? 'mark' : heading ? 'heading' : 'text';
+    const last = out[out.length - 1];
+    if (last && last.kind === kind && kind !== 'heading') last.text += text.slice(a, b);
+    else out.push({ text: text.slice(a, b), kind, level: heading?.level });
+  }
+  return out;
+}
+
+/**
+ * A converted document (DOCX, HTML, Markdown, text, office, mail): its whole converted text (GET
+ * /documents/:id/text, a window of pages at a time) with the cited passage marked where the chunk's
+ * locations say it lies (a passage across a page break is marked on both pages), inside its
+ * section, and scrolled into view. A document without converted text (an image) shows the
+ * chunk in its surrounding paragraphs.
+ */
+export function ReaderView({ doc, source, page }: { doc: DocumentInfo; source: ChunkSource | null; page: number }) {
+  const { api } = useSession();
+  const firstMark = useRef<HTMLElement>(null);
+  const [more, setMore] = useState<DocumentText[]>([]);
+  const [moreError, setMoreError] = useState<string | null>(null);
+  const cited = source?.pageNumber ?? page;
+  const loaded = useLoad(
+    async (signal) => {
+      const get = (from: number) => api.get<DocumentText>(`/documents/${encodeURIComponent(doc.id)}/text?from=${from}`, signal);
+      try {
+        const first = await get(1);
+        const last = first.pages[first.pages.length - 1]?.pageNumber ?? 0;
+        // a large document: the window that holds the cited page
+        return first.nextPage !== null && cited > last ? await get(cited) : first;
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 409) return null;
+        throw e;
+      }
+    },
+    [doc.id, cited],
+  );
+  useEffect(() => {
+    if (!loaded.loading) firstMark.current?.scrollIntoView({ block: 'center' });
+  }, [loaded.loading]);
+
+  if (loaded.loading) return <Loading what="the text" />;
+  if (loaded.error) return <ErrorText>{loaded.error}</ErrorText>;
+  const text = loaded.data;
+  if (!text) return <ContextView doc={doc} source={source} page={page} />;
+  const windows = [text, ...more];
+  const pages = windows.flatMap((w) => w.pages);
+  const next = windows[windows.length - 1].nextPage;
+  let first = true;
+  return (
+    <div className="viewer reader">
+      <div className="viewer-bar">
+        <span className="page-of">
+          Page {cited} of {text.pageCount}
+        </span>
+        <DownloadButton doc={doc} />
+      </div>
+      {!source && <p className="notice">The cited passage is no longer indexed as it was; the text is shown at page {page}.</p>}
+      <article className="reader-text" aria-label={`Text of ${doc.name}`}>
+        {pages.map((p) => {
+          const marks = (source?.locations ?? []).filter((l) => l.page === p.pageNumber);
+          return (
+            <section key={p.pageNumber} className="reader-page" aria-label={`Page ${p.pageNumber}`}>
+              {piecesOf(p, marks).map((piece, i) => {
+                if (piece.kind === 'heading')
+                  return (
+                    <strong key={i} className={`reader-heading level-${piece.level ?? 0}`}>
+                      {piece.text}
+                    </strong>
+                  );
+                if (piece.kind === 'text') return <span key={i}>{piece.text}</span>;
+                const ref = first ? firstMark : undefined;
+                first = false;
+                return (
+                  <mark key={i} ref={ref}>
+                    {piece.text}
+                  </mark>
+                );
+              })}
+            </section>
+          );
+        })}
+        {next !== null && (
+          <button
+            type="button"
+            onClick={() =>
+              api.get<DocumentText>(`/documents/${encodeURIComponent(doc.id)}/text?from=${next}`).then(
+                (w) => setMore((m) => [...m, w]),
+                (e: unknown) => setMoreError(e instanceof Error ? e.message : String(e)),
+              )
+            }
+          >
+            More of the text (from page {next})
+          </button>
+        )}
+        <ErrorText>{moreError}</ErrorText>
+      </article>
+    </div>
+  );
+}
+
+/** Without converted text (an image): the chunk inside its surrounding paragraphs, marked. */
+function ContextView({ doc, source, page }: { doc: DocumentInfo; source: ChunkSource | null; page: number }) {
+  const mark = useRef<HTMLElement>(null);
+  useEffect(() => mark.current?.scrollIntoView({ block: 'center' }), [source]);
+  if (!source)
+    return (
+      <div className="viewer reader">
+        <p className="notice">The cited passage is no longer indexed as it was (page {page}); the document itself is still here.</p>
+        <DownloadButton doc={doc} />
+      </div>
+    );
+  const at = source.context.indexOf(source.snippet);
+  return (
+    <div className="viewer reader">
+      <div className="viewer-bar">
+        <span className="page-of">Page {source.pageNumber}</span>
+        <DownloadButton doc={doc} />
+      </div>
+      <article className="reader-text">
+        {at < 0 ? (
+          <mark ref={mark}>{source.snippet}</mark>
+        ) : (
+          <>
+            {source.context.slice(0, at)}
+            <mark ref={mark}>{source.snippet}</mark>
+            {source.context.slice(at + source.snippet.length)}
+          </>
+        )}
+      </article>
+    </div>
+  );
+}
