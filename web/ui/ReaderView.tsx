@@ -67,7 +67,8 @@ export function ReaderView({ doc, source, page }: { doc: DocumentInfo; source: C
     [doc.id, cited],
   );
   useEffect(() => {
-    if (!loaded.loading) firstMark.current?.scrollIntoView({ block: 'center' });
+    // the passage's start at the top: a passage may be taller than the view
+    if (!loaded.loading) firstMark.current?.scrollIntoView({ block: 'start' });
   }, [loaded.loading]);
 
   if (loaded.loading) return <Loading what="the text" />;
