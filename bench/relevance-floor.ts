@@ -8,6 +8,7 @@ import { ingestCorpus, isRelevantHit } from '../test/support/eval/run-eval';
 import { factories } from '../test/support/factories';
 import { startOpenAiStub } from '../test/support/openai-stub';
 import { createTestApp } from '../test/support/test-app';
+import { EMBEDDERS, EmbedderName, startEmbedder } from './embedders/server';
 import { ROOT } from './lib/env';
 import { withTemplateDatabase } from './lib/template-db';
 
@@ -15,10 +16,11 @@ import { withTemplateDatabase } from './lib/template-db';
  * The relevance floor of "nothing relevant" (issue 35, section 5; src/retrieval/relevance.ts),
  * measured on the evaluation corpus:
  *
- *   node dist/bench/relevance-floor.js [--configs lexical,stub] [--dev-only] [--json bench/results/relevance-floor.json]
+ *   node dist/bench/relevance-floor.js [--configs lexical,stub,glove-sif,use-lite] [--dev-only] [--json bench/results/relevance-floor.json]
  *
  * For each configuration the corpus is ingested in process (the services on a fresh embedded
- * PostgreSQL, the real upload and ingestion path; `stub` adds the test stub's hashed vectors), then
+ * PostgreSQL, the real upload and ingestion path; `stub` adds the test stub's hashed vectors,
+ * `glove-sif` and `use-lite` the local embedders of bench/embedders), then
  * every question goes once through RetrievalService.search with the floor off (`relevanceFloor: 0`;
  * the content-word rule still applies) and `trace`, which hands back the question's relevance.
  *
@@ -47,9 +49,18 @@ interface Probe {
 }
 
 async function probe(config: string, log: (m: string) => void): Promise<Probe[]> {
+  if (!['lexical', 'stub', ...EMBEDDERS].includes(config))
+    throw new Error(`unknown config ${config} (lexical, stub, ${EMBEDDERS.join(', ')})`);
   const stub = config === 'stub' ? await startOpenAiStub() : null;
-  const env: Record<string, string> = stub
-    ? { EMBEDDING_BASE_URL: stub.url, EMBEDDING_MODEL: 'stub-hash-64', EMBEDDING_API_KEY: 'sk-local', EMBEDDING_QUERY_TIMEOUT_MS: '60000' }
+  const embedder = (EMBEDDERS as readonly string[]).includes(config) ? await startEmbedder(config as EmbedderName) : null;
+  const vectors = stub ? { url: stub.url, model: 'stub-hash-64' } : embedder;
+  const env: Record<string, string> = vectors
+    ? {
+        EMBEDDING_BASE_URL: vectors.url,
+        EMBEDDING_MODEL: vectors.model,
+        EMBEDDING_API_KEY: 'sk-local',
+        EMBEDDING_QUERY_TIMEOUT_MS: '60000',
+      }
     : {};
   const t = await createTestApp({ workers: true, env });
   try {
@@ -61,7 +72,7 @@ async function probe(config: string, log: (m: string) => void): Promise<Probe[]>
     const asks = [
       ...corpusQuestions()
         .filter((q) => !argv.includes('--dev-only') || q.split === 'dev')
-        .map((q) => ({ q, split: q.split as string, question: q.question })),
+        .map((q) => ({ q, split: q.split, question: q.question })),
       ...offTopic.map((question) => ({ q: null, split: 'off-topic', question })),
     ];
     const out: Probe[] = [];
@@ -89,6 +100,7 @@ async function probe(config: string, log: (m: string) => void): Promise<Probe[]>
   } finally {
     await t.close();
     await stub?.close();
+    await embedder?.close();
   }
 }
 
