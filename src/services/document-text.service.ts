@@ -5,31 +5,17 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { kindOfMime } from '../ingest/detect';
 import type { IngestPipeline } from '../ingest/pipeline';
 import { isDocumentKind, isImageKind, type DocumentKind, type ParsedPage } from '../ingest/types';
+import type { DocumentText, TextPage } from '../presenters/document.presenter';
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
+
+export type { DocumentText, TextPage };
 
 /** Characters of converted text one answer carries at most (whole pages; at least one page). */
 export const TEXT_WINDOW_CHARS = 200_000;
 /** Converted documents kept parsed (most recently read first), and the largest text kept. */
 const CACHED_DOCUMENTS = 4;
 const CACHED_CHARS = 2_000_000;
-
-/** One page of a document's converted text: its headings start at character `offset` of `text`. */
-export interface TextPage {
-  pageNumber: number;
-  text: string;
-  sections: Array<{ offset: number; title: string; level: number | null }>;
-}
-
-/** GET /documents/:id/text: pages `from` … of the converted text, within TEXT_WINDOW_CHARS. */
-export interface DocumentText {
-  documentId: string;
-  documentName: string;
-  pageCount: number;
-  pages: TextPage[];
-  /** The first page not in this answer (ask again with `from` set to it); null at the end. */
-  nextPage: number | null;
-}
 
 /**
  * The reader view's text (issue 35: a citation into a DOCX, HTML, Markdown, text, office or mail

@@ -6,7 +6,7 @@ import { NotFoundError } from '../errors';
 import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
 import { query } from '../db/sql';
 import { CANDIDATES, QueryTerm, rankBm25 } from '../retrieval/bm25';
-import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval/fusion';
+import { DEFAULT_FUSION, FusionParams, fuseRankings } from '../retrieval/fusion';
 import { nothingRelevant, questionRelevance, type SearchTrace } from '../retrieval/relevance';
 import { SearchStages, stopwatch } from '../retrieval/stages';
 import { BaseService, ServiceContext } from './context';
