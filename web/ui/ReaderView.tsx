@@ -60,7 +60,12 @@ export function ReaderView({ doc, source, page }: { doc: DocumentInfo; source: C
         {pages.map((p) => {
           const marks = (source?.locations ?? []).filter((l) => l.page === p.pageNumber);
           return (
-            <section key={p.pageNumber} className="reader-page" aria-label={`Page ${p.pageNumber}`}>
+            <section
+              key={p.pageNumber}
+              ref={!source && p.pageNumber === cited ? firstMark : undefined}
+              className="reader-page"
+              aria-label={`Page ${p.pageNumber}`}
+            >
               {piecesOf(p, marks).map((piece, i) => {
                 if (piece.kind === 'heading')
                   return (
