@@ -1,46 +1,18 @@
+import type { CapabilitiesDto, DepartmentScopeDto } from '../presenters/dto.generated';
 import type { Actor } from './actor';
 import { gates } from './gates';
 
 /** Departments an action reaches: every one (`all`), else those listed (a manager's own). */
-export interface DepartmentScope {
-  all: boolean;
-  departmentIds: string[];
-}
+export type DepartmentScope = DepartmentScopeDto;
 
 /**
  * What the caller may do in the organisation, said by the server so clients show what it allows
  * and hide what it refuses without re-deriving a rule (issue 37). Computed from the actor alone
  * (no query), from the same gates the services call, so it cannot say yes where a service says no
- * (test/unit/access-rules.test.ts checks each field against its gate).
+ * (test/unit/access-rules.test.ts checks each field against its gate). The shape is the wire's
+ * (presenters/schemas.ts `Capabilities`).
  */
-export interface Capabilities {
-  /** Users: list, create, edit, deactivate, delete; a user's grants (admin, superadmin). */
-  manageUsers: boolean;
-  /** Changing a platform role (the superadmin). */
-  changePlatformRoles: boolean;
-  createProjects: boolean;
-  readAuditLog: boolean;
-  /** The feedback on a project's answers, for quality work. */
-  listFeedback: boolean;
-  /** Language-model providers (engineer, superadmin). */
-  manageProviders: boolean;
-  departments: {
-    /** See the department, its members and its groups. */
-    read: DepartmentScope;
-    /** Create, delete and add members to departments (admin, superadmin). */
-    create: boolean;
-    delete: boolean;
-    addMembers: boolean;
-    /** Edit the department's name, colour and description. */
-    edit: DepartmentScope;
-    removeMembers: DepartmentScope;
-  };
-  groups: {
-    read: DepartmentScope;
-    /** Create, rename, delete and change the members of the department's groups. */
-    edit: DepartmentScope;
-  };
-}
+export type Capabilities = CapabilitiesDto;
 
 const passes = (gate: () => void): boolean => {
   try {
