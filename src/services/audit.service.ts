@@ -225,7 +225,7 @@ export class AuditService extends BaseService {
   /**
    * Admin or superadmin. Newest first, with the total matching the filters, each entry with the
    * names of its actor, project and target as they are now (null once deleted; a key's from the
-   * entry), in one query.
+   * entry): the page and its names in one query, the total in another.
    */
   async list(actor: Actor, q: AuditLogQuery): Promise<{ entries: AuditRow[]; total: number }> {
     gates.requirePlatformAdmin(actor);
@@ -236,21 +236,26 @@ export class AuditService extends BaseService {
     if (from && to && from > to) throw ValidationError.field('from', 'from must not be after to');
     // timestamps go out with millisecond precision but are stored with microseconds: `to` includes
     // its whole millisecond, so an entry's own createdAt used as `to` still matches it
-    const filters = [q.projectId ?? null, q.actorId ?? null, q.action ?? null, from ?? null, to ? new Date(to.getTime() + 1) : null];
-    const where = `(?::uuid is null or e.project_id = ?::uuid) and (?::uuid is null or e.actor_id = ?::uuid)
-      and (?::text is null or e.action = ?::text) and (?::timestamptz is null or e.created_at >= ?::timestamptz)
-      and (?::timestamptz is null or e.created_at < ?::timestamptz)`;
-    const params = filters.flatMap((f) => [f, f]);
+    // only the filters given, so the planner sees plain conditions (the project and created_at indexes)
+    const conditions: Array<[string, unknown]> = [];
+    if (q.projectId) conditions.push(['e.project_id = ?', q.projectId]);
+    if (q.actorId) conditions.push(['e.actor_id = ?', q.actorId]);
+    if (q.action) conditions.push(['e.action = ?', q.action]);
+    if (from) conditions.push(['e.created_at >= ?', from]);
+    if (to) conditions.push(['e.created_at < ?', new Date(to.getTime() + 1)]);
+    const where = conditions.length ? conditions.map(([c]) => c).join(' and ') : 'true';
+    const params = conditions.map(([, v]) => v);
     const em = this.em();
-    const rows = await query<AuditRow & { total: number }>(
+    // the page first (the created_at index, stopping at the limit), then the names of its entries only
+    const entries = await query<AuditRow>(
       em,
-      `select e.id, e.action, e.actor_id as "actorId", e.project_id as "projectId", e.target_type as "targetType",
+      `with e as (select * from audit_entries e where ${where} order by e.created_at desc, e.id desc limit ? offset ?)
+       select e.id, e.action, e.actor_id as "actorId", e.project_id as "projectId", e.target_type as "targetType",
               e.target_id as "targetId", coalesce(e.metadata, '{}'::jsonb) as metadata, e.created_at as "createdAt",
               a.name as "actorName", p.name as "projectName",
               case e.target_type when 'user' then tu.name when 'group' then tg.name when 'department' then td.name
-                                 when 'project' then tp.name when 'key' then coalesce(tk.name, e.metadata->>'name') end as "targetName",
-              count(*) over ()::int as total
-         from audit_entries e
+                                 when 'project' then tp.name when 'key' then coalesce(tk.name, e.metadata->>'name') end as "targetName"
+         from e
          left join users a on a.id = e.actor_id
          left join projects p on p.id = e.project_id
          left join users tu on e.target_type = 'user' and tu.id = e.target_id
@@ -258,15 +263,10 @@ export class AuditService extends BaseService {
          left join departments td on e.target_type = 'department' and td.id = e.target_id
          left join projects tp on e.target_type = 'project' and tp.id = e.target_id
          left join api_keys tk on e.target_type = 'key' and tk.id = e.target_id
-        where ${where}
-        order by e.created_at desc, e.id desc
-        limit ? offset ?`,
+        order by e.created_at desc, e.id desc`,
       [...params, q.limit ?? AUDIT_DEFAULT_LIMIT, q.offset ?? 0],
     );
-    // a page past the end has no row to carry the total
-    const total = rows.length
-      ? rows[0].total
-      : (await query<{ n: number }>(em, `select count(*)::int as n from audit_entries e where ${where}`, params))[0].n;
-    return { entries: rows.map(({ total: _, ...entry }) => entry), total };
+    const [{ n: total }] = await query<{ n: number }>(em, `select count(*)::int as n from audit_entries e where ${where}`, params);
+    return { entries, total };
   }
 }
