@@ -6,7 +6,7 @@
  */
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, ORG_POSITIONS, PLATFORM_ROLES, PROVIDER_TYPES, TIERS, USER_STATUSES } from '../domain/values';
 import { CHAT_SCHEMAS } from './chat-schemas';
-import { documentFields } from './document-schemas';
+import { documentFields, documentText } from './document-schemas';
 import { arrayOf, bool, num, dateTime, enumOf, int, nullable, obj, ref, Schema, str, uuid } from './schema-builders';
 
 const platformRole = enumOf(...PLATFORM_ROLES);
@@ -245,22 +245,7 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
       description: 'Where the chunk lies in the original, page by page; null for a document not yet analysed for it (use snippet)',
     },
   }),
-  DocumentText: {
-    ...obj({
-      documentId: uuid,
-      documentName: str,
-      pageCount: int,
-      pages: arrayOf(
-        obj({
-          pageNumber: int,
-          text: { ...str, description: "The page's converted text (chunk locations' offsets point into it)" },
-          sections: arrayOf(obj({ offset: int, title: str, level: nullable(int) })),
-        }),
-      ),
-      nextPage: { ...nullable(int), description: 'The first page not in this answer (ask again with `from`); null at the end' },
-    }),
-    description: "A converted document's text, whole pages from `from` up to 200,000 characters (the reader view)",
-  },
+  DocumentText: documentText,
   PublicProvider: obj({
     id: uuid,
     name: str,
