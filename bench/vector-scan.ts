@@ -80,7 +80,7 @@ function main(): void {
       const t = performance.now();
       const f = book.search('bench', q, 50);
       times.push(performance.now() - t);
-      if (exact) hits += f.rows.filter((r) => exact![i].includes(r)).length;
+      if (exact) hits += f.rows.filter((r) => exact[i].includes(r)).length;
     });
     out[quantization] = {
       buildSeconds,

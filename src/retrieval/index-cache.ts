@@ -87,7 +87,8 @@ export class IndexCache {
       const seq = await this.maxSeq(em, projectId, model);
       const cached = this.cache.get(key);
       if (cached && cached.maxSeq === seq) return cached;
-      return this.load(em, key, projectId, model, cached && cached.maxSeq < seq ? cached : null);
+      // an index of no rows has no dimensions yet: it is loaded anew
+      return this.load(em, key, projectId, model, cached && cached.ids.length > 0 && cached.maxSeq < seq ? cached : null);
     })();
     this.loading.set(key, p);
     const clear = () => {
@@ -97,7 +98,13 @@ export class IndexCache {
     return p;
   }
 
-  private async load(em: EntityManager, key: string, projectId: string, model: string, base: CacheEntry | null): Promise<CacheEntry | null> {
+  private async load(
+    em: EntityManager,
+    key: string,
+    projectId: string,
+    model: string,
+    base: CacheEntry | null,
+  ): Promise<CacheEntry | null> {
     const [stat] = await query<{ n: number; dims: number | null }>(
       em,
       'select count(*)::int as n, max(dims)::int as dims from chunk_embeddings where project_id = ? and model = ? and seq > ?',

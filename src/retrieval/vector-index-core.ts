@@ -177,8 +177,7 @@ export class IndexBook {
 
   /** Moves one slice of one index's tail into its graph. */
   step(): boolean {
-    for (const e of this.entries.values())
-      if (e.count >= this.opts.exactBelow && e.drain(this.slice, this.opts.quantization)) return true;
+    for (const e of this.entries.values()) if (e.count >= this.opts.exactBelow && e.drain(this.slice, this.opts.quantization)) return true;
     return false;
   }
 

@@ -212,7 +212,9 @@ export class VectorStore {
 
   /** Chunks a search found gone (deleted since they were loaded) leave the index. */
   forget(projectId: string, model: string, chunkIds: string[]): void {
-    this.cache.forget(projectId, model, chunkIds).catch((err) => this.logger.warn({ err }, 'removing deleted chunks from the vector index failed'));
+    this.cache
+      .forget(projectId, model, chunkIds)
+      .catch((err) => this.logger.warn({ err }, 'removing deleted chunks from the vector index failed'));
   }
 
   private async neighboursPg(em: EntityManager, projectId: string, model: string, q: Float32Array, k: number): Promise<Neighbour[]> {

@@ -87,8 +87,7 @@ describe('a project growing by 10,000 vectors (portable path, HNSW past 5,000 ro
     expect(after[0].loaded).toBeLessThanOrEqual(after[9].loaded);
     expect(after.every((a) => a.found.length === 10)).toBe(true);
     // a new vector is its own nearest neighbour, whether in the graph yet or not
-    for (const row of [BEFORE, BEFORE + 4321, BEFORE + ADDED - 1])
-      expect((await ask(store, all[row])).found[0].id).toBe(chunkIds[row]);
+    for (const row of [BEFORE, BEFORE + 4321, BEFORE + ADDED - 1]) expect((await ask(store, all[row])).found[0].id).toBe(chunkIds[row]);
     expect((await store.indexStats()).rows).toBe(BEFORE + ADDED);
 
     // the counter counts: a process that did not write reads every row on its first question, then none

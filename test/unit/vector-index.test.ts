@@ -64,23 +64,26 @@ describe('the vector index (usearch)', () => {
     }
   });
 
-  it.each(['f32', 'f16', 'i8'] as const)('past the threshold, searches an HNSW graph (%s) with recall@20 ≥ 0.9 against exact', (quantization) => {
-    const dims = 32;
-    const next = rng(7);
-    const rows = normalised(4000, dims, next);
-    const book = new IndexBook({ exactBelow: 1000, quantization, slice: 500 });
-    book.append('p/m', dims, 0, rows);
-    expect(book.pending()).toBe(true);
-    drainAll(book);
-    expect(book.stats()).toMatchObject({ rows: 4000, graphRows: 4000, tailRows: 0 });
-    let hits = 0;
-    for (let i = 0; i < 20; i++) {
-      const q = normalised(1, dims, next);
-      const want = new Set(bruteTop(rows, dims, q, 20));
-      hits += book.search('p/m', q, 20).rows.filter((r) => want.has(r)).length;
-    }
-    expect(hits / 400).toBeGreaterThanOrEqual(0.9);
-  });
+  it.each(['f32', 'f16', 'i8'] as const)(
+    'past the threshold, searches an HNSW graph (%s) with recall@20 ≥ 0.9 against exact',
+    (quantization) => {
+      const dims = 32;
+      const next = rng(7);
+      const rows = normalised(4000, dims, next);
+      const book = new IndexBook({ exactBelow: 1000, quantization, slice: 500 });
+      book.append('p/m', dims, 0, rows);
+      expect(book.pending()).toBe(true);
+      drainAll(book);
+      expect(book.stats()).toMatchObject({ rows: 4000, graphRows: 4000, tailRows: 0 });
+      let hits = 0;
+      for (let i = 0; i < 20; i++) {
+        const q = normalised(1, dims, next);
+        const want = new Set(bruteTop(rows, dims, q, 20));
+        hits += book.search('p/m', q, 20).rows.filter((r) => want.has(r)).length;
+      }
+      expect(hits / 400).toBeGreaterThanOrEqual(0.9);
+    },
+  );
 
   it('finds rows appended after the graph at once (scored exactly until they are moved in), and removed rows never', () => {
     const dims = 16;
