@@ -42,7 +42,9 @@ function main(): void {
   const load0 = loadavg()[0];
   const qs = Array.from({ length: queries }, (_, i) => vector((i * 13) % clusters, 1));
   const page = 10_000;
+  // a page's rows are drawn from a generator seeded by the page: the same rows for the exact pass and each build
   const pageOf = (p: number) => {
+    s = p + 7;
     const m = new Float32Array(Math.min(page, rows - p) * dims);
     for (let r = 0; r < m.length / dims; r++) m.set(vector(((p + r) * 7919) % clusters, 0.7), r * dims);
     return m;
