@@ -9,7 +9,8 @@ import { exactPage, IndexBook, Quantization } from '../src/retrieval/vector-inde
  * question (median, p95; k = 50), recall@50 against the exact scan, and the process's resident
  * memory with the index held. Searches interleave with nothing (the thread's own cost).
  *
- *   node dist/bench/vector-scan.js [--rows 100000] [--dims 512] [--queries 200] [--quant f32,f16,i8] [--exact 1]
+ *   node dist/bench/vector-scan.js [--rows 100000] [--dims 512] [--queries 200] [--quant f32,f16,i8] [--exact 1] [--threads 1]
+ *   (--threads: threads usearch builds the graph with; the server uses 1)
  */
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -69,7 +70,7 @@ function main(): void {
     out.exactMsPerQuery = +((performance.now() - t0) / queries).toFixed(2);
   }
   for (const quantization of quants) {
-    const book = new IndexBook({ exactBelow: 0, quantization, slice: page });
+    const book = new IndexBook({ exactBelow: 0, quantization, slice: page, addThreads: Number(arg('threads', '1')) });
     const t0 = performance.now();
     for (let p = 0; p < rows; p += page) {
       book.append('bench', dims, p, pageOf(p));

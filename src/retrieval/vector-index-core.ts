@@ -10,6 +10,8 @@ export interface IndexOptions {
   quantization: Quantization;
   /** Rows moved from the exact tail into the graph per step (searches run between steps). */
   slice?: number;
+  /** Threads usearch adds with (1 in the server: the other core answers requests and runs PostgreSQL; benches may use more). */
+  addThreads?: number;
 }
 
 /** Best first; `rows` are the row numbers the caller appended (its chunk ids' positions). */
@@ -78,7 +80,7 @@ class Entry {
   }
 
   /** Moves up to `n` tail rows into the graph; false when nothing was left to move. */
-  drain(n: number, quantization: Quantization): boolean {
+  drain(n: number, quantization: Quantization, threads = 1): boolean {
     const moving = Math.min(n, this.tailRows);
     if (moving <= 0) return false;
     this.graph ??= new Index({
@@ -93,8 +95,7 @@ class Entry {
     const at = this.tailRows - moving;
     const ids = this.tailIds.subarray(at, this.tailRows);
     const keys = BigUint64Array.from(ids, (r) => BigInt(r));
-    // one thread: the other core answers requests and runs PostgreSQL
-    this.graph.add(keys, this.tail.slice(at * this.dims, this.tailRows * this.dims), 1);
+    this.graph.add(keys, this.tail.slice(at * this.dims, this.tailRows * this.dims), threads);
     for (const r of ids) if (this.dead.has(r)) this.graph.remove(BigInt(r));
     this.graphRows += moving;
     this.tailRows = at;
@@ -177,7 +178,8 @@ export class IndexBook {
 
   /** Moves one slice of one index's tail into its graph. */
   step(): boolean {
-    for (const e of this.entries.values()) if (e.count >= this.opts.exactBelow && e.drain(this.slice, this.opts.quantization)) return true;
+    for (const e of this.entries.values())
+      if (e.count >= this.opts.exactBelow && e.drain(this.slice, this.opts.quantization, this.opts.addThreads)) return true;
     return false;
   }
 
