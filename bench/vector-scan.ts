@@ -70,7 +70,7 @@ function main(): void {
     out.exactMsPerQuery = +((performance.now() - t0) / queries).toFixed(2);
   }
   for (const quantization of quants) {
-    const book = new IndexBook({ exactBelow: 0, quantization, slice: page, addThreads: Number(arg('threads', '1')) });
+    const book = new IndexBook({ exactBelow: 0, quantization, slice: page, stepMs: Infinity, addThreads: Number(arg('threads', '1')) });
     const t0 = performance.now();
     for (let p = 0; p < rows; p += page) {
       book.append('bench', dims, p, pageOf(p));

@@ -1,4 +1,5 @@
 // The vector indexes of one thread: usearch HNSW per (project, model), exact search below a size threshold and over rows not yet in the graph.
+import { performance } from 'node:perf_hooks';
 import { exactSearch, Index, MetricKind, ScalarKind } from 'usearch';
 
 /** How stored vectors are held in the HNSW graph (ADR 0004, "a vector index from a library"). */
@@ -8,8 +9,13 @@ export interface IndexOptions {
   /** A (project, model) index with fewer rows is searched exactly, without a graph. */
   exactBelow: number;
   quantization: Quantization;
-  /** Rows moved from the exact tail into the graph per step (searches run between steps). */
+  /** At most this many rows move from the exact tail into the graph per step (searches run between steps). */
   slice?: number;
+  /**
+   * Time a step aims at (ms, 5 by default): the rows per step follow the measured cost of adding a
+   * row, so a search waits about this long behind a graph being built, whatever the load.
+   */
+  stepMs?: number;
   /** Threads usearch adds with (1 in the server: the other core answers requests and runs PostgreSQL; benches may use more). */
   addThreads?: number;
 }
@@ -145,9 +151,13 @@ class Entry {
 export class IndexBook {
   private readonly entries = new Map<string, Entry>();
   private readonly slice: number;
+  private readonly stepMs: number;
+  /** Measured cost of adding one row (ms; a moving average), from a cautious start. */
+  private msPerRow = 1;
 
   constructor(private readonly opts: IndexOptions) {
     this.slice = opts.slice ?? 256;
+    this.stepMs = opts.stepMs ?? 5;
   }
 
   append(key: string, dims: number, first: number, rows: Float32Array): void {
@@ -176,10 +186,18 @@ export class IndexBook {
     return false;
   }
 
-  /** Moves one slice of one index's tail into its graph. */
+  /** Moves one step's rows of one index's tail into its graph. */
   step(): boolean {
-    for (const e of this.entries.values())
-      if (e.count >= this.opts.exactBelow && e.drain(this.slice, this.opts.quantization, this.opts.addThreads)) return true;
+    const rows = Math.max(1, Math.min(this.slice, Math.floor(this.stepMs / this.msPerRow)));
+    for (const e of this.entries.values()) {
+      if (e.count < this.opts.exactBelow) continue;
+      const before = e.graphRows;
+      const t = performance.now();
+      if (!e.drain(rows, this.opts.quantization, this.opts.addThreads)) continue;
+      const per = (performance.now() - t) / (e.graphRows - before);
+      this.msPerRow = 0.8 * this.msPerRow + 0.2 * per;
+      return true;
+    }
     return false;
   }
 

@@ -70,7 +70,7 @@ describe('the vector index (usearch)', () => {
       const dims = 32;
       const next = rng(7);
       const rows = normalised(4000, dims, next);
-      const book = new IndexBook({ exactBelow: 1000, quantization, slice: 500 });
+      const book = new IndexBook({ exactBelow: 1000, quantization, slice: 500, stepMs: Infinity });
       book.append('p/m', dims, 0, rows);
       expect(book.pending()).toBe(true);
       drainAll(book);
@@ -89,7 +89,7 @@ describe('the vector index (usearch)', () => {
     const dims = 16;
     const next = rng(3);
     const rows = normalised(3000, dims, next);
-    const book = new IndexBook({ exactBelow: 1000, quantization: 'f32', slice: 256 });
+    const book = new IndexBook({ exactBelow: 1000, quantization: 'f32', slice: 256, stepMs: Infinity });
     book.append('p/m', dims, 0, rows.slice(0, 2000 * dims));
     drainAll(book);
     book.append('p/m', dims, 2000, rows.slice(2000 * dims));
@@ -110,6 +110,15 @@ describe('the vector index (usearch)', () => {
     drainAll(book);
     expect(book.search('p/m', own, 50).rows).not.toContain(2500);
     expect(book.stats().tailRows).toBe(0);
+  });
+
+  it('moves fewer rows per step when adding a row costs more than the step time (a search waits about one step)', () => {
+    const dims = 64;
+    const book = new IndexBook({ exactBelow: 0, quantization: 'f16', slice: 256, stepMs: 0.001 });
+    book.append('p/m', dims, 0, normalised(600, dims, rng(4)));
+    // far below one row's cost: one row a step
+    for (let i = 0; i < 5; i++) book.step();
+    expect(book.stats().graphRows).toBe(5);
   });
 
   it('keeps each key (project, model) apart: another model of another size is never compared', () => {
