@@ -136,7 +136,8 @@ export async function seedSyntheticChunks(orm: MikroORM, projectId: string, coun
      on conflict (project_id) do update set chunk_count = project_index_stats.chunk_count + excluded.chunk_count, total_terms = project_index_stats.total_terms + excluded.total_terms`,
     [projectId, projectId],
   );
-  await rebuildPostings(orm.em.fork(), projectId, docIds);
+  // ten documents a statement: one statement for all of them can outlast the statement time-out on a loaded machine
+  for (let i = 0; i < docIds.length; i += 10) await rebuildPostings(orm.em.fork(), projectId, docIds.slice(i, i + 10));
   await exec('analyze chunks');
   await exec('analyze term_stats');
   await exec('analyze term_postings');

@@ -120,7 +120,8 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
       // only processes that serve streams listen for access changes
       if (opts.live ?? true) await Promise.all([live.start(), journal.start()]);
       // the embedding stage runs on the document pipeline's job host (one pg-boss per process)
-      await embeddings.start({ workers, jobs: documents.pipeline.jobs });
+      // processes that answer questions rebuild their vector indexes in the background
+      await embeddings.start({ workers, jobs: documents.pipeline.jobs, warm: opts.live ?? true });
     },
     async stop() {
       // the job host stops every job kind (embedding included), then the vector threads close

@@ -234,11 +234,11 @@ describe('with an embedding provider', () => {
     expect(ids).toContain(answerDoc.id);
     expect(ids.filter((id) => lexicalDocs.has(id)).length).toBeGreaterThanOrEqual(3);
     expect(fused).toHaveLength(6); // the project's default topK
-    // the vectors were scored in worker threads (thread 0 is the main thread), not on the event loop
+    // the vectors were searched in the index thread (thread 0 is the main thread), not on the event loop
     const scoring = t.services.embeddings.store.stats();
-    expect(scoring.workerTasks).toBeGreaterThan(0);
-    expect(scoring.workerThreadIds.length).toBeGreaterThan(0);
-    expect(scoring.workerThreadIds).not.toContain(threadId);
+    expect(scoring.indexRequests).toBeGreaterThan(0);
+    expect(scoring.indexThreadId).toBeGreaterThan(0);
+    expect(scoring.indexThreadId).not.toBe(threadId);
     // topK still applies
     expect(await search(project.id, QUESTION, 2)).toHaveLength(2);
     // and chat's sources carry it, through the same retrieval
