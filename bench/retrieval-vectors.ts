@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
-import { normalize } from '../src/retrieval/vector-store';
+import { normalize } from '../src/search/vector-store';
 import { startOpenAiStub, stubEmbedding } from '../test/support/openai-stub';
 import { benchActor, openDocsBenchEnv, quantile, round, table, waitReady, writeResult } from './docs-env';
 import { seedSyntheticChunks, stageBreakdown, StageBreakdown, stageRows } from './retrieval';
-import type { SearchStages } from '../src/retrieval/stages';
+import type { SearchStages } from '../src/search/stages';
 import { Actor } from '../src/access/actor';
 
 /**
@@ -97,7 +97,7 @@ export async function benchVectors(
       if (reference.ids.length + rows.length > chunks - growth)
         heldBack.push(...rows.map((r, i) => ({ chunkId: r.id, vector: vectors[i] })));
       else
-        await env.services.embeddings.store.write(
+        await env.services.search.parts.embeddings.store.write(
           env.orm.em.fork(),
           big.id,
           'stub-embed',
@@ -115,10 +115,10 @@ export async function benchVectors(
       const words = r.text.replace(/[.,]/g, '').split(/\s+/);
       return `what is the ${words[3]} ${words[7]} for ${words[11]} ${words[13]}?`;
     });
-    for (const q of qs.slice(0, 20)) await env.services.retrieval.search(Actor.system(), big.id, q); // warm-up (loads the index)
+    for (const q of qs.slice(0, 20)) await env.services.search.search(Actor.system(), big.id, q); // warm-up (loads the index)
     // the index thread builds the HNSW graph in the background (questions meanwhile score its tail exactly)
     const g0 = performance.now();
-    while ((await env.services.embeddings.store.indexStats()).tailRows > 0) await new Promise((r) => setTimeout(r, 200));
+    while ((await env.services.search.parts.embeddings.store.indexStats()).tailRows > 0) await new Promise((r) => setTimeout(r, 200));
     const graphSeconds = round((performance.now() - g0) / 1000);
     const total: number[] = [];
     const provider: number[] = [];
@@ -127,7 +127,7 @@ export async function benchVectors(
       const timings: { embeddingMs?: number } = {};
       const stages: SearchStages = {};
       const t0 = performance.now();
-      await env.services.retrieval.search(Actor.system(), big.id, q, { timings, stages });
+      await env.services.search.search(Actor.system(), big.id, q, { timings, stages });
       total.push(performance.now() - t0);
       stageRuns.push(stages);
       if (timings.embeddingMs === undefined) throw new Error('the question was not embedded (retrieval fell back to lexical)');
@@ -147,7 +147,7 @@ export async function benchVectors(
             const q = qs[next++];
             const timings: { embeddingMs?: number } = {};
             const t0 = performance.now();
-            await env.services.retrieval.search(Actor.system(), big.id, q, { timings });
+            await env.services.search.search(Actor.system(), big.id, q, { timings });
             times.push(performance.now() - t0 - (timings.embeddingMs ?? 0));
           }
         }),
@@ -163,12 +163,12 @@ export async function benchVectors(
 
     // growth: GROWTH vectors written (as the embedding job writes them), then ten questions
     for (let i = 0; i < heldBack.length; i += 1000)
-      await env.services.embeddings.store.write(env.orm.em.fork(), big.id, 'stub-embed', heldBack.slice(i, i + 1000));
+      await env.services.search.parts.embeddings.store.write(env.orm.em.fork(), big.id, 'stub-embed', heldBack.slice(i, i + 1000));
     const afterGrowth: number[] = [];
     for (const q of qs.slice(20, 30)) {
       const timings: { embeddingMs?: number } = {};
       const t0 = performance.now();
-      await env.services.retrieval.search(Actor.system(), big.id, q, { timings });
+      await env.services.search.search(Actor.system(), big.id, q, { timings });
       afterGrowth.push(round(performance.now() - t0 - (timings.embeddingMs ?? 0)));
     }
 
@@ -176,7 +176,7 @@ export async function benchVectors(
     // least the 50th exact score counts: the stub's integer-valued vectors tie)
     const recalls: number[] = [];
     for (const q of qs.slice(0, 30)) {
-      const got = (await env.services.embeddings.neighbours(big.id, q))?.neighbours ?? [];
+      const got = (await env.services.search.parts.embeddings.neighbours(big.id, q))?.neighbours ?? [];
       const qv = normalize(Float32Array.from(stubEmbedding(q, dims, [], 'stub-embed')));
       const n = reference.ids.length > chunks ? chunks : reference.ids.length;
       const score = new Map<string, number>();

@@ -1,9 +1,9 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { exactPage, IndexBook, Quantization } from '../src/retrieval/vector-index-core';
+import { exactPage, IndexBook, Quantization } from '../src/search/vector-index-core';
 
 /**
- * The vector index alone, on one thread (src/retrieval/vector-index-core.ts, usearch): ROWS × DIMS
+ * The vector index alone, on one thread (src/search/vector-index-core.ts, usearch): ROWS × DIMS
  * normalised vectors drawn around CLUSTERS centres (like real embeddings, unlike uniform noise),
  * the exact scan against the HNSW graph in each quantisation: build time, search time per
  * question (median, p95; k = 50), recall@50 against the exact scan, and the process's resident

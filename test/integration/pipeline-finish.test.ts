@@ -83,7 +83,7 @@ it('finish(): every outcome sets the status, logs, counts and notifies exactly o
     logger,
     metrics: m,
     announce: (_em, id) => Promise.resolve(void announced.push(id)),
-    embed: (id) => Promise.resolve(void embedded.push(id)),
+    search: { index: (id) => Promise.resolve(void embedded.push(id)) },
   });
   const exec = (sql: string, params: unknown[] = []) => em().getConnection().execute(sql, params);
   const doc = async (status: string) => {

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import { createOrm } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
-import { VectorStore } from '../../src/retrieval/vector-store';
+import { VectorStore } from '../../src/search/vector-store';
 import { createTestDatabase } from '../support/test-db';
 
 /**

@@ -4,7 +4,7 @@ import { threadId } from 'node:worker_threads';
 import pg from 'pg';
 import { createOrm, migrate } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
-import { VectorStore } from '../../src/retrieval/vector-store';
+import { VectorStore } from '../../src/search/vector-store';
 import { createTestDatabase } from '../support/test-db';
 
 /**

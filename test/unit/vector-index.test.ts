@@ -1,7 +1,7 @@
-import { exactPage, IndexBook } from '../../src/retrieval/vector-index-core';
+import { exactPage, IndexBook } from '../../src/search/vector-index-core';
 
 /**
- * The usearch indexes of the index thread (src/retrieval/vector-index-core.ts), in process: exact
+ * The usearch indexes of the index thread (src/search/vector-index-core.ts), in process: exact
  * below the threshold, HNSW past it (each quantisation), rows found before they reach the graph,
  * removed rows never returned, and two keys (two models) never mixed.
  */

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { configForLanguage } from '../analysis';
+import { configForLanguage } from '../../search/analysis';
 import { kindOfMime, MIME_BY_KIND } from '../detect';
-import { commitStagedChunks, lockProjectIndex, removeDocumentChunks, resolveTextSearchConfig, stageRows } from '../index-writer';
+import { commitStagedChunks, lockProjectIndex, removeDocumentChunks, resolveTextSearchConfig, stageRows } from '../../search/index-writer';
 import { query } from '../../db/sql';
 import type { ParserPool } from '../parsers/pool';
 import { DocumentKind, IngestError, isDocumentKind, isImageKind, PageRun } from '../types';

@@ -15,7 +15,7 @@ type Request = IndexRequest extends infer R ? (R extends { id: number } ? Omit<R
 function workerFile(): string {
   const here = path.join(__dirname, 'vector-index-worker.js');
   if (existsSync(here)) return here;
-  const built = path.resolve(__dirname, '../../dist/src/retrieval/vector-index-worker.js');
+  const built = path.resolve(__dirname, '../../dist/src/search/vector-index-worker.js');
   if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
   return built;
 }

@@ -2,7 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { exactPage, IndexBook, IndexOptions } from './vector-index-core';
 
-/** A request from VectorIndex (src/retrieval/vector-index.ts); each is answered with its `id`. */
+/** A request from VectorIndex (src/search/vector-index.ts); each is answered with its `id`. */
 export type IndexRequest =
   | { id: number; op: 'append'; key: string; dims: number; first: number; rows: Float32Array }
   | { id: number; op: 'search'; key: string; query: Float32Array; k: number }

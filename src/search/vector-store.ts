@@ -16,7 +16,7 @@ import type { Found, IndexOptions } from './vector-index-core';
  *    one HNSW index per (model, dimensions) (a partial expression index, so models of different
  *    sizes share the column). PostgreSQL finds the neighbours.
  *  - portable (the embedded PostgreSQL has no pgvector): a usearch index per (project, model) in
- *    one worker thread (VectorIndex; src/retrieval/vector-index-core.ts): exact below
+ *    one worker thread (VectorIndex; src/search/vector-index-core.ts): exact below
  *    `exactBelow` rows, an HNSW graph (f32, f16 or i8) past it, and rows not yet in the graph
  *    scored exactly, so a row is found as soon as it is appended. An index is current when its
  *    `max(seq)` equals the table's (one index probe per search); new rows are appended as they
@@ -208,6 +208,11 @@ export class VectorStore {
     const ids = entry.ids;
     const found = await this.index.search(entry.key, q, k);
     return found.rows.map((row, i) => ({ id: ids[row], score: found.scores[i] }));
+  }
+
+  /** The index of (project, model) is read again from PostgreSQL by its next question (portable path). */
+  async reload(projectId: string, model: string): Promise<void> {
+    if (!this.pgvector) await this.cache.reload(projectId, model);
   }
 
   /** Chunks a search found gone (deleted since they were loaded) leave the index. */

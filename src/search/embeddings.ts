@@ -1,15 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import type { JobHost } from '../ingest/pipeline/job-host';
-import { EMBED_QUEUE } from '../ingest/pipeline/queues';
 import { query } from '../db/sql';
 import { embedTexts } from '../llm/embeddings-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
-import { SearchStages, stopwatch } from '../retrieval/stages';
-import { Neighbour, VectorStore } from '../retrieval/vector-store';
+import { SearchStages, stopwatch } from './stages';
+import { Neighbour, VectorStore } from './vector-store';
 import { Backoff } from '../util/backoff';
-import { BaseService, ServiceContext } from './context';
-import type { EmbeddingTarget } from './provider-targets';
-import type { ProvidersService } from './providers.service';
+import { EMBED_QUEUE, ModelSources, SearchContext, SearchJobs, SearchPart } from './context';
+import type { EmbeddingTarget } from '../llm/provider-targets';
 
 /** Vector neighbours a question takes into fusion. */
 export const VECTOR_NEIGHBOURS = 50;
@@ -35,10 +32,10 @@ export interface QueryNeighbours {
  * a project is complete. Query time embeds the question once with a short time-out; any failure
  * means lexical retrieval for that question, never an error.
  */
-export class EmbeddingsService extends BaseService {
+export class EmbeddingsService extends SearchPart {
   constructor(
-    ctx: ServiceContext,
-    private readonly providers: ProvidersService,
+    ctx: SearchContext,
+    private readonly providers: ModelSources,
   ) {
     super(ctx);
   }
@@ -49,11 +46,11 @@ export class EmbeddingsService extends BaseService {
     quantization: this.config.vectorQuantization,
   });
   /** The process's one job host (the document pipeline's): embedding jobs and the sweep run on it. */
-  private queue: JobHost | null = null;
+  private queue: SearchJobs | null = null;
   private readonly failingUntil = new Backoff(QUERY_BACKOFF_MS);
 
   /** `warm`: rebuild the vector indexes from PostgreSQL, in the background (processes that answer questions). */
-  async start(opts: { workers: boolean; jobs: JobHost; warm?: boolean }): Promise<void> {
+  async start(opts: { workers: boolean; jobs: SearchJobs; warm?: boolean }): Promise<void> {
     await this.store.detect(this.freshEm());
     this.queue = opts.jobs;
     if (opts.warm) void this.warm();
@@ -92,6 +89,11 @@ export class EmbeddingsService extends BaseService {
   async stop(): Promise<void> {
     this.queue = null;
     await this.store.close();
+  }
+
+  /** Queues the embedding stage of documents (reindex: the wing has found what lacks vectors). */
+  async enqueue(documentIds: string[]): Promise<void> {
+    for (const id of documentIds) await this.queue?.send(EMBED_QUEUE, id);
   }
 
   /** The ingestion job calls this once a document's chunks are committed (best effort: the sweep is the safety net). */

@@ -33,7 +33,7 @@ export function readInto(target: Float32Array, b: Buffer): void {
 const LITTLE_ENDIAN = endianness() === 'LE';
 
 /**
- * Per-(project, model) indexes in the index thread (see VectorStore's comment, src/retrieval/vector-store.ts):
+ * Per-(project, model) indexes in the index thread (see VectorStore's comment, src/search/vector-store.ts):
  * current when their `max(seq)` equals the table's, new rows appended as they are read (the thread
  * scores them exactly until they are in the graph), evicted least-recently-used past `cacheBytes`.
  */
@@ -56,6 +56,11 @@ export class IndexCache {
   /** True when (project, model) has an index here (its writes are then appended at once). */
   has(projectId: string, model: string): boolean {
     return this.cache.has(cacheKey(projectId, model));
+  }
+
+  /** Drops the index of (project, model): its next question (or warm) reads it again from PostgreSQL. */
+  async reload(projectId: string, model: string): Promise<void> {
+    await this.drop(cacheKey(projectId, model));
   }
 
   /** Chunks a search found gone (deleted since they were loaded) leave the index. */
