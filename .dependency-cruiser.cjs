@@ -54,6 +54,14 @@ module.exports = {
       to: { path: '^src/search/', pathNot: '^src/search/index\\.ts$' },
     },
     {
+      name: 'ingest-through-the-wing',
+      severity: 'error',
+      comment:
+        'The ingest pipeline hands parsed documents to the search wing through src/search/index.ts (SearchWing.writer, index, forget); the parser threads share its text analysis (analysis.ts) and nothing else.',
+      from: { path: '^src/ingest/' },
+      to: { path: '^src/search/', pathNot: '^src/search/(index|analysis)\\.ts$' },
+    },
+    {
       name: 'search-wing-below-services',
       severity: 'error',
       comment: 'The search wing never imports the services or transports that call it (it is given ModelSources and SearchJobs instead).',

@@ -8,12 +8,29 @@ import { NotFoundError } from '../errors';
 import { EMBED_QUEUE, ModelSources, SearchContext, SearchJobs } from './context';
 import { attachEmbeddingProgress } from './embedding-progress';
 import { EmbeddingsService } from './embeddings';
-import { lockProjectIndex, removeDocumentChunks } from './index-writer';
+import { configForLanguage } from './analysis';
+import { commitStagedChunks, lockProjectIndex, removeDocumentChunks, resolveTextSearchConfig, stageRows } from './index-writer';
 import { RerankService } from './rerank';
 import { RetrievalHit, RetrievalService, SearchOptions } from './retrieval';
 
 export { EMBED_QUEUE };
 export type { ModelSources, RetrievalHit, SearchContext, SearchJobs, SearchOptions };
+
+/**
+ * A document's chunk index as the ingest pipeline writes it, inside the pipeline's transaction:
+ * the configuration of its language, batches of analysed rows staged while later pages are read,
+ * then, under the project's index lock, the old chunks swapped for the staged ones.
+ */
+export interface ChunkWriter {
+  /** The text-search configuration for a detected language (SEARCH_LANGUAGE when unknown). */
+  configFor(language: string | null): Promise<string>;
+  /** Stages a batch of rows (JSON text from the parser pool) analysed with `config`. */
+  stage(config: string, rows: string): Promise<void>;
+  /** Takes the project's index lock (writers of one project's statistics take turns). */
+  lock(projectId: string): Promise<void>;
+  /** Under the lock: the document's old chunks and their statistics out, the staged ones in; returns the chunks. */
+  replace(projectId: string, documentId: string): Promise<number>;
+}
 
 /** A project whose `use` the caller has already checked for this question (chat checks before it streams). */
 export interface CheckedProject {
@@ -25,6 +42,7 @@ export interface CheckedProject {
  * process (createServices) and used through these calls only (a dependency-cruiser rule keeps
  * services and transports out of the folder's other files):
  *
+ * - `writer(tx)`: the ingest pipeline writes a parsed document's chunk index with it;
  * - `index(documentId)`: a document's chunks are committed (the ingest pipeline calls it): its
  *   embedding stage is queued, and its vectors reach the vector index as they are written;
  * - `forget(documentId)`: its chunks, postings and vectors leave the index;
@@ -57,6 +75,19 @@ export class SearchWing {
   /** After the job host has stopped its workers: the vector index thread closes. */
   async stop(): Promise<void> {
     await this.embeddings.stop();
+  }
+
+  /** The chunk index writer of one transaction (the ingest pipeline hands each parsed document to it). */
+  writer(tx: EntityManager): ChunkWriter {
+    return {
+      configFor: (language) => resolveTextSearchConfig(tx, configForLanguage(language, this.ctx.config.searchLanguage)),
+      stage: (config, rows) => stageRows(tx, config, rows),
+      lock: (projectId) => lockProjectIndex(tx, projectId),
+      replace: async (projectId, documentId) => {
+        await removeDocumentChunks(tx, projectId, documentId);
+        return commitStagedChunks(tx, projectId, documentId);
+      },
+    };
   }
 
   /** A document's chunks are committed: queue its embedding stage (best effort; the sweep is the safety net). */

@@ -3,7 +3,6 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../logger';
 import { scopedLogger } from '../../observability/request-context';
 import type { IngestFailureReason, Metrics } from '../../observability/metrics';
-import { lockProjectIndex, removeDocumentChunks } from '../../search/index-writer';
 import { query } from '../../db/sql';
 import type { SearchWing } from '../../search';
 
@@ -32,7 +31,7 @@ export interface FinishDeps {
   /** Publishes the document's current state to watchers (best effort). */
   announce: (em: EntityManager, documentId: string) => Promise<void>;
   /** The search wing: a ready document is handed to it (its embedding stage is queued; best effort). */
-  search: Pick<SearchWing, 'index'>;
+  search: Pick<SearchWing, 'index' | 'forget'>;
 }
 
 /**
@@ -123,8 +122,7 @@ export class Finisher {
         documentId,
       ]);
       if (!doc || (onlyIfUnfinished && doc.status !== 'queued' && doc.status !== 'processing')) return false;
-      await lockProjectIndex(tx, doc.project_id);
-      await removeDocumentChunks(tx, doc.project_id, documentId);
+      await this.deps.search.forget(documentId, { em: tx, projectId: doc.project_id });
       await query(tx, `update documents set status = 'failed', error = ?, chunk_count = 0, updated_at = now() where id = ?`, [
         reason.slice(0, 2000),
         documentId,

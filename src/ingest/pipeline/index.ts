@@ -34,7 +34,7 @@ export interface PipelineDeps {
   /** A fresh entity manager (its own identity map). */
   em: () => EntityManager;
   /** The search wing, which a document whose text is committed is handed to (SearchWing.index). */
-  search: Pick<SearchWing, 'index'>;
+  search: Pick<SearchWing, 'index' | 'forget' | 'writer'>;
 }
 
 /**
@@ -222,7 +222,7 @@ export class IngestPipeline {
     if (!this.parsers) throw new Error('the document pipeline is not started');
     return {
       parsers: this.parsers,
-      searchLanguage: this.deps.config.searchLanguage,
+      search: this.deps.search,
       announce: (em: EntityManager, id: string) => this.announce(em, id),
     };
   }
