@@ -4,7 +4,7 @@ import { gates } from '../access/gates';
 import { AuditAction, AuditEntry, AuditTargetType, PlatformRole, Tier, UserStatus } from '../entities';
 import { ValidationError } from '../errors';
 import { AUDIT_DEFAULT_LIMIT, AuditLogQuery } from './audit.inputs';
-import { BaseService } from './context';
+import { BaseService } from '../db/service-context';
 import { query } from '../db/sql';
 
 export interface AuditRecord {

@@ -15,7 +15,7 @@ import { DocumentProgress, IngestPipeline, SUPPORTED } from '../ingest/pipeline'
 import { isUuid } from '../validation';
 import { type Batch, groupBy, one, splitVerdicts } from './batch';
 import { attachEmbeddingProgress } from './embedding-progress';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { EmbeddingsService } from './embeddings.service';
 import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
 

@@ -8,7 +8,7 @@ import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import { SearchStages, stopwatch } from '../retrieval/stages';
 import { Neighbour, VectorStore } from '../retrieval/vector-store';
 import { Backoff } from '../util/backoff';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { EmbeddingTarget } from './provider-targets';
 import type { ProvidersService } from './providers.service';
 

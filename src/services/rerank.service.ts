@@ -5,7 +5,7 @@ import { rerankDocuments } from '../llm/rerank-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import type { Ranked } from '../retrieval/fusion';
 import { Backoff } from '../util/backoff';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { RerankTarget } from './provider-targets';
 import type { ProvidersService } from './providers.service';
 

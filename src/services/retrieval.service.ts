@@ -8,7 +8,7 @@ import { query } from '../db/sql';
 import { CANDIDATES, QueryTerm, rankBm25 } from '../retrieval/bm25';
 import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval/fusion';
 import { SearchStages, stopwatch } from '../retrieval/stages';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { EmbeddingsService } from './embeddings.service';
 import { RERANK_CANDIDATES, RERANK_SETTING_SQL, type RerankService, type RerankSetting } from './rerank.service';
 
