@@ -1,0 +1,69 @@
+import { Arg, Authorized, ClassType, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { Actor } from '../../access/actor';
+import type { DeleteResultDto } from '../../presenters/dto.generated';
+import type { Services } from '../../services';
+import { GraphqlContext } from './context';
+import { CurrentActor, ValidArg } from './params';
+import { DeleteResultType } from './types/common.type';
+
+/** A kind's service calls behind its CRUD operations: the ones its REST routes make. */
+export interface CrudCalls<View, Create, Update> {
+  get(actor: Actor, id: string): Promise<View>;
+  create(actor: Actor, input: Create): Promise<View>;
+  update(actor: Actor, id: string, input: Update): Promise<View>;
+  delete(actor: Actor, id: string): Promise<{ id: string }>;
+}
+
+/** One kind of thing read and written by id (a group, a department, a project, a user). */
+export interface CrudKind<View, Dto, Create extends object, Update extends object> {
+  /** `Group`: the query `group(id)`, the mutations `createGroup`, `updateGroup`, `deleteGroup`. */
+  name: string;
+  type: ClassType;
+  create: ClassType<Create>;
+  update: ClassType<Update>;
+  calls: (services: Services) => CrudCalls<View, Create, Update>;
+  present: (view: View) => Dto;
+  /** Each operation's description: its REST route and who may call it. */
+  describe: { get: string; create: string; update: string; delete: string };
+}
+
+/**
+ * The four operations of a kind, each one service call presented the way REST presents it. A kind's
+ * resolver extends the class this returns and adds its list and its own operations.
+ */
+export function crudResolver<View, Dto, Create extends object, Update extends object>(kind: CrudKind<View, Dto, Create, Update>) {
+  const field = kind.name[0].toLowerCase() + kind.name.slice(1);
+
+  @Resolver()
+  abstract class CrudResolver {
+    @Authorized()
+    @Query(() => kind.type, { name: field, description: kind.describe.get })
+    async get(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<Dto> {
+      return kind.present(await kind.calls(ctx.services).get(actor, id));
+    }
+
+    @Authorized()
+    @Mutation(() => kind.type, { name: `create${kind.name}`, description: kind.describe.create })
+    async create(@ValidArg('input', kind.create) input: Create, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<Dto> {
+      return kind.present(await kind.calls(ctx.services).create(actor, input));
+    }
+
+    @Authorized()
+    @Mutation(() => kind.type, { name: `update${kind.name}`, description: kind.describe.update })
+    async update(
+      @Arg('id', () => ID) id: string,
+      @ValidArg('input', kind.update) input: Update,
+      @CurrentActor() actor: Actor,
+      @Ctx() ctx: GraphqlContext,
+    ): Promise<Dto> {
+      return kind.present(await kind.calls(ctx.services).update(actor, id, input));
+    }
+
+    @Authorized()
+    @Mutation(() => DeleteResultType, { name: `delete${kind.name}`, description: kind.describe.delete })
+    async delete(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DeleteResultDto> {
+      return { success: true, ...(await kind.calls(ctx.services).delete(actor, id)) };
+    }
+  }
+  return CrudResolver;
+}
