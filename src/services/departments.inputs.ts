@@ -2,19 +2,16 @@ import { IsBoolean } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { DescriptionRule, HexColorRule, NameRule, Optional, UserIdsRule } from './input-rules';
 
+/** What a department's creation and its update both accept, optional (after `name`, as errors always listed them). */
 @InputType()
-export class CreateDepartmentInput {
-  @Field()
-  @NameRule()
-  name!: string;
-
-  /** Defaults to a neutral slate. */
+abstract class DepartmentLooks {
+  /** Defaults to a neutral slate on creation. */
   @Field({ nullable: true })
   @Optional()
   @HexColorRule()
   color?: string;
 
-  /** Defaults to "". */
+  /** Defaults to "" on creation. */
   @Field({ nullable: true })
   @Optional()
   @DescriptionRule()
@@ -22,21 +19,18 @@ export class CreateDepartmentInput {
 }
 
 @InputType()
-export class UpdateDepartmentInput {
+export class CreateDepartmentInput extends DepartmentLooks {
+  @Field()
+  @NameRule()
+  name!: string;
+}
+
+@InputType()
+export class UpdateDepartmentInput extends DepartmentLooks {
   @Field({ nullable: true })
   @Optional()
   @NameRule()
   name?: string;
-
-  @Field({ nullable: true })
-  @Optional()
-  @HexColorRule()
-  color?: string;
-
-  @Field({ nullable: true })
-  @Optional()
-  @DescriptionRule()
-  description?: string;
 }
 
 /** POST /departments/:id/members. */

@@ -15,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Field, Float, ID, InputType, Int } from 'type-graphql';
-import { DescriptionRule, HexColorRule, Optional } from './input-rules';
+import { DescriptionRule, HexColorRule, Optional, rules } from './input-rules';
 
 /**
  * Project settings. Every key is optional on update and merged into the stored settings;
@@ -61,12 +61,19 @@ export class ProjectSettingsInput {
   rerankModel?: string | null;
 }
 
+const ProjectNameRule = (): PropertyDecorator => rules(IsString(), Matches(/\S/, { message: 'name must not be blank' }), MaxLength(200));
+const InstructionsRule = (): PropertyDecorator => rules(IsString(), MaxLength(20000));
+const SettingsRule = (): PropertyDecorator =>
+  rules(
+    IsObject(),
+    ValidateNested(),
+    Type(() => ProjectSettingsInput),
+  );
+
 @InputType()
 export class CreateProjectInput {
   @Field(() => String)
-  @IsString()
-  @Matches(/\S/, { message: 'name must not be blank' })
-  @MaxLength(200)
+  @ProjectNameRule()
   name!: string;
 
   @Field(() => String, { nullable: true })
@@ -87,15 +94,12 @@ export class CreateProjectInput {
 
   @Field(() => String, { nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(20000)
+  @InstructionsRule()
   instructions?: string;
 
   @Field(() => ProjectSettingsInput, { nullable: true })
   @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ProjectSettingsInput)
+  @SettingsRule()
   settings?: ProjectSettingsInput;
 }
 
@@ -104,9 +108,7 @@ export class CreateProjectInput {
 export class UpdateProjectInput {
   @Field(() => String, { nullable: true })
   @Optional()
-  @IsString()
-  @Matches(/\S/, { message: 'name must not be blank' })
-  @MaxLength(200)
+  @ProjectNameRule()
   name?: string;
 
   @Field(() => String, { nullable: true })
@@ -116,8 +118,7 @@ export class UpdateProjectInput {
 
   @Field(() => String, { nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(20000)
+  @InstructionsRule()
   instructions?: string;
 
   @Field(() => String, { nullable: true })
@@ -132,9 +133,7 @@ export class UpdateProjectInput {
 
   @Field(() => ProjectSettingsInput, { nullable: true })
   @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ProjectSettingsInput)
+  @SettingsRule()
   settings?: ProjectSettingsInput;
 
   /** Transfers ownership: needs `full` tier, and the new owner must be admin or superadmin. */

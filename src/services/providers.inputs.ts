@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { PROVIDER_TYPES, ProviderType } from '../entities/base';
-import { NameRule, Optional } from './input-rules';
+import { NameRule, Optional, rules } from './input-rules';
 
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const MAX_MODELS = 100;
@@ -46,35 +46,66 @@ const TrimEach = () =>
   );
 
 /**
- * An optional list of model names (embedding or reranking models): trimmed, unique, at most
- * MAX_MODELS, each 1–200 characters. The rules apply in the order they would if written one above the
- * other on the property.
+ * A list of model names: trimmed, unique, at most MAX_MODELS, each 1–200 characters; the chat models
+ * (`atLeastOne`) may not be empty. The rules keep the order they had when written out at each field.
  */
-const ModelNames = (): PropertyDecorator => {
-  const rules = [
+const ModelNames = (atLeastOne = false): PropertyDecorator =>
+  rules(
     TrimEach(),
     IsArray(),
+    ...(atLeastOne ? [ArrayMinSize(1, { message: 'models must list at least one model' })] : []),
     ArrayMaxSize(MAX_MODELS),
     ArrayUnique(),
     IsString({ each: true }),
     MinLength(1, { each: true }),
     MaxLength(200, { each: true }),
-  ];
-  return (target, key) => {
-    for (const rule of [...rules].reverse()) rule(target, key);
-  };
-};
+  );
+
+const SlugRule = (): PropertyDecorator =>
+  rules(IsString(), MaxLength(64), Matches(SLUG, { message: 'slug must be lowercase kebab-case (a-z, 0-9 and single hyphens)' }));
+
+const BaseUrlRule = (): PropertyDecorator => rules(TrimSlash(), IsHttpUrl());
+
+const ApiKeyRule = (): PropertyDecorator => rules(IsString(), MaxLength(1000));
+
+/**
+ * What a provider's creation and its update both accept, always optional. They come last (class-validator
+ * checks a class's own fields first, then inherited ones), so errors are reported in the order they always were.
+ */
+@InputType()
+abstract class ProviderOptions {
+  /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
+  @Field(() => [String], { nullable: true })
+  @Optional()
+  @ModelNames()
+  embeddingModels?: string[];
+
+  /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
+  @Field(() => [String], { nullable: true })
+  @Optional()
+  @ModelNames()
+  rerankModels?: string[];
+
+  @Field({ nullable: true })
+  @Optional()
+  @IsBoolean()
+  isDefault?: boolean;
+
+  /** Defaults to true on creation. */
+  @Field({ nullable: true })
+  @Optional()
+  @IsBoolean()
+  isEnabled?: boolean;
+}
 
 @InputType()
-export class CreateProviderInput {
+export class CreateProviderInput extends ProviderOptions {
   @Field()
   @NameRule()
   name!: string;
 
   @Field()
-  @IsString()
-  @MaxLength(64)
-  @Matches(SLUG, { message: 'slug must be lowercase kebab-case (a-z, 0-9 and single hyphens)' })
+  @SlugRule()
   slug!: string;
 
   /** Defaults to `custom`. */
@@ -84,54 +115,22 @@ export class CreateProviderInput {
   type?: ProviderType;
 
   @Field()
-  @TrimSlash()
-  @IsHttpUrl()
+  @BaseUrlRule()
   baseUrl!: string;
 
   /** May be empty for upstreams that need no key. Write-only. */
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(1000)
+  @ApiKeyRule()
   apiKey?: string;
 
   @Field(() => [String])
-  @TrimEach()
-  @IsArray()
-  @ArrayMinSize(1, { message: 'models must list at least one model' })
-  @ArrayMaxSize(MAX_MODELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(200, { each: true })
+  @ModelNames(true)
   models!: string[];
-
-  /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
-  embeddingModels?: string[];
-
-  /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
-  rerankModels?: string[];
-
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
-  isDefault?: boolean;
-
-  /** Defaults to true. */
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
-  isEnabled?: boolean;
 }
 
 @InputType()
-export class UpdateProviderInput {
+export class UpdateProviderInput extends ProviderOptions {
   @Field({ nullable: true })
   @Optional()
   @NameRule()
@@ -139,9 +138,7 @@ export class UpdateProviderInput {
 
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(64)
-  @Matches(SLUG, { message: 'slug must be lowercase kebab-case (a-z, 0-9 and single hyphens)' })
+  @SlugRule()
   slug?: string;
 
   @Field(() => String, { nullable: true })
@@ -151,50 +148,19 @@ export class UpdateProviderInput {
 
   @Field({ nullable: true })
   @Optional()
-  @TrimSlash()
-  @IsHttpUrl()
+  @BaseUrlRule()
   baseUrl?: string;
 
   /** spec: an empty apiKey keeps the stored key. */
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(1000)
+  @ApiKeyRule()
   apiKey?: string;
 
   @Field(() => [String], { nullable: true })
   @Optional()
-  @TrimEach()
-  @IsArray()
-  @ArrayMinSize(1, { message: 'models must list at least one model' })
-  @ArrayMaxSize(MAX_MODELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(200, { each: true })
+  @ModelNames(true)
   models?: string[];
-
-  /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
-  embeddingModels?: string[];
-
-  /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
-  rerankModels?: string[];
-
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
-  isDefault?: boolean;
-
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
-  isEnabled?: boolean;
 }
 
 /** POST /providers/:id/test (and /providers/draft/test); body values override the stored ones. */
@@ -202,14 +168,12 @@ export class UpdateProviderInput {
 export class TestProviderInput {
   @Field({ nullable: true })
   @Optional()
-  @TrimSlash()
-  @IsHttpUrl()
+  @BaseUrlRule()
   baseUrl?: string;
 
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(1000)
+  @ApiKeyRule()
   apiKey?: string;
 
   @Field()
