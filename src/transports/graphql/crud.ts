@@ -2,17 +2,10 @@ import { Arg, Authorized, ClassType, Ctx, ID, Mutation, Query, Resolver } from '
 import type { Actor } from '../../access/actor';
 import type { DeleteResultDto } from '../../presenters/dto.generated';
 import type { Services } from '../../services';
+import type { CrudCalls } from '../crud';
 import { GraphqlContext } from './context';
 import { CurrentActor, ValidArg } from './params';
 import { DeleteResultType } from './types/common.type';
-
-/** A kind's service calls behind its CRUD operations: the ones its REST routes make. */
-export interface CrudCalls<View, Create, Update> {
-  get(actor: Actor, id: string): Promise<View>;
-  create(actor: Actor, input: Create): Promise<View>;
-  update(actor: Actor, id: string, input: Update): Promise<View>;
-  delete(actor: Actor, id: string): Promise<{ id: string }>;
-}
 
 /** One kind of thing read and written by id (a group, a department, a project, a user). */
 export interface CrudKind<View, Dto, Create extends object, Update extends object> {
