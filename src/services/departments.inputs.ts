@@ -1,36 +1,50 @@
 import { IsBoolean } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
-import { DescriptionRule, HexColorRule, NameRule, Optional, UserIdsRule } from './input-rules';
+import { DescriptionRule, HexColorRule, NameRule, Optional, rules, UserIdsRule } from './input-rules';
 
-/** What a department's creation and its update both accept, optional (after `name`, as errors always listed them). */
+/** The optional fields creation and update share, each declared once (GraphQL type, optional, rules). */
+const DepartmentField = {
+  color: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      HexColorRule(),
+    ),
+  description: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      DescriptionRule(),
+    ),
+};
+
 @InputType()
-abstract class DepartmentLooks {
-  /** Defaults to a neutral slate on creation. */
-  @Field({ nullable: true })
-  @Optional()
-  @HexColorRule()
+export class CreateDepartmentInput {
+  @Field()
+  @NameRule()
+  name!: string;
+
+  /** Defaults to a neutral slate. */
+  @DepartmentField.color()
   color?: string;
 
-  /** Defaults to "" on creation. */
-  @Field({ nullable: true })
-  @Optional()
-  @DescriptionRule()
+  /** Defaults to "". */
+  @DepartmentField.description()
   description?: string;
 }
 
 @InputType()
-export class CreateDepartmentInput extends DepartmentLooks {
-  @Field()
-  @NameRule()
-  name!: string;
-}
-
-@InputType()
-export class UpdateDepartmentInput extends DepartmentLooks {
+export class UpdateDepartmentInput {
   @Field({ nullable: true })
   @Optional()
   @NameRule()
   name?: string;
+
+  @DepartmentField.color()
+  color?: string;
+
+  @DepartmentField.description()
+  description?: string;
 }
 
 /** POST /departments/:id/members. */

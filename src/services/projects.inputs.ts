@@ -62,13 +62,46 @@ export class ProjectSettingsInput {
 }
 
 const ProjectNameRule = (): PropertyDecorator => rules(IsString(), Matches(/\S/, { message: 'name must not be blank' }), MaxLength(200));
-const InstructionsRule = (): PropertyDecorator => rules(IsString(), MaxLength(20000));
-const SettingsRule = (): PropertyDecorator =>
-  rules(
-    IsObject(),
-    ValidateNested(),
-    Type(() => ProjectSettingsInput),
-  );
+
+/**
+ * The optional fields creation and update share, each declared once: its GraphQL type, its
+ * optionality (a null description clears it; the others refuse null) and its rules.
+ */
+const ProjectField = {
+  description: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      IsOptional(),
+      DescriptionRule(),
+    ),
+  color: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      HexColorRule(),
+    ),
+  isPrivate: (): PropertyDecorator =>
+    rules(
+      Field(() => Boolean, { nullable: true }),
+      Optional(),
+      IsBoolean(),
+    ),
+  instructions: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      IsString(),
+      MaxLength(20000),
+    ),
+  settings: (): PropertyDecorator =>
+    rules(
+      Field(() => ProjectSettingsInput, { nullable: true }),
+      Optional(),
+      IsObject(),
+      ValidateNested(),
+      Type(() => ProjectSettingsInput),
+    ),
+};
 
 @InputType()
 export class CreateProjectInput {
@@ -76,30 +109,20 @@ export class CreateProjectInput {
   @ProjectNameRule()
   name!: string;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @DescriptionRule()
+  @ProjectField.description()
   description?: string | null;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @HexColorRule()
+  @ProjectField.color()
   color?: string;
 
   /** Defaults to true: a new project is visible only to those granted access (the safer default). */
-  @Field(() => Boolean, { nullable: true })
-  @Optional()
-  @IsBoolean()
+  @ProjectField.isPrivate()
   isPrivate?: boolean;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @InstructionsRule()
+  @ProjectField.instructions()
   instructions?: string;
 
-  @Field(() => ProjectSettingsInput, { nullable: true })
-  @Optional()
-  @SettingsRule()
+  @ProjectField.settings()
   settings?: ProjectSettingsInput;
 }
 
@@ -111,29 +134,19 @@ export class UpdateProjectInput {
   @ProjectNameRule()
   name?: string;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @DescriptionRule()
+  @ProjectField.description()
   description?: string | null;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @InstructionsRule()
+  @ProjectField.instructions()
   instructions?: string;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @HexColorRule()
+  @ProjectField.color()
   color?: string;
 
-  @Field(() => Boolean, { nullable: true })
-  @Optional()
-  @IsBoolean()
+  @ProjectField.isPrivate()
   isPrivate?: boolean;
 
-  @Field(() => ProjectSettingsInput, { nullable: true })
-  @Optional()
-  @SettingsRule()
+  @ProjectField.settings()
   settings?: ProjectSettingsInput;
 
   /** Transfers ownership: needs `full` tier, and the new owner must be admin or superadmin. */

@@ -68,38 +68,37 @@ const BaseUrlRule = (): PropertyDecorator => rules(TrimSlash(), IsHttpUrl());
 
 const ApiKeyRule = (): PropertyDecorator => rules(IsString(), MaxLength(1000));
 
-/**
- * What a provider's creation and its update both accept, always optional. They come last (class-validator
- * checks a class's own fields first, then inherited ones), so errors are reported in the order they always were.
- */
+/** The optional fields creation and update share, each declared once (GraphQL type, optional, rules). */
+const ProviderField = {
+  type: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      IsIn(PROVIDER_TYPES),
+    ),
+  apiKey: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      ApiKeyRule(),
+    ),
+  /** Embedding models served at `POST {baseUrl}/embeddings`, reranking models at `POST {baseUrl}/rerank`; may be empty. */
+  modelNames: (): PropertyDecorator =>
+    rules(
+      Field(() => [String], { nullable: true }),
+      Optional(),
+      ModelNames(),
+    ),
+  flag: (): PropertyDecorator =>
+    rules(
+      Field(() => Boolean, { nullable: true }),
+      Optional(),
+      IsBoolean(),
+    ),
+};
+
 @InputType()
-abstract class ProviderOptions {
-  /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
-  embeddingModels?: string[];
-
-  /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
-  rerankModels?: string[];
-
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
-  isDefault?: boolean;
-
-  /** Defaults to true on creation. */
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
-  isEnabled?: boolean;
-}
-
-@InputType()
-export class CreateProviderInput extends ProviderOptions {
+export class CreateProviderInput {
   @Field()
   @NameRule()
   name!: string;
@@ -109,9 +108,7 @@ export class CreateProviderInput extends ProviderOptions {
   slug!: string;
 
   /** Defaults to `custom`. */
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn(PROVIDER_TYPES)
+  @ProviderField.type()
   type?: ProviderType;
 
   @Field()
@@ -119,18 +116,29 @@ export class CreateProviderInput extends ProviderOptions {
   baseUrl!: string;
 
   /** May be empty for upstreams that need no key. Write-only. */
-  @Field({ nullable: true })
-  @Optional()
-  @ApiKeyRule()
+  @ProviderField.apiKey()
   apiKey?: string;
 
   @Field(() => [String])
   @ModelNames(true)
   models!: string[];
+
+  @ProviderField.modelNames()
+  embeddingModels?: string[];
+
+  @ProviderField.modelNames()
+  rerankModels?: string[];
+
+  @ProviderField.flag()
+  isDefault?: boolean;
+
+  /** Defaults to true. */
+  @ProviderField.flag()
+  isEnabled?: boolean;
 }
 
 @InputType()
-export class UpdateProviderInput extends ProviderOptions {
+export class UpdateProviderInput {
   @Field({ nullable: true })
   @Optional()
   @NameRule()
@@ -141,9 +149,7 @@ export class UpdateProviderInput extends ProviderOptions {
   @SlugRule()
   slug?: string;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn(PROVIDER_TYPES)
+  @ProviderField.type()
   type?: ProviderType;
 
   @Field({ nullable: true })
@@ -152,15 +158,25 @@ export class UpdateProviderInput extends ProviderOptions {
   baseUrl?: string;
 
   /** spec: an empty apiKey keeps the stored key. */
-  @Field({ nullable: true })
-  @Optional()
-  @ApiKeyRule()
+  @ProviderField.apiKey()
   apiKey?: string;
 
   @Field(() => [String], { nullable: true })
   @Optional()
   @ModelNames(true)
   models?: string[];
+
+  @ProviderField.modelNames()
+  embeddingModels?: string[];
+
+  @ProviderField.modelNames()
+  rerankModels?: string[];
+
+  @ProviderField.flag()
+  isDefault?: boolean;
+
+  @ProviderField.flag()
+  isEnabled?: boolean;
 }
 
 /** POST /providers/:id/test (and /providers/draft/test); body values override the stored ones. */
@@ -171,9 +187,7 @@ export class TestProviderInput {
   @BaseUrlRule()
   baseUrl?: string;
 
-  @Field({ nullable: true })
-  @Optional()
-  @ApiKeyRule()
+  @ProviderField.apiKey()
   apiKey?: string;
 
   @Field()
