@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ROOT } from '../support/processes';
 
@@ -47,7 +48,8 @@ describe('architecture rules fire on deliberate violations', () => {
   });
 
   it('every floor of the house plan has its rule, and each is proven above', () => {
-    const rules = (require(path.join(ROOT, '.dependency-cruiser.cjs')) as { forbidden: Array<{ name: string }> }).forbidden;
+    const rules = (createRequire(__filename)(path.join(ROOT, '.dependency-cruiser.cjs')) as { forbidden: Array<{ name: string }> })
+      .forbidden;
     const floors = rules.map((r) => r.name).filter((n) => n.startsWith('no-upward-from-'));
     expect(floors).toHaveLength(9);
     for (const name of floors) expect(cruise).toContain(`error ${name}:`);
