@@ -1,7 +1,9 @@
-const { LAYERS } = require('./scripts/layers.cjs');
+const { LAYERS, SUBROOMS } = require('./scripts/layers.cjs');
 
-/** `^src/auth/` for a folder, `^src/app\.ts$` for a loose file. */
-const roomPath = (room) => (room.endsWith('.ts') ? `^src/${room.replace('.', '\\.')}$` : `^src/${room}/`);
+/** `^src/auth/` for a folder, `^src/app\\.ts$` for a loose file, its paths for a sub-room. */
+const roomPath = (room) => SUBROOMS[room] ?? (room.endsWith('.ts') ? `^src/${room.replace('.', '\\.')}$` : `^src/${room}/`);
+/** A sub-room's files belong to it, not to the folder around them. */
+const subroomPaths = Object.values(SUBROOMS);
 
 /**
  * One rule a floor of the house plan (scripts/layers.cjs): its rooms import nothing on a floor above
@@ -13,8 +15,8 @@ const layerRules = LAYERS.slice(1).map((layer, i) => ({
   comment: `${layer.rooms.join(', ')} (floor "${layer.floor}") import nothing above them: ${LAYERS.slice(0, i + 1)
     .flatMap((l) => l.rooms)
     .join(', ')}. Something both need moves down (scripts/layers.cjs).`,
-  from: { path: layer.rooms.map(roomPath) },
-  to: { path: LAYERS.slice(0, i + 1).flatMap((l) => l.rooms.map(roomPath)) },
+  from: { path: layer.rooms.map(roomPath), pathNot: subroomPaths.filter((p) => !layer.rooms.some((r) => SUBROOMS[r] === p)) },
+  to: { path: LAYERS.slice(0, i + 1).flatMap((l) => l.rooms.map(roomPath)), pathNot: subroomPaths },
 }));
 
 /**

@@ -15,13 +15,22 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { LAYERS } = createRequire(import.meta.url)('./layers.cjs');
+const { LAYERS, SUBROOMS } = createRequire(import.meta.url)('./layers.cjs');
+const subrooms = Object.entries(SUBROOMS).map(([name, p]) => [name, new RegExp(p)]);
 const args = new Set(process.argv.slice(2));
 
 /** The folder graph as dependency-cruiser collapses it: room → rooms it imports. */
 function folderGraph() {
   const bin = path.join(ROOT, 'node_modules/.bin/depcruise');
-  const cli = ['src', '--config', path.join(ROOT, '.dependency-cruiser.cjs'), '--collapse', '^src/[^/]+', '--output-type', 'json'];
+  const cli = [
+    'src',
+    '--config',
+    path.join(ROOT, '.dependency-cruiser.cjs'),
+    '--collapse',
+    `^(${Object.values(SUBROOMS).join('|')}|src/[^/]+)`,
+    '--output-type',
+    'json',
+  ];
   let out;
   try {
     out = execFileSync(bin, cli, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -30,7 +39,8 @@ function folderGraph() {
     if (!e.stdout) throw e;
     out = e.stdout;
   }
-  const room = (p) => /^src\/([^/]+)/.exec(p)?.[1];
+  // a file of a sub-room (the generated wire types) is in it, not in the folder around it
+  const room = (p) => subrooms.find(([, re]) => re.test(p))?.[0] ?? /^src\/([^/]+)/.exec(p)?.[1];
   const graph = new Map();
   for (const m of JSON.parse(out).modules) {
     const from = room(m.source);
