@@ -137,6 +137,28 @@ describe('OCR through the parser pool', () => {
   });
 });
 
+describe("one document's pages spread over the pool's threads", () => {
+  it('recognises a multi-page scan in more than one thread, pages in order, as one thread reads them', async () => {
+    const two = loadConfig({ ...env, PARSER_THREADS: '2' });
+    const spread = new ParserPool(two.parseLimits, two.parserPool);
+    try {
+      // both threads started, with their engines loaded: the second is free when the scan comes
+      await Promise.all([spread.parse('gif', fixture('library-hours.gif')), spread.parse('webp', fixture('fire-drill.webp'))]);
+      let threads = 0;
+      const pages = await spread.parse('pdf', fixture('scanned-contract.pdf'), { onResult: (r) => (threads = r.ocrThreads) });
+      expect(threads).toBe(2);
+      let one = 0;
+      const alone = await pool.parse('pdf', fixture('scanned-contract.pdf'), { onResult: (r) => (one = r.ocrThreads) });
+      expect(one).toBe(1);
+      expect(pages.map((p) => [p.pageNumber, p.method])).toEqual(alone.map((p) => [p.pageNumber, 'ocr']));
+      // the same words, confidences and boxes whichever thread read a page
+      expect(pages).toEqual(alone);
+    } finally {
+      await spread.destroy();
+    }
+  });
+});
+
 describe('OCR limits and settings', () => {
   it('fails a pixel-flood PNG on OCR_MAX_PIXELS from its header, before decoding it', async () => {
     const started = Date.now();
