@@ -27,7 +27,8 @@ interface ThreadSpan {
  * WALL_FACTOR times its budget is stopped either way.
  */
 export class ParseClock {
-  private readonly started = performance.now();
+  /** When the document's thread took the task (time waiting in the queue does not count). */
+  private started = 0;
   private writing = 0;
   private budget: number;
   private readonly spans = new Map<string, ThreadSpan>();
@@ -50,6 +51,7 @@ export class ParseClock {
 
   /** A thread starts working for the document (`key` names the task: the document's, or a page's). */
   threadStart(key: string, tid: number | null): void {
+    if (this.spans.size === 0) this.started = performance.now();
     this.spans.set(key, { tid, cpu0: tid === null ? null : threadCpuMs(tid), end: null, done: false });
     this.check();
   }
