@@ -44,10 +44,10 @@ const CASES: Case[] = [
   { file: `${FIRST}/notice-photo.png`, kind: 'png', sources: [`${FIRST}/src/notice.md`], crop: true },
 ];
 
-/** Words, lower-cased, without punctuation or Markdown (`\newpage`, `#`, `**`, table rules). */
+/** Words, lower-cased, without punctuation or Markdown (`\newpage`, raw OpenXML page breaks, `#`, `**`). */
 export const words = (text: string): string[] =>
   text
-    .replace(/\\newpage/g, ' ')
+    .replace(/\\newpage|```\{=openxml\}[\s\S]*?```/g, ' ')
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
@@ -63,6 +63,20 @@ export function lcs(a: string[], b: string[]): number {
   return prev[b.length];
 }
 
+interface Row {
+  file: string;
+  pages: number;
+  sourceWords: number;
+  readWords: number;
+  /** Words in both, in the same order (longest common subsequence). */
+  common: number;
+  recall: number | null;
+  precision: number;
+  confidence: Array<number | null>;
+  seconds: number;
+  text: string[];
+}
+
 const arg = (name: string): string | null => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : null;
@@ -71,7 +85,7 @@ const arg = (name: string): string | null => {
 async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, JWT_SECRET: 'bench-secret-bench-secret', PARSER_THREADS: '2' });
   const pool = new ParserPool(config.parseLimits, config.parserPool);
-  const rows: Array<Record<string, unknown>> = [];
+  const rows: Row[] = [];
   const t0 = performance.now();
   try {
     for (const c of CASES) {
@@ -86,6 +100,7 @@ async function main(): Promise<void> {
         pages: pages.length,
         sourceWords: source.length,
         readWords: read.length,
+        common,
         recall: c.crop ? null : round(common / source.length, 4),
         precision: round(common / Math.max(1, read.length), 4),
         confidence: pages.map((p) => p.confidence ?? null),
@@ -97,17 +112,27 @@ async function main(): Promise<void> {
     await pool.destroy();
   }
   const total = (key: 'sourceWords' | 'readWords') => rows.reduce((n, r) => n + (r[key] as number), 0);
+  // over every fixture, each weighted by its words: recall leaves out the crop
+  const sum = (f: (r: Row) => number, which = rows) => which.reduce((n, r) => n + f(r), 0);
+  const whole = rows.filter((r) => r.recall !== null);
+  const summary = {
+    recall: round(sum((r) => r.common, whole) / sum((r) => r.sourceWords, whole), 4),
+    precision: round(sum((r) => r.common) / sum((r) => r.readWords), 4),
+  };
   const label = arg('label');
   const file = writeResult(label ? `ocr-quality-${label}` : 'ocr-quality', {
     measuredAt: new Date().toISOString(),
     seconds: round((performance.now() - t0) / 1000, 1),
+    summary,
     rows,
   });
   for (const r of rows)
     process.stdout.write(
       `${String(r.file).padEnd(52)} recall ${r.recall ?? '(crop)'}  precision ${r.precision}  conf ${JSON.stringify(r.confidence)}  ${r.seconds} s\n`,
     );
-  process.stdout.write(`${total('sourceWords')} source words, ${total('readWords')} read\n${file}\n`);
+  process.stdout.write(
+    `${total('sourceWords')} source words, ${total('readWords')} read: recall ${summary.recall}, precision ${summary.precision}\n${file}\n`,
+  );
 }
 
 if (require.main === module) {
