@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   } finally {
     await pool.destroy();
   }
-  const total = (key: 'sourceWords' | 'readWords') => rows.reduce((n, r) => n + (r[key] as number), 0);
+  const total = (key: 'sourceWords' | 'readWords') => rows.reduce((n, r) => n + r[key], 0);
   // over every fixture, each weighted by its words: recall leaves out the crop
   const sum = (f: (r: Row) => number, which = rows) => which.reduce((n, r) => n + f(r), 0);
   const whole = rows.filter((r) => r.recall !== null);

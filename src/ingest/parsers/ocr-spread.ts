@@ -47,7 +47,7 @@ interface Job {
   /** Settles (never rejects) when the offered page's outcome is in. */
   settled?: Promise<void>;
   page?: ParsedPage;
-  error?: unknown;
+  error?: Error;
 }
 
 const isDone = (job: Job): boolean => job.state === 'done';
@@ -117,7 +117,7 @@ export class OrderedPages {
       if (isDone(job)) break;
       const next = this.jobs.find((j) => j.state === 'waiting') ?? this.jobs.find((j) => j.state === 'offered' && takeBack(j.claim!));
       if (next) await this.recogniseHere(next);
-      else await Promise.race(this.jobs.filter((j) => j.state === 'offered').map((j) => j.settled));
+      else await Promise.race(this.jobs.filter((j) => j.state === 'offered').map((j) => j.settled!));
     }
     this.jobs.splice(this.jobs.indexOf(job), 1);
     if (job.error !== undefined) throw job.error;
@@ -162,7 +162,7 @@ export class OrderedPages {
           job.state = 'done';
           job.image = undefined;
         },
-        (e: unknown) => {
+        (e: Error) => {
           if (job.state !== 'offered') return;
           job.error = e;
           job.state = 'done';
