@@ -74,7 +74,11 @@ export class ParserPool {
    * with the signal's reason when `signal` aborts, and with a plain Error when a worker died for
    * another reason (retryable). `onResult` gets what the parse read (how many threads recognised its pages).
    */
-  async parse(kind: DocumentKind, buf: Buffer, opts: ParseOptions & { onResult?: (r: ParseResult) => void } = {}): Promise<ParsedPage[]> {
+  async parse(
+    kind: DocumentKind,
+    buf: Buffer | OriginalRef,
+    opts: ParseOptions & { onResult?: (r: ParseResult) => void } = {},
+  ): Promise<ParsedPage[]> {
     const pages: ParsedPage[] = [];
     const result = await this.run(kind, buf, undefined, opts, {
       page: (page) => {
