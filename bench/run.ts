@@ -149,6 +149,13 @@ async function main(): Promise<void> {
           target: '≤ 200 MB added',
           met: s.addedMb <= 200,
         });
+        const r = s.resume;
+        rows.push({
+          metric: `resuming a dropped chat stream: request → first missed event (${r.trials} streams, Last-Event-ID)`,
+          value: `median ${r.firstMissedMs.median} ms, p95 ${r.firstMissedMs.p95}, max ${r.firstMissedMs.max}; ${r.wrong} wrong`,
+          target: '≤ 50 ms, none wrong',
+          met: r.firstMissedMs.p95 <= 50 && r.wrong === 0,
+        });
       });
     } finally {
       await env.close();
