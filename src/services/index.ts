@@ -92,7 +92,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     secrets,
     tokens,
     login: new Login(ctx, tokens, authPool),
-    sso: new SingleSignOn(ctx, tokens, secrets),
+    sso: new SingleSignOn(ctx, tokens, secrets, audit),
     keys: new KeysService(ctx, audit),
     bootstrap: new BootstrapService(ctx),
     users: new UsersService(ctx, audit),
