@@ -11,6 +11,35 @@ export interface User {
   departmentId: string | null;
 }
 
+/** Departments an action reaches, as the server says: every one, else those listed. */
+export interface DepartmentScope {
+  all: boolean;
+  departmentIds: string[];
+}
+
+/** GET /auth/capabilities: what the caller may do, from the rules the server applies (the app does not re-derive them). */
+export interface Capabilities {
+  manageUsers: boolean;
+  changePlatformRoles: boolean;
+  createProjects: boolean;
+  readAuditLog: boolean;
+  listFeedback: boolean;
+  manageProviders: boolean;
+  departments: {
+    read: DepartmentScope;
+    create: boolean;
+    delete: boolean;
+    addMembers: boolean;
+    edit: DepartmentScope;
+    removeMembers: DepartmentScope;
+  };
+  groups: { read: DepartmentScope; edit: DepartmentScope };
+}
+
+/** Whether a scope the server gave reaches this department (or, without one, any department). */
+export const reaches = (s: DepartmentScope, departmentId?: string): boolean =>
+  s.all || (departmentId === undefined ? s.departmentIds.length > 0 : s.departmentIds.includes(departmentId));
+
 export interface ProjectSummary {
   id: string;
   name: string;

@@ -1,18 +1,18 @@
 import { useEffect, useState } from 'react';
 import type { AdminProvider, ProviderTest } from '../lib/types';
-import { managesProviders, useSession } from '../session';
+import { useSession } from '../session';
 import { ErrorText, Loading, messageOf, useAction, useLoad } from './common';
 import { ProviderForm, TestResult } from './ProviderForm';
 
 /** Providers for engineers and the superadmin: list, enable/disable, make default, test, add. */
 export function Models() {
-  const { api, user } = useSession();
+  const { api, can } = useSession();
   const list = useLoad((s) => api.get<{ providers: AdminProvider[] }>('/providers/admin', s), []);
   const action = useAction();
   useEffect(() => {
     document.title = 'Language models · DocQA';
   }, []);
-  if (!managesProviders(user))
+  if (!can.manageProviders)
     return (
       <section>
         <h1>Language models</h1>

@@ -1,8 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api';
-import { managesPeople, useSession } from '../../session';
+import { reaches } from '../../lib/types';
+import { useSession } from '../../session';
 import { ErrorText, Loading, useLoad } from '../common';
-import { useTargets } from '../targets';
+import { useTargets, type TargetOption } from '../targets';
 import { POSITION_LABEL, ruleMessage, type Department, type Person } from './org';
 
 /**
@@ -10,7 +11,7 @@ import { POSITION_LABEL, ruleMessage, type Department, type Person } from './org
  * edits their own and removes its members; the CEO reads them all. The server scopes the list.
  */
 export function Departments() {
-  const { api, user } = useSession();
+  const { api, can } = useSession();
   const list = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
   const [open, setOpen] = useState<string | null>(null);
   useEffect(() => {
@@ -42,7 +43,7 @@ export function Departments() {
           </li>
         ))}
       </ul>
-      {managesPeople(user) && <CreateDepartment onCreated={list.reload} />}
+      {can.departments.create && <CreateDepartment onCreated={list.reload} />}
     </section>
   );
 }
@@ -110,13 +111,12 @@ function CreateDepartment({ onCreated }: { onCreated(): void }) {
 }
 
 function DepartmentDetail({ department, onChanged }: { department: Department; onChanged(): void }) {
-  const { api, user } = useSession();
+  const { api, can } = useSession();
   const base = `/departments/${encodeURIComponent(department.id)}`;
   const members = useLoad((s) => api.get<{ members: Person[] }>(`${base}/members`, s), [department.id]);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const admin = managesPeople(user);
-  const canEdit = admin || (user.orgPosition === 'manager' && user.departmentId === department.id);
+  const canEdit = reaches(can.departments.edit, department.id);
   const run = async (fn: () => Promise<unknown>, said: string) => {
     setError(null);
     setNotice(null);
@@ -165,7 +165,7 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
                 {m.email} · {POSITION_LABEL[m.orgPosition]}
               </span>
             </span>
-            {(canEdit || user.orgPosition === 'ceo') && (
+            {reaches(can.departments.removeMembers, department.id) && (
               <button
                 type="button"
                 aria-label={`Remove ${m.name} from ${department.name}`}
@@ -178,8 +178,8 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
         ))}
       </ul>
       {members.data?.members.length === 0 && <p className="muted">No members.</p>}
-      {admin && <AddMember label={`Add a member to ${department.name}`} onAdd={add} />}
-      {admin && (
+      {can.departments.addMembers && <AddMember label={`Add a member to ${department.name}`} onAdd={add} />}
+      {can.departments.delete && (
         <button
           type="button"
           className="danger"
@@ -194,11 +194,36 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
   );
 }
 
-/** A person picked by name (GET /users?search=), then added. */
-export function AddMember({ label, onAdd }: { label: string; onAdd(id: string, name: string): Promise<void> }) {
+type AddMemberProps = { label: string; onAdd(id: string, name: string): Promise<void> };
+
+/**
+ * A person picked by name, then added: from `people` when given (a group's candidates are its
+ * department's members, which its managers can read), else from GET /users?search= (admins).
+ */
+export function AddMember({ people, ...props }: AddMemberProps & { people?: Person[] }) {
   const [name, setName] = useState('');
+  if (!people) return <AddMemberFromUsers {...props} name={name} setName={setName} />;
+  const wanted = name.trim().toLowerCase();
+  const options = people
+    .map((p) => ({ id: p.id, label: `${p.name} (${p.email})` }))
+    .filter((o) => !wanted || o.label.toLowerCase().includes(wanted.replace(/ \(.*$/, '')));
+  return <AddMemberForm {...props} name={name} setName={setName} targets={{ options, error: null, loading: false }} />;
+}
+
+type NameState = { name: string; setName(n: string): void };
+
+function AddMemberFromUsers(props: AddMemberProps & NameState) {
+  return <AddMemberForm {...props} targets={useTargets('user', props.name)} />;
+}
+
+function AddMemberForm({
+  label,
+  onAdd,
+  name,
+  setName,
+  targets,
+}: AddMemberProps & NameState & { targets: { options: TargetOption[]; error: string | null; loading: boolean } }) {
   const [error, setError] = useState<string | null>(null);
-  const targets = useTargets('user', name);
   const listId = `people-${label.replace(/\W+/g, '-')}`;
   const submit = (e: FormEvent) => {
     e.preventDefault();

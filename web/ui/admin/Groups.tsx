@@ -1,15 +1,18 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { reaches } from '../../lib/types';
 import { useSession } from '../../session';
 import { ErrorText, Loading, useLoad } from '../common';
 import { AddMember } from './Departments';
-import { ruleMessage, type Department, type Group } from './org';
+import { ruleMessage, type Department, type Group, type Person } from './org';
 
 /** Groups (within a department): create, rename, delete; add and remove members. The server decides who may. */
 export function Groups() {
-  const { api } = useSession();
+  const { api, can } = useSession();
   const list = useLoad((s) => api.get<{ groups: Group[] }>('/groups', s), []);
   const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
   const [open, setOpen] = useState<string | null>(null);
+  // groups are created in the departments the server lets the caller edit groups of
+  const editable = departments.data?.departments.filter((d) => reaches(can.groups.edit, d.id)) ?? [];
   useEffect(() => {
     document.title = 'Groups · DocQA';
   }, []);
@@ -35,9 +38,7 @@ export function Groups() {
           </li>
         ))}
       </ul>
-      {departments.data && departments.data.departments.length > 0 && (
-        <CreateGroup departments={departments.data.departments} onCreated={list.reload} />
-      )}
+      {editable.length > 0 && <CreateGroup departments={editable} onCreated={list.reload} />}
     </section>
   );
 }
@@ -85,9 +86,18 @@ function CreateGroup({ departments, onCreated }: { departments: Department[]; on
 }
 
 function GroupDetail({ group, onChanged }: { group: Group; onChanged(): void }) {
-  const { api } = useSession();
+  const { api, can } = useSession();
   const base = `/groups/${encodeURIComponent(group.id)}`;
   const detail = useLoad((s) => api.get<{ group: Group }>(base, s), [group.id]);
+  const canEdit = reaches(can.groups.edit, group.departmentId);
+  // a group's members come from its department
+  const candidates = useLoad(
+    (s) =>
+      canEdit
+        ? api.get<{ members: Person[] }>(`/departments/${encodeURIComponent(group.departmentId)}/members`, s)
+        : Promise.resolve({ members: [] }),
+    [group.departmentId, canEdit],
+  );
   const [name, setName] = useState(group.name);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -109,19 +119,21 @@ function GroupDetail({ group, onChanged }: { group: Group; onChanged(): void }) 
       <p role="status" className="muted">
         {notice}
       </p>
-      <form
-        className="row wrap"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run(() => api.send('PATCH', base, { name }), 'Renamed.');
-        }}
-      >
-        <label className="inline grow">
-          Group name
-          <input required value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <button type="submit">Rename group</button>
-      </form>
+      {canEdit && (
+        <form
+          className="row wrap"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run(() => api.send('PATCH', base, { name }), 'Renamed.');
+          }}
+        >
+          <label className="inline grow">
+            Group name
+            <input required value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <button type="submit">Rename group</button>
+        </form>
+      )}
       <h3>Members</h3>
       <ul className="plain-list">
         {detail.data?.group.members?.map((m) => (
@@ -129,30 +141,37 @@ function GroupDetail({ group, onChanged }: { group: Group; onChanged(): void }) 
             <span className="grow">
               {m.name} <span className="muted small">{m.email}</span>
             </span>
-            <button
-              type="button"
-              aria-label={`Remove ${m.name} from ${group.name}`}
-              onClick={() => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${group.name}.`)}
-            >
-              Remove
-            </button>
+            {canEdit && (
+              <button
+                type="button"
+                aria-label={`Remove ${m.name} from ${group.name}`}
+                onClick={() => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${group.name}.`)}
+              >
+                Remove
+              </button>
+            )}
           </li>
         ))}
       </ul>
       {detail.data?.group.members?.length === 0 && <p className="muted">No members.</p>}
-      <AddMember
-        label={`Add a member to ${group.name}`}
-        onAdd={(id, who) => run(() => api.send('POST', `${base}/members`, { userIds: [id] }), `${who} joined ${group.name}.`)}
-      />
-      <button
-        type="button"
-        className="danger"
-        onClick={() => {
-          if (window.confirm(`Delete the group ${group.name}?`)) void run(() => api.send('DELETE', base), 'Deleted.');
-        }}
-      >
-        Delete group
-      </button>
+      {canEdit && (
+        <>
+          <AddMember
+            label={`Add a member to ${group.name}`}
+            people={candidates.data?.members ?? []}
+            onAdd={(id, who) => run(() => api.send('POST', `${base}/members`, { userIds: [id] }), `${who} joined ${group.name}.`)}
+          />
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              if (window.confirm(`Delete the group ${group.name}?`)) void run(() => api.send('DELETE', base), 'Deleted.');
+            }}
+          >
+            Delete group
+          </button>
+        </>
+      )}
     </div>
   );
 }
