@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { api, client } from '../support/http';
-import { Proc, startPgProcess, startProcess, startServerProcess } from '../support/processes';
+import type { Proc } from '../support/processes';
+import { startSsoWorld } from '../support/sso-world';
 
 jest.setTimeout(180_000);
 
@@ -28,34 +29,13 @@ describe('single sign-on with OpenID Connect', () => {
   let issuer: string;
 
   beforeAll(async () => {
-    const op = await startProcess(
-      'test/support/oidc-provider.mjs',
-      [],
-      { OP_CLIENT_ID: 'docqa', OP_CLIENT_SECRET: 'docqa-client-secret', OP_REDIRECT_URI: REDIRECT, OP_ACCOUNTS: JSON.stringify(ACCOUNTS) },
-      /oidc provider ready \S+\n/,
-    );
-    procs.push(op);
-    issuer = /oidc provider ready (\S+)\n/.exec(op.output())![1];
-    const pg = await startPgProcess(dir);
-    procs.push(pg);
-    node = await startServerProcess({
-      DATABASE_URL: pg.url,
-      DATA_DIR: path.join(dir, 'data'),
-      BOOTSTRAP_SUPERADMIN_EMAIL: 'root@corp.test',
-      BOOTSTRAP_SUPERADMIN_PASSWORD: 'rootpassword',
-      OIDC_ISSUER: issuer,
-      OIDC_CLIENT_ID: 'docqa',
-      OIDC_CLIENT_SECRET: 'docqa-client-secret',
-      OIDC_REDIRECT_URL: REDIRECT,
-      OIDC_NAME: 'Corp ID',
-      OIDC_AUTO_CREATE: 'true',
-      OIDC_ALLOWED_DOMAINS: 'corp.test',
-      OIDC_DEPARTMENT_CLAIM: 'department',
-      PASSWORD_LOGIN: 'false',
+    const world = await startSsoWorld(dir, {
+      redirect: REDIRECT,
+      accounts: ACCOUNTS,
+      env: { OIDC_AUTO_CREATE: 'true', OIDC_ALLOWED_DOMAINS: 'corp.test', OIDC_DEPARTMENT_CLAIM: 'department', PASSWORD_LOGIN: 'false' },
     });
-    procs.unshift(node);
-    rootToken = (await api(node.baseUrl, 'POST', '/api/auth/login', { body: { email: 'root@corp.test', password: 'rootpassword' } })).body
-      .accessToken;
+    procs.push(...world.procs);
+    ({ node, issuer, rootToken } = world);
     const admin = client(node.baseUrl, rootToken);
     for (const [email, name] of [
       ['alice@corp.test', 'Alice'],

@@ -1,7 +1,8 @@
 import { startBlipProxy, type BlipProxy } from '../support/blip-proxy';
 import { chatFactories, factories } from '../support/factories';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
-import { startPgProcess, startProcess, startServerProcess, type Proc } from '../support/processes';
+import type { Proc } from '../support/processes';
+import { startSsoWorld } from '../support/sso-world';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,36 +83,11 @@ describe('single sign-on from the sign-in page', () => {
   beforeAll(async () => {
     front = await startBlipProxy();
     // the provider sends the browser back to the web app's root, at the origin the browser uses
-    const op = await startProcess(
-      'test/support/oidc-provider.mjs',
-      [],
-      {
-        OP_CLIENT_ID: 'docqa',
-        OP_CLIENT_SECRET: 'docqa-client-secret',
-        OP_REDIRECT_URI: `${front.url}/`,
-        OP_ACCOUNTS: JSON.stringify(ACCOUNTS),
-      },
-      /oidc provider ready \S+\n/,
-    );
-    procs.push(op);
-    issuer = /oidc provider ready (\S+)\n/.exec(op.output())![1];
-    const pg = await startPgProcess(dir);
-    procs.push(pg);
-    node = await startServerProcess({
-      DATABASE_URL: pg.url,
-      DATA_DIR: path.join(dir, 'data'),
-      BOOTSTRAP_SUPERADMIN_EMAIL: 'root@corp.test',
-      BOOTSTRAP_SUPERADMIN_PASSWORD: 'rootpassword',
-      OIDC_ISSUER: issuer,
-      OIDC_CLIENT_ID: 'docqa',
-      OIDC_CLIENT_SECRET: 'docqa-client-secret',
-      OIDC_REDIRECT_URL: `${front.url}/`,
-      OIDC_NAME: 'Corp ID',
-    });
-    procs.unshift(node);
+    const world = await startSsoWorld(dir, { redirect: `${front.url}/`, accounts: ACCOUNTS });
+    procs.push(...world.procs);
+    ({ node, issuer } = world);
     front.target = Number(new URL(node.baseUrl).port);
-    const root = await api(node.baseUrl, 'POST', '/api/auth/login', { body: { email: 'root@corp.test', password: 'rootpassword' } });
-    const made = await client(node.baseUrl, root.body.accessToken).post('/api/users', {
+    const made = await client(node.baseUrl, world.rootToken).post('/api/users', {
       email: 'alice@corp.test',
       name: 'Alice Corp',
       password: PASSWORD,
