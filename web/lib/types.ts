@@ -197,3 +197,19 @@ export type ChatEvent =
   | { event: 'text'; data: { delta: string } }
   | { event: 'done'; data: { messageId: string; totalTokens: number } }
   | { event: 'error'; data: { type: string; message: string; detail?: string } };
+
+/** GET /documents/:id/text: whole pages of a converted document's text. */
+export interface DocumentText {
+  documentId: string;
+  documentName: string;
+  pageCount: number;
+  pages: TextPage[];
+  /** The first page not in this answer (ask again with `from`); null at the end. */
+  nextPage: number | null;
+}
+
+export interface TextPage {
+  pageNumber: number;
+  text: string;
+  sections: Array<{ offset: number; title: string; level: number | null }>;
+}
