@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchAuth, ratio } from './auth';
+import { benchAuthMe } from './auth-me';
 import { splitRows } from './eval';
 import { ROOT, startBenchEnv } from './lib/env';
 import { benchKeyVsJwt } from './keys';
@@ -85,11 +86,15 @@ async function main(): Promise<void> {
         results.auth = auth;
         rows.push({ metric: 'GET /healthz (HTTP floor)', value: fmt(auth.healthz), target: '—', met: null });
         const meRatio = ratio(auth.me.medianMs, auth.healthz.medianMs);
+        rows.push({ metric: 'GET /api/auth/me', value: `${fmt(auth.me)}; ${meRatio}× healthz median`, target: '—', met: null });
+        // the target's measure: alternating rounds, so drift on a shared machine hits both alike
+        const m = await benchAuthMe(env, { rounds: 5 });
+        results.authMe = m;
         rows.push({
-          metric: 'GET /api/auth/me',
-          value: `${fmt(auth.me)}; ${meRatio}× healthz median`,
-          target: '≤ 2.5× /healthz median',
-          met: meRatio <= 2.5,
+          metric: `GET /api/auth/me vs /healthz, ${m.rounds.length} alternating rounds (${m.connections} connections; median of the rounds' p50 ratios)`,
+          value: `${m.ratio}× (rounds ${m.rounds.map((r) => r.ratio).join(', ')}); with a key ${m.keyRatio}×`,
+          target: '≤ 2.5×',
+          met: m.ratio <= 2.5,
         });
         const share = ratio(auth.login.rps, auth.bcryptPerSecond);
         rows.push({
@@ -148,6 +153,13 @@ async function main(): Promise<void> {
           value: `+${s.addedMb} MB (RSS ${s.rssBeforeMb} → peak ${s.rssPeakMb}, ${s.rssAfterMb} after)`,
           target: '≤ 200 MB added',
           met: s.addedMb <= 200,
+        });
+        const r = s.resume;
+        rows.push({
+          metric: `resuming a dropped chat stream: request → first missed event (${r.trials} streams, Last-Event-ID)`,
+          value: `median ${r.firstMissedMs.median} ms, p95 ${r.firstMissedMs.p95}, max ${r.firstMissedMs.max}; ${r.wrong} wrong`,
+          target: '≤ 50 ms, none wrong',
+          met: r.firstMissedMs.p95 <= 50 && r.wrong === 0,
         });
       });
     } finally {

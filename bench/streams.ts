@@ -2,6 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { startOpenAiStub } from '../test/support/openai-stub';
 import { BenchEnv } from './lib/env';
 import { percentiles, round } from './lib/load';
+import { benchResume, type ResumeBench } from './resume';
 
 export interface StreamsBench {
   streams: number;
@@ -15,6 +16,8 @@ export interface StreamsBench {
   rssPeakMb: number;
   rssAfterMb: number;
   addedMb: number;
+  /** Dropped streams resumed with Last-Event-ID (bench/resume.ts). */
+  resume: ResumeBench;
 }
 
 async function json(env: BenchEnv, method: string, path: string, token: string | null, body?: unknown): Promise<any> {
@@ -89,6 +92,8 @@ export async function benchStreams(env: BenchEnv, count = 200): Promise<StreamsB
     await new Promise((r) => setTimeout(r, 1000));
     const rssAfterMb = env.server.rssMb();
     const expected = deltas.join('');
+    // the same answer (60 deltas, 20 ms apart): dropped after three, resumed 150 ms later
+    const resume = await benchResume(env, { token, projectId: project.id, expected });
     const completed = results.filter((r) => r.ok).length;
     const received = results.reduce((n, r) => n + r.deltas.length, 0);
     return {
@@ -106,6 +111,7 @@ export async function benchStreams(env: BenchEnv, count = 200): Promise<StreamsB
       rssPeakMb,
       rssAfterMb,
       addedMb: rssPeakMb - rssBeforeMb,
+      resume,
     };
   } finally {
     await stub.close();

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { query } from '../db/sql';
 import { Document } from '../entities';
 import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } from '../errors';
-import { ACTOR_COLUMNS, actorFromRow, type ActorRow } from './actor';
+import { type Actor, ACTOR_COLUMNS, actorFromRow, type ActorRow, type KeyScope } from './actor';
 import { keyActor, liveKeyScope } from './keys';
 import { requireTier } from './read-rules';
 
@@ -138,6 +138,18 @@ function unindex(map: Map<string, Set<LiveEntry>>, key: string, entry: LiveEntry
 }
 
 /**
+ * The caller a stream still runs for, from their re-read row and (for a stream opened with a key)
+ * the key's live scope: 401 when the account is gone or inactive, or the key is revoked or expired
+ * (`key` null); else the owner, capped by the key.
+ */
+export function liveCaller(row: ActorRow | undefined, keyId: string | null | undefined, key: KeyScope | null): Actor | UnauthorizedError {
+  if (!row || row.status !== 'active') return new UnauthorizedError('unauthorized', 'Your account is no longer active');
+  if (!keyId) return actorFromRow(row);
+  if (!key) return new UnauthorizedError('unauthorized', 'The key was revoked or has expired');
+  return keyActor(actorFromRow(row), key);
+}
+
+/**
  * Whether a stream's caller still may read it, by the same rules as a new request: the user exists
  * and is active, and the stream's key (if any) is neither revoked nor expired (else `unauthorized`), holds `use` on the project (else `forbidden`, also when the
  * project is gone), and the document, if any, still exists in that project (else `forbidden`).
@@ -145,13 +157,8 @@ function unindex(map: Map<string, Set<LiveEntry>>, key: string, entry: LiveEntry
  */
 export async function accessLost(em: EntityManager, scope: LiveScope): Promise<LiveLoss | null> {
   const [row] = await query<ActorRow>(em, `select ${ACTOR_COLUMNS} from users where id = ?`, [scope.userId]);
-  if (!row || row.status !== 'active') return new UnauthorizedError('unauthorized', 'Your account is no longer active');
-  let actor = actorFromRow(row);
-  if (scope.keyId) {
-    const key = await liveKeyScope(em, scope.keyId);
-    if (!key) return new UnauthorizedError('unauthorized', 'The key was revoked or has expired');
-    actor = keyActor(actor, key);
-  }
+  const actor = liveCaller(row, scope.keyId, scope.keyId ? await liveKeyScope(em, scope.keyId) : null);
+  if (actor instanceof UnauthorizedError) return actor;
   try {
     await requireTier(em, actor, scope.projectId, 'use');
   } catch (e) {

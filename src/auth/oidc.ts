@@ -1,6 +1,6 @@
 import { createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { ACTOR_COLUMNS, type ActorRow } from '../access/actor';
+import { type Actor, ACTOR_COLUMNS, actorFromRow, type ActorRow } from '../access/actor';
 import type { OidcConfig } from '../config';
 import { query } from '../db/sql';
 import { Department, User } from '../entities';
@@ -9,6 +9,7 @@ import type { LoginOptionsDto } from '../presenters/dto.generated';
 import { avatarColorFor } from '../domain/avatar';
 import { BaseService, type ServiceContext } from '../db/service-context';
 import type { DeploymentSecrets } from './deployment-secrets';
+import { insertAuditEntry } from '../db/audit-entries';
 import { signedIn, type LoginResult } from './login';
 import { hashPassword, normalizeEmail } from './passwords';
 import type { Tokens } from './tokens';
@@ -170,7 +171,7 @@ export class SingleSignOn extends BaseService {
       // the password is random and never shown: this account signs in through the provider
       const passwordHash = await hashPassword(randomBytes(32).toString('base64url'));
       await em.transactional(async (tx) => {
-        tx.create(User, {
+        const user = tx.create(User, {
           email,
           name,
           passwordHash,
@@ -180,14 +181,44 @@ export class SingleSignOn extends BaseService {
           avatarColor: avatarColorFor(email),
         });
         await tx.flush();
+        // audited in the same transaction, naming the provider; the new account is the actor
+        const [created] = await query<ActorRow>(tx, `select ${ACTOR_COLUMNS} from users where id = ?`, [user.id]);
+        const actor = actorFromRow(created);
+        await insertAuditEntry(tx, actor.id, {
+          action: 'user_created_by_sso',
+          projectId: null,
+          targetType: 'user',
+          targetId: user.id,
+          metadata: { issuer: o.issuer },
+        });
+        if (department) await this.auditClaimedDepartment(tx, actor, department.id);
       });
       row = (await find())!;
     } else if (department && !row.department_id && row.org_position === 'member') {
-      await query(em, `update users set department_id = ? where id = ? and department_id is null`, [department.id, row.id]);
+      const actor = actorFromRow(row);
+      await em.transactional(async (tx) => {
+        const moved = await query<{ id: string }>(
+          tx,
+          `update users set department_id = ? where id = ? and department_id is null returning id`,
+          [department.id, actor.id],
+        );
+        if (moved.length) await this.auditClaimedDepartment(tx, actor, department.id);
+      });
       row = (await find())!;
     }
     if (row.status !== 'active') throw refused('This account is inactive');
     return row;
+  }
+
+  /** `department_member_added` for a department given by OIDC_DEPARTMENT_CLAIM (reason `sso_claim`, the issuer). */
+  private async auditClaimedDepartment(tx: Parameters<typeof insertAuditEntry>[0], user: Actor, departmentId: string): Promise<void> {
+    await insertAuditEntry(tx, user.id, {
+      action: 'department_member_added',
+      projectId: null,
+      targetType: 'user',
+      targetId: user.id,
+      metadata: { departmentId, reason: 'sso_claim', issuer: this.oidc.issuer },
+    });
   }
 
   /** The department named by OIDC_DEPARTMENT_CLAIM, when set, given and existing. */

@@ -1,6 +1,6 @@
 import { createSecretKey, KeyObject, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { Actor, ACTOR_COLUMNS, actorFromRow, ActorRow } from '../access/actor';
+import { Actor, actorFromRow } from '../access/actor';
 import { requireNotKey } from '../access/keys';
 import { RefreshToken, User } from '../entities';
 import { UnauthorizedError } from '../errors';
@@ -9,7 +9,11 @@ import type { DeploymentSecrets } from './deployment-secrets';
 import { isUuid } from '../validation';
 import { KEY_PREFIX, KeyAuth } from './api-keys';
 import type { AuthPool } from './pool';
+import { UserReads } from './user-reads';
 import { query } from '../db/sql';
+
+/** The client's address, or how to find it (only a key's use needs it: a JWT's does not pay for it). */
+export type ClientAddress = string | undefined | (() => string | undefined);
 
 export const ACCESS_TTL_SECONDS = 15 * 60;
 export const REFRESH_TTL_SECONDS = 7 * 24 * 3600;
@@ -32,7 +36,6 @@ export interface TokenPair {
 }
 
 // named (server-side prepared) statements: parsed and planned once per connection
-const AUTH_QUERY = { name: 'docqa_authenticate', text: `select ${ACTOR_COLUMNS} from users where id = $1` };
 const RECORD_LOGIN = {
   name: 'docqa_record_login',
   text: `with touched as (update users set last_login_at = now() where id = $1)
@@ -48,6 +51,7 @@ export class Tokens extends BaseService {
   /** Built once: given a string, jsonwebtoken re-derives a key object on every sign and verify. */
   private keyObject: KeyObject | null = null;
   private readonly keys: KeyAuth;
+  private readonly users: UserReads;
 
   constructor(
     ctx: ServiceContext,
@@ -56,6 +60,7 @@ export class Tokens extends BaseService {
   ) {
     super(ctx);
     this.keys = new KeyAuth(pool, ctx.config.keyRateLimitPerMinute);
+    this.users = new UserReads(pool);
   }
 
   /** The deployment's JWT secret (JWT_SECRET or the one stored in the database). */
@@ -179,13 +184,14 @@ export class Tokens extends BaseService {
    * Verifies an access token, or a key for programs (`dq_…`, from `address`), and re-reads its user;
    * role changes apply at once, inactive users are rejected.
    */
-  async authenticate(token: string, address = 'unknown'): Promise<Actor> {
-    if (token.startsWith(KEY_PREFIX)) return this.keys.authenticate(token, address);
+  async authenticate(token: string, address: ClientAddress = 'unknown'): Promise<Actor> {
+    if (token.startsWith(KEY_PREFIX))
+      return this.keys.authenticate(token, (typeof address === 'function' ? address() : address) ?? 'unknown');
     const claims = this.verify<AccessClaims>(token, 'access');
     if (!isUuid(claims.sub)) throw new UnauthorizedError();
-    // hot path (every request): one prepared indexed read on the auth pool, no ORM
-    const { rows } = await this.pool.get().query<ActorRow>({ ...AUTH_QUERY, values: [claims.sub] });
-    const u = rows[0];
+    // hot path (every request): a prepared indexed read on the auth pool, no ORM, shared with the
+    // requests that want theirs at the same time (user-reads.ts)
+    const u = await this.users.read(claims.sub);
     if (!u || u.status !== 'active') throw new UnauthorizedError('unauthorized', 'User not found or inactive');
     return actorFromRow(u);
   }

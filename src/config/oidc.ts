@@ -29,7 +29,9 @@ export function oidcConfig(env: Env): OidcConfig | null {
     issuer,
     clientId,
     clientSecret,
-    redirectUrl,
+    // the form openid-client sends at the token endpoint (a root URL keeps its "/"): the authorization
+    // request must name exactly the same redirect_uri, or the provider refuses the code (invalid_grant)
+    redirectUrl: new URL(redirectUrl).href,
     name: str(env, 'OIDC_NAME') ?? new URL(issuer).host,
     autoCreate: bool(env, 'OIDC_AUTO_CREATE', false),
     allowedDomains: list(env, 'OIDC_ALLOWED_DOMAINS').map((d) => d.toLowerCase().replace(/^@/, '')),

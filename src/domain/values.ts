@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   'key_created',
   'key_used_from_new_address',
   'key_revoked',
+  'user_created_by_sso',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const PROVIDER_TYPES = ['official', 'custom'] as const;

@@ -214,7 +214,8 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
         '`tier`, `previousTier`, and per action further keys: `reason`; `isPrivate`/`previousIsPrivate`; `previousOwnerId`; ' +
         '`role`/`previousRole` (user_role_changed); `status`/`previousStatus` (user_status_changed); `groupId` (group_member_*); ' +
         '`departmentId` (department_member_*); `name`, `projectIds`, `platform`, `expiresAt` (key_created); `address` ' +
-        '(key_used_from_new_address); `name`, `ownerId` (key_revoked)',
+        '(key_used_from_new_address); `name`, `ownerId` (key_revoked); `issuer` (user_created_by_sso, and department_member_added ' +
+        'with reason `sso_claim`)',
     },
     createdAt: dateTime,
     actorName: { ...nullable(str), description: "the actor's name now; null for the system or a deleted user" },

@@ -1,21 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
-import type { AuditAction, AuditTargetType, PlatformRole, Tier, UserStatus } from '../entities';
+import type { PlatformRole, UserStatus } from '../entities';
 import { ValidationError } from '../errors';
 import { AUDIT_DEFAULT_LIMIT, AuditLogQuery } from './audit.inputs';
 import type { AuditRow } from '../presenters/audit.presenter';
 import { BaseService } from '../db/service-context';
 import { query } from '../db/sql';
+import { type AuditRecord, insertAuditEntry } from '../db/audit-entries';
 
-export interface AuditRecord {
-  action: AuditAction;
-  /** Null for entries about a user rather than a project (role, status, memberships). */
-  projectId: string | null;
-  targetType: AuditTargetType;
-  targetId: string;
-  metadata: { tier?: Tier; previousTier?: Tier } & Record<string, unknown>;
-}
+export type { AuditRecord };
 
 /** What a user PATCH changed that decides access: the platform role and the status. */
 export interface UserAccessChange {
@@ -41,13 +35,7 @@ export class AuditService extends BaseService {
    * it describes commits (a failed change leaves no entry, and a failed entry undoes the change).
    */
   async record(tx: EntityManager, actor: Actor, entry: AuditRecord): Promise<void> {
-    await query(
-      tx,
-      // clock_timestamp, not now(): entries of transactions that took turns on a lock sort in the order they happened
-      `insert into audit_entries (action, actor_id, project_id, target_type, target_id, metadata, created_at)
-       values (?, ?, ?, ?, ?, ?::jsonb, clock_timestamp())`,
-      [entry.action, actor.system ? null : actor.id, entry.projectId, entry.targetType, entry.targetId, JSON.stringify(entry.metadata)],
-    );
+    await insertAuditEntry(tx, actor.system ? null : actor.id, entry);
   }
 
   /**

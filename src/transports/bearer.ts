@@ -1,4 +1,5 @@
 import type { Actor } from '../access/actor';
+import type { ClientAddress } from '../auth/tokens';
 import { UnauthorizedError } from '../errors';
 
 /**
@@ -14,9 +15,9 @@ export function bearerToken(header: unknown): string | null {
 
 /** The caller behind a bearer header (an access token or a key, used from the client `address`): 401 `unauthorized` when it is missing, malformed or rejected. */
 export async function authenticateBearer(
-  tokens: { authenticate(token: string, address?: string): Promise<Actor> },
+  tokens: { authenticate(token: string, address?: ClientAddress): Promise<Actor> },
   header: unknown,
-  address?: string,
+  address?: ClientAddress,
 ): Promise<Actor> {
   const token = bearerToken(header);
   if (token === null) throw new UnauthorizedError('unauthorized', 'Missing bearer token');

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { api, client } from '../support/http';
-import { Proc, startPgProcess, startProcess, startServerProcess } from '../support/processes';
+import type { Proc } from '../support/processes';
+import { startSsoWorld } from '../support/sso-world';
 
 jest.setTimeout(180_000);
 
@@ -17,6 +18,7 @@ const ACCOUNTS = {
   unverified: { email: 'mallory@corp.test', email_verified: false, name: 'Mallory' },
   outsider: { email: 'olga@elsewhere.test', email_verified: true, name: 'Olga' },
   sleeper: { email: 'sleeper@corp.test', email_verified: true, name: 'Sleeper' },
+  joiner: { email: 'joiner@corp.test', email_verified: true, name: 'Joiner', department: 'Research' },
 };
 
 describe('single sign-on with OpenID Connect', () => {
@@ -24,39 +26,21 @@ describe('single sign-on with OpenID Connect', () => {
   const procs: Proc[] = [];
   let node: Proc & { baseUrl: string };
   let rootToken: string;
+  let issuer: string;
 
   beforeAll(async () => {
-    const op = await startProcess(
-      'test/support/oidc-provider.mjs',
-      [],
-      { OP_CLIENT_ID: 'docqa', OP_CLIENT_SECRET: 'docqa-client-secret', OP_REDIRECT_URI: REDIRECT, OP_ACCOUNTS: JSON.stringify(ACCOUNTS) },
-      /oidc provider ready \S+\n/,
-    );
-    procs.push(op);
-    const pg = await startPgProcess(dir);
-    procs.push(pg);
-    node = await startServerProcess({
-      DATABASE_URL: pg.url,
-      DATA_DIR: path.join(dir, 'data'),
-      BOOTSTRAP_SUPERADMIN_EMAIL: 'root@corp.test',
-      BOOTSTRAP_SUPERADMIN_PASSWORD: 'rootpassword',
-      OIDC_ISSUER: /oidc provider ready (\S+)\n/.exec(op.output())![1],
-      OIDC_CLIENT_ID: 'docqa',
-      OIDC_CLIENT_SECRET: 'docqa-client-secret',
-      OIDC_REDIRECT_URL: REDIRECT,
-      OIDC_NAME: 'Corp ID',
-      OIDC_AUTO_CREATE: 'true',
-      OIDC_ALLOWED_DOMAINS: 'corp.test',
-      OIDC_DEPARTMENT_CLAIM: 'department',
-      PASSWORD_LOGIN: 'false',
+    const world = await startSsoWorld(dir, {
+      redirect: REDIRECT,
+      accounts: ACCOUNTS,
+      env: { OIDC_AUTO_CREATE: 'true', OIDC_ALLOWED_DOMAINS: 'corp.test', OIDC_DEPARTMENT_CLAIM: 'department', PASSWORD_LOGIN: 'false' },
     });
-    procs.unshift(node);
-    rootToken = (await api(node.baseUrl, 'POST', '/api/auth/login', { body: { email: 'root@corp.test', password: 'rootpassword' } })).body
-      .accessToken;
+    procs.push(...world.procs);
+    ({ node, issuer, rootToken } = world);
     const admin = client(node.baseUrl, rootToken);
     for (const [email, name] of [
       ['alice@corp.test', 'Alice'],
       ['sleeper@corp.test', 'Sleeper'],
+      ['joiner@corp.test', 'Joiner'],
     ])
       expect(
         (await admin.post('/api/users', { email, name, password: 'a-password-1', platformRole: 'none', orgPosition: 'member' })).status,
@@ -98,6 +82,13 @@ describe('single sign-on with OpenID Connect', () => {
 
   const callback = (callbackUrl: string, cookie: string) =>
     api(node.baseUrl, 'POST', '/api/auth/oidc/callback', { body: { callbackUrl }, headers: { cookie } });
+
+  /** The audit log's entries of one action about one user (as the superadmin reads it). */
+  const auditOf = async (action: string, userId: string) => {
+    const res = await client(node.baseUrl, rootToken).get(`/api/audit-log?action=${action}&limit=200`);
+    expect(res.status).toBe(200);
+    return (res.body.entries as Array<{ targetId: string }>).filter((e) => e.targetId === userId);
+  };
 
   const signIn = async (account: string) => {
     const { authUrl, cookie } = await start();
@@ -148,6 +139,33 @@ describe('single sign-on with OpenID Connect', () => {
         departmentId: depts.find((d) => d.name === 'Research')!.id,
       }),
     );
+    // audited: the account's creation names the provider, and so does its department by claim
+    const created = await auditOf('user_created_by_sso', res.body.user.id);
+    expect(created).toEqual([
+      expect.objectContaining({ actorId: res.body.user.id, projectId: null, targetType: 'user', metadata: { issuer } }),
+    ]);
+    const joined = await auditOf('department_member_added', res.body.user.id);
+    expect(joined).toEqual([
+      expect.objectContaining({
+        actorId: res.body.user.id,
+        metadata: { departmentId: res.body.user.departmentId, reason: 'sso_claim', issuer },
+      }),
+    ]);
+    // a second sign-in creates nothing more
+    expect((await signIn('newbie')).status).toBe(200);
+    expect(await auditOf('user_created_by_sso', res.body.user.id)).toHaveLength(1);
+  });
+
+  it("an existing member without a department is placed in the claim's department, audited; no account is created", async () => {
+    const res = await signIn('joiner');
+    expect(res.status).toBe(200);
+    const depts = (await client(node.baseUrl, rootToken).get('/api/departments')).body.departments as Array<{ id: string; name: string }>;
+    const research = depts.find((d) => d.name === 'Research')!.id;
+    expect(res.body.user.departmentId).toBe(research);
+    expect(await auditOf('department_member_added', res.body.user.id)).toEqual([
+      expect.objectContaining({ metadata: expect.objectContaining({ departmentId: research, reason: 'sso_claim' }) }),
+    ]);
+    expect(await auditOf('user_created_by_sso', res.body.user.id)).toEqual([]);
   });
 
   it('a wrong state is refused: the answer of one sign-in under the cookie of another', async () => {

@@ -81,6 +81,18 @@ describe('auth', () => {
     expect((await c.get('/api/auth/me')).body.user.platformRole).toBe('admin');
   });
 
+  it('requests that arrive together share user reads, yet each gets its own user, and a deactivation is seen by the next burst', async () => {
+    const users = await Promise.all(Array.from({ length: 6 }, () => f.makeUser()));
+    // many at once, more than the reads in flight: some wait and are read together
+    const burst = () => Promise.all(users.flatMap((u) => Array.from({ length: 5 }, () => client(t.baseUrl, u.token).get('/api/auth/me'))));
+    const first = await burst();
+    expect(first.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect(first.map((r) => r.body.user.id)).toEqual(users.flatMap((u) => Array(5).fill(u.id)));
+    await t.orm.em.fork().getConnection().execute(`update users set status = 'inactive' where id = ?`, [users[2].id]);
+    const second = await burst();
+    expect(second.map((r) => r.status)).toEqual(users.flatMap((u, i) => Array(5).fill(i === 2 ? 401 : 200)));
+  });
+
   it('refresh rotates; the used token stops working; reuse revokes the family', async () => {
     const u = await f.makeUser();
     const first = (await login(u.email)).body;

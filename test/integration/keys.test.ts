@@ -3,7 +3,7 @@ import { wsClient, wsCollect, gql } from '../support/graphql';
 import { api, ApiResponse } from '../support/http';
 import { chatFactories, factories } from '../support/factories';
 import { startOpenAiStub, OpenAiStub } from '../support/openai-stub';
-import { postSse } from '../support/sse-client';
+import { getSse, postSse } from '../support/sse-client';
 import { createTestApp, TestApp } from '../support/test-app';
 
 jest.setTimeout(120_000);
@@ -37,6 +37,14 @@ async function world({ t, f, c }: Env) {
   const { key, secret } = await createKey(t, owner.token, { name: 'script', projectIds: [a.id], tier: 'use' });
   const chat = async (token: string, projectId: string) =>
     (await postSse(t.baseUrl, `/api/chat/projects/${projectId}`, { token, body: { message: 'hello?' } })).status;
+  // an answer the owner asked in each project, to resume (GET /api/chat/messages/:id/stream)
+  const asked = async (projectId: string) => {
+    const r = await postSse(t.baseUrl, `/api/chat/projects/${projectId}`, { token: owner.token, body: { message: 'asked by the owner' } });
+    return (r.events.find((e) => e.event === 'meta')!.data as { messageId: string }).messageId;
+  };
+  const [answerA, answerB] = [await asked(a.id), await asked(b.id)];
+  const resume = async (k: string, messageId: string) =>
+    (await getSse(t.baseUrl, `/api/chat/messages/${messageId}/stream`, { token: k })).status;
   // [family, in scope, out of scope, above the tier]: each a request giving its status
   const families: Array<
     [string, (k: string) => Promise<number>, ((k: string) => Promise<number>) | null, ((k: string) => Promise<number>) | null]
@@ -63,6 +71,7 @@ async function world({ t, f, c }: Env) {
       async (k) => (await call(t, 'POST', `/api/documents/${docA.id}/reindex`, k)).status,
     ],
     ['chat', (k) => chat(k, a.id), (k) => chat(k, b.id), async (k) => (await call(t, 'DELETE', `/api/projects/${a.id}`, k)).status],
+    ['chat stream resume', (k) => resume(k, answerA), (k) => resume(k, answerB), null],
     [
       'conversations',
       async (k) => (await call(t, 'GET', `/api/chat/projects/${a.id}/conversations`, k)).status,

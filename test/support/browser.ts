@@ -73,11 +73,13 @@ const LOCAL_SCHEMES = new Set(['data:', 'blob:', 'about:']);
 /**
  * Opens `url` in a fresh headless Chromium. Requests to any origin other than the page's own are
  * recorded in `foreignRequests` and aborted (so a test never reaches the network and the page
- * behaves as it would offline).
+ * behaves as it would offline), except those of `alsoAllow`.
  */
-export async function openPage(url: string): Promise<OpenedPage> {
+export async function openPage(url: string, opts: { alsoAllow?: string[] } = {}): Promise<OpenedPage> {
   const dir = await chromiumDir();
   const origin = new URL(url).origin;
+  // other origins the test runs itself on loopback (e.g. an identity provider the page is sent to)
+  const allowed = new Set((opts.alsoAllow ?? []).map((u) => new URL(u).origin));
   const foreignRequests: string[] = [];
   const isForeign = (u: string): boolean => {
     try {
@@ -85,7 +87,8 @@ export async function openPage(url: string): Promise<OpenedPage> {
       if (LOCAL_SCHEMES.has(parsed.protocol)) return false;
       // ws(s):// to our own host:port is the same server
       const asHttp = parsed.protocol === 'ws:' ? 'http:' : parsed.protocol === 'wss:' ? 'https:' : parsed.protocol;
-      return `${asHttp}//${parsed.host}` !== origin;
+      const at = `${asHttp}//${parsed.host}`;
+      return at !== origin && !allowed.has(at);
     } catch {
       return true;
     }

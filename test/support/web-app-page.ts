@@ -7,8 +7,8 @@ export interface AppPage extends OpenedPage {
   consoleErrors: string[];
 }
 
-export async function openApp(url: string): Promise<AppPage> {
-  const opened = await openPage(url);
+export async function openApp(url: string, opts: { alsoAllow?: string[] } = {}): Promise<AppPage> {
+  const opened = await openPage(url, opts);
   const consoleErrors: string[] = [];
   opened.page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(m.text());

@@ -1,7 +1,6 @@
-import type { Actor } from '../../src/access/actor';
+import type { Actor, ActorRow, KeyScope } from '../../src/access/actor';
 import { capabilitiesOf, type DepartmentScope } from '../../src/access/capabilities';
 import { gates } from '../../src/access/gates';
-import { keyActor } from '../../src/access/keys';
 import {
   checkConversationAccess,
   checkDepartmentAccess,
@@ -11,7 +10,10 @@ import {
   departmentListScope,
   groupReaderVerdict,
 } from '../../src/access/read-rules';
+import { capToKey, keyActor, requireNotKey } from '../../src/access/keys';
+import { liveCaller } from '../../src/access/live-streams';
 import type { Access } from '../../src/access/resolver';
+import { requireStreamAuthor } from '../../src/access/stream-rules';
 import { COMPLETABLE_VIEWS, granterView, requireCompletableView } from '../../src/access/view-rules';
 import {
   requireAccountEditor,
@@ -25,7 +27,7 @@ import {
   requireReplaceableAnswer,
 } from '../../src/access/write-rules';
 import type { OrgPosition, PlatformRole } from '../../src/entities/base';
-import { AppError, ForbiddenError } from '../../src/errors';
+import { AppError, ForbiddenError, UnauthorizedError } from '../../src/errors';
 
 /** One test per rule in src/access/ that is not a plain role gate or the tier resolver (those have their own tests). */
 const D1 = '11111111-1111-4111-8111-111111111111';
@@ -279,5 +281,69 @@ describe('GraphQL view rules', () => {
     await expect(granterView(member, ME, never)).resolves.toBe('full');
     await expect(granterView(member, OTHER, () => Promise.resolve([OTHER]))).resolves.toBe('member');
     await expect(granterView(member, OTHER, () => Promise.resolve([ME]))).rejects.toBeInstanceOf(ForbiddenError);
+  });
+});
+
+describe('stream rules', () => {
+  const STREAM = '77777777-7777-4777-8777-777777777777';
+  const key = (over: Partial<KeyScope> = {}): KeyScope => ({ id: 'k1', tier: 'use', projectIds: null, platform: false, ...over });
+  it.each<[string, Pick<Actor, 'id'>, string, { userId: string } | undefined, string]>([
+    ['the author resumes their stream', member, STREAM, { userId: ME }, 'ok'],
+    ["the author's key resumes it too (its project rule decides the rest)", keyActor(member, key()), STREAM, { userId: ME }, 'ok'],
+    ['another user: 404', { id: OTHER }, STREAM, { userId: ME }, 'not_found:not_found'],
+    ['an admin: 404', { ...admin, id: OTHER }, STREAM, { userId: ME }, 'not_found:not_found'],
+    ['the superadmin: 404', { ...superadmin, id: OTHER }, STREAM, { userId: ME }, 'not_found:not_found'],
+    ['a stream forgotten after its retention: 404', member, STREAM, undefined, 'not_found:not_found'],
+    ['a malformed id: 404', member, 'not-a-uuid', { userId: ME }, 'not_found:not_found'],
+  ])('resuming a chat stream: %s', (_name, who, id, stream, expected) => {
+    expect(code(() => requireStreamAuthor(who, id, stream))).toBe(expected);
+  });
+
+  const row = (status: 'active' | 'inactive' = 'active'): ActorRow => ({
+    id: ME,
+    email: 'me@example.com',
+    name: 'Me',
+    platform_role: 'admin',
+    org_position: 'ceo',
+    department_id: D1,
+    status,
+    avatar_color: '#336699',
+    avatar_url: null,
+    last_login_at: null,
+    created_at: new Date(0),
+  });
+  const verdict = (v: Actor | UnauthorizedError) =>
+    v instanceof UnauthorizedError ? `${v.code}:${v.kind}` : `${v.platformRole}/${v.orgPosition}/${v.key?.tier ?? '-'}`;
+  it.each<[string, ActorRow | undefined, string | null, KeyScope | null, string]>([
+    ['an active user without a key: themselves', row(), null, null, 'admin/ceo/-'],
+    ['an inactive user: 401', row('inactive'), null, null, 'unauthorized:unauthorized'],
+    ['a deleted user: 401', undefined, null, null, 'unauthorized:unauthorized'],
+    ["a live key: its owner without the owner's gates", row(), 'k1', key(), 'none/member/use'],
+    ["a live platform key: the owner's role", row(), 'k1', key({ platform: true }), 'admin/ceo/use'],
+    ['a revoked or expired key: 401', row(), 'k1', null, 'unauthorized:unauthorized'],
+    ['a live key of an inactive owner: 401', row('inactive'), 'k1', key(), 'unauthorized:unauthorized'],
+  ])('an open stream goes on for: %s', (_name, r, keyId, k, expected) => {
+    expect(verdict(liveCaller(r, keyId, k))).toBe(expected);
+  });
+});
+
+describe('key rules', () => {
+  const scoped = keyActor(member, { id: 'k1', tier: 'edit', projectIds: [P1], platform: false });
+  it.each<[string, Pick<Actor, 'key'>, string, { tier: 'use' | 'edit' | 'full' } | null, string | null]>([
+    ['no key: the access as it is', member, P2, { tier: 'full' }, 'full'],
+    ['a key caps the tier', scoped, P1, { tier: 'full' }, 'edit'],
+    ['below the cap: unchanged', scoped, P1, { tier: 'use' }, 'use'],
+    ['outside its projects: nothing', scoped, P2, { tier: 'full' }, null],
+    ['no access stays none', scoped, P1, null, null],
+  ])('capToKey: %s', (_name, who, projectId, access, expected) => {
+    expect(capToKey(who, projectId, access)?.tier ?? null).toBe(expected);
+  });
+
+  it('account actions (logout) need a signed-in session, not a key', () => {
+    expect(code(() => requireNotKey(member))).toBe('ok');
+    expect(code(() => requireNotKey(scoped))).toBe('forbidden:forbidden');
+    expect(code(() => requireNotKey(keyActor(superadmin, { id: 'k2', tier: 'full', projectIds: null, platform: true })))).toBe(
+      'forbidden:forbidden',
+    );
   });
 });

@@ -59,7 +59,8 @@ function declareRoute<A extends AuthMode>(
     res.locals.routeTemplate = req.baseUrl + String((req.route as { path?: unknown } | undefined)?.path);
     try {
       if (opts.auth === 'required') {
-        req.actor = await authenticateBearer(tokens, req.headers.authorization, req.ip);
+        // the address is worked out (X-Forwarded-For under TRUST_PROXY) only for a key
+        req.actor = await authenticateBearer(tokens, req.headers.authorization, () => req.ip);
       }
       const out = await handler(req as never, res);
       if (res.headersSent) return;

@@ -27,6 +27,11 @@ export class AuditMetadataType {
   expiresAt?: string | null;
   @Field(() => String, { nullable: true, description: 'key_used_from_new_address: the address' }) address?: string;
   @Field(() => ID, { nullable: true, description: "key_revoked: the key's owner" }) ownerId?: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "user_created_by_sso, department_member_added by the provider's claim (reason sso_claim): the provider's issuer",
+  })
+  issuer?: string;
 }
 
 /** One audit-log entry (admin and superadmin only). */
