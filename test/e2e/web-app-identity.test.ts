@@ -23,7 +23,8 @@ const ACCOUNTS = { alice: { email: 'alice@corp.test', email_verified: true, name
 let t: TestApp;
 let stub: OpenAiStub;
 let proxy: BlipProxy;
-let app: AppPage | undefined;
+/** Pages a test opened, closed after it. */
+const opened: AppPage[] = [];
 
 beforeAll(async () => {
   stub = await startOpenAiStub({ deltas: DELTAS, deltaDelayMs: 150 });
@@ -35,8 +36,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterEach(async () => {
-  await app?.close();
-  app = undefined;
+  for (const a of opened.splice(0)) await a.close();
 });
 
 afterAll(async () => {
@@ -49,7 +49,8 @@ it('a network blip mid-answer: the app re-attaches with Last-Event-ID by itself;
   const f = factories(t.orm, t.services);
   const owner = await f.makeUser({ platformRole: 'admin', password: PASSWORD });
   const project = await f.makeProject({ owner, name: 'Blip project' });
-  app = await openApp(`${proxy.url}/projects/${project.id}`);
+  const app = await openApp(`${proxy.url}/projects/${project.id}`);
+  opened.push(app);
   const { page } = app;
   await signIn(page, owner.email, PASSWORD);
 
@@ -103,7 +104,8 @@ describe('single sign-on from the sign-in page', () => {
   });
 
   it('"Sign in with Corp ID" completes the OpenID Connect flow at the provider and lands signed in', async () => {
-    app = await openApp(`${front.url}/`, { alsoAllow: [issuer] });
+    const app = await openApp(`${front.url}/`, { alsoAllow: [issuer] });
+    opened.push(app);
     const { page } = app;
     await page.getByRole('link', { name: 'Sign in with Corp ID' }).click();
     // the provider's own page: which account
@@ -111,7 +113,7 @@ describe('single sign-on from the sign-in page', () => {
       .waitForURL((u) => u.href.startsWith(issuer))
       .catch(async (e) => {
         throw new Error(
-          `${String(e)}\nat ${page.url()}\n${(await page.content()).slice(0, 2000)}\n${app!.consoleErrors.join('\n')}\n${app!.foreignRequests.join('\n')}`,
+          `${String(e)}\nat ${page.url()}\n${(await page.content()).slice(0, 2000)}\n${app.consoleErrors.join('\n')}\n${app.foreignRequests.join('\n')}`,
         );
       });
     await page.getByLabel('Account').fill('alice');
@@ -122,7 +124,7 @@ describe('single sign-on from the sign-in page', () => {
       .waitFor({ timeout: 30_000 })
       .catch(async (e) => {
         throw new Error(
-          `${String(e)}\nat ${page.url()}\n${(await page.content()).slice(0, 3000)}\n${app!.consoleErrors.join('\n')}\n${procs.map((p) => p.output().slice(-2500)).join('\n----\n')}`,
+          `${String(e)}\nat ${page.url()}\n${(await page.content()).slice(0, 3000)}\n${app.consoleErrors.join('\n')}\n${procs.map((p) => p.output().slice(-2500)).join('\n----\n')}`,
         );
       });
     expect(new URL(page.url()).origin).toBe(front.url);
