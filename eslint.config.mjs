@@ -38,11 +38,9 @@ const ACTOR_RULES = [
 ];
 
 export default tseslint.config(
-  // playground/ is browser code bundled by esbuild (scripts/build-playground.mjs), outside the Node tsconfig the
-  // type-checked rules need; migrations are generated and never edited
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'migrations/', 'test/fixtures/', 'playground/', '**/*.js', '**/*.cjs', '**/*.mjs'] },
-  // web/ is the web app, browser code bundled by esbuild (scripts/build-web.mjs); web/ and playground/ are type-checked by their own tsconfig.json (npm run build, npm run typecheck)
-  { ignores: ['web/'] },
+  // migrations are generated and never edited. web/ (the web app) and playground/ are linted too: browser code
+  // bundled by esbuild, whose type-checked rules read their own tsconfig.json (the project service finds it)
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'migrations/', 'test/fixtures/', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

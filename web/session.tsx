@@ -5,7 +5,7 @@ import type { User } from './lib/types';
 export interface Session {
   api: Api;
   user: User;
-  signOut(): Promise<void>;
+  signOut: () => Promise<void>;
 }
 
 export const SessionContext = createContext<Session | null>(null);

@@ -22,7 +22,7 @@ export interface ViewerTarget {
  * marked. The marked passage is a <mark> holding the cited words. A citation whose chunk is gone
  * (re-analysed since) opens its page unmarked; one whose document was deleted says so.
  */
-export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPage?(page: number): void }) {
+export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPage?: (page: number) => void }) {
   const { api } = useSession();
   const loaded = useLoad(
     async (signal) => {
@@ -63,23 +63,21 @@ export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPag
 function DownloadButton({ doc }: { doc: DocumentInfo }) {
   const { api } = useSession();
   const [error, setError] = useState<string | null>(null);
+  const download = async () => {
+    try {
+      const res = await api.fetch(`/documents/${encodeURIComponent(doc.id)}/original`);
+      if (!res.ok) throw new Error(`The server answered ${res.status}`);
+      const url = URL.createObjectURL(await res.blob());
+      const a = Object.assign(document.createElement('a'), { href: url, download: doc.name });
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
   return (
     <>
-      <button
-        type="button"
-        onClick={async () => {
-          try {
-            const res = await api.fetch(`/documents/${encodeURIComponent(doc.id)}/original`);
-            if (!res.ok) throw new Error(`The server answered ${res.status}`);
-            const url = URL.createObjectURL(await res.blob());
-            const a = Object.assign(document.createElement('a'), { href: url, download: doc.name });
-            a.click();
-            setTimeout(() => URL.revokeObjectURL(url), 60_000);
-          } catch (e) {
-            setError(e instanceof Error ? e.message : String(e));
-          }
-        }}
-      >
+      <button type="button" onClick={() => void download()}>
         Download original
       </button>
       <ErrorText>{error}</ErrorText>
@@ -87,7 +85,7 @@ function DownloadButton({ doc }: { doc: DocumentInfo }) {
   );
 }
 
-function PdfView(props: { doc: DocumentInfo; source: ChunkSource | null; initialPage: number; onPage?(page: number): void }) {
+function PdfView(props: { doc: DocumentInfo; source: ChunkSource | null; initialPage: number; onPage?: (page: number) => void }) {
   const { doc, source } = props;
   const { api } = useSession();
   const [pdf, setPdf] = useState<PDFDocumentProxy | null>(null);

@@ -87,7 +87,7 @@ export function Grants({ projectId }: { projectId: string }) {
   );
 }
 
-function AddGrant({ onAdd, busy }: { onAdd(type: TargetType, id: string, tier: Tier): Promise<void>; busy: boolean }) {
+function AddGrant({ onAdd, busy }: { onAdd: (type: TargetType, id: string, tier: Tier) => Promise<void>; busy: boolean }) {
   const [type, setType] = useState<TargetType>('user');
   const [name, setName] = useState('');
   const [tier, setTier] = useState<Tier>('use');

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { projectPath } from '../lib/router';
-import type { ProjectSummary, RecentConversation } from '../lib/types';
+import type { ChatModelDto, ProjectSummary, RecentConversation } from '../lib/types';
 import { createsProjects, managesProviders, useSession } from '../session';
 import { formatWhen } from '../lib/citations';
 import { CreateProject } from './CreateProject';
@@ -13,10 +13,7 @@ export function Home() {
   const projects = useLoad((s) => api.get<{ projects: ProjectSummary[] }>('/projects', s), []);
   const recent = useLoad((s) => api.get<{ conversations: RecentConversation[] }>('/chat/recent?limit=8', s), []);
   // the server's own provider resolution: a model from a provider or from LLM_*, or none at all
-  const chatModel = useLoad(
-    (s) => api.get<{ model: { label: string; source: 'provider' | 'environment' } | null }>('/providers/chat-model', s),
-    [],
-  );
+  const chatModel = useLoad((s) => api.get<ChatModelDto>('/providers/chat-model', s), []);
   useEffect(() => {
     document.title = 'Projects · DocQA';
   }, []);

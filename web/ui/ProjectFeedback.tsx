@@ -1,18 +1,9 @@
 import { useState } from 'react';
 import { formatWhen } from '../lib/citations';
 import { projectPath } from '../lib/router';
+import type { FeedbackDto } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, Link, Loading, useLoad } from './common';
-
-interface Feedback {
-  id: string;
-  conversationId: string;
-  rating: 'up' | 'down';
-  comment: string | null;
-  createdAt: string;
-  user: { id: string; name: string; email: string } | null;
-  answer: string;
-}
 
 const PAGE = 50;
 
@@ -24,7 +15,7 @@ export function ProjectFeedback({ projectId }: { projectId: string }) {
   const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   if (rating) qs.set('rating', rating);
   const list = useLoad(
-    (s) => api.get<{ feedback: Feedback[]; total: number }>(`/projects/${encodeURIComponent(projectId)}/feedback?${qs}`, s),
+    (s) => api.get<{ feedback: FeedbackDto[]; total: number }>(`/projects/${encodeURIComponent(projectId)}/feedback?${qs}`, s),
     [projectId, qs.toString()],
   );
   const total = list.data?.total ?? 0;

@@ -1,22 +1,11 @@
 import { useEffect, useState } from 'react';
 import type { Api } from '../../lib/api';
 import { formatWhen } from '../../lib/citations';
-import type { ProjectSummary } from '../../lib/types';
+import type { AuditEntryDto, ProjectSummary } from '../../lib/types';
 import { useSession } from '../../session';
 import { ErrorText, Loading, TIER_LABEL, useLoad } from '../common';
 import { useTargets } from '../targets';
 import type { Department, Group, Person } from './org';
-
-interface Entry {
-  id: string;
-  action: string;
-  actorId: string | null;
-  projectId: string | null;
-  targetType: 'user' | 'group' | 'department' | 'project';
-  targetId: string;
-  metadata: Record<string, unknown>;
-  createdAt: string;
-}
 
 const ACTIONS = [
   'grant_created',
@@ -36,7 +25,7 @@ const ACTIONS = [
 const PAGE = 50;
 
 /** The names behind the ids of a page of entries, read through the same API (a deleted one says so). */
-async function namesFor(api: Api, entries: Entry[], signal: AbortSignal): Promise<Map<string, string>> {
+async function namesFor(api: Api, entries: AuditEntryDto[], signal: AbortSignal): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   const [projects, groups, departments] = await Promise.all([
     api.get<{ projects: ProjectSummary[] }>('/projects', signal),
@@ -78,7 +67,7 @@ export function AuditLog() {
   if (f.to) qs.set('to', new Date(f.to).toISOString());
   const log = useLoad(
     async (s) => {
-      const page = await api.get<{ entries: Entry[]; total: number }>(`/audit-log?${qs}`, s);
+      const page = await api.get<{ entries: AuditEntryDto[]; total: number }>(`/audit-log?${qs}`, s);
       return { ...page, names: await namesFor(api, page.entries, s) };
     },
     [qs.toString()],

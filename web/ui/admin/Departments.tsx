@@ -3,7 +3,7 @@ import { ApiError } from '../../lib/api';
 import { managesPeople, useSession } from '../../session';
 import { ErrorText, Loading, useLoad } from '../common';
 import { useTargets } from '../targets';
-import { POSITION_LABEL, ruleMessage, type Department, type Person } from './org';
+import { POSITION_LABEL, ruleMessage, type Department, type Member } from './org';
 
 /**
  * Departments: admins create, edit and delete them and add or move members; a manager sees and
@@ -54,7 +54,7 @@ function DepartmentFields({
 }: {
   initial: Partial<Department>;
   submitLabel: string;
-  onSubmit(b: object): Promise<void>;
+  onSubmit: (b: object) => Promise<void>;
 }) {
   const [f, setF] = useState({ name: initial.name ?? '', color: initial.color ?? '#2563eb', description: initial.description ?? '' });
   const submit = (e: FormEvent) => {
@@ -82,7 +82,7 @@ function DepartmentFields({
   );
 }
 
-function CreateDepartment({ onCreated }: { onCreated(): void }) {
+function CreateDepartment({ onCreated }: { onCreated: () => void }) {
   const { api } = useSession();
   const [error, setError] = useState<string | null>(null);
   const [key, setKey] = useState(0);
@@ -109,10 +109,10 @@ function CreateDepartment({ onCreated }: { onCreated(): void }) {
   );
 }
 
-function DepartmentDetail({ department, onChanged }: { department: Department; onChanged(): void }) {
+function DepartmentDetail({ department, onChanged }: { department: Department; onChanged: () => void }) {
   const { api, user } = useSession();
   const base = `/departments/${encodeURIComponent(department.id)}`;
-  const members = useLoad((s) => api.get<{ members: Person[] }>(`${base}/members`, s), [department.id]);
+  const members = useLoad((s) => api.get<{ members: Member[] }>(`${base}/members`, s), [department.id]);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const admin = managesPeople(user);
@@ -195,7 +195,7 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
 }
 
 /** A person picked by name (GET /users?search=), then added. */
-export function AddMember({ label, onAdd }: { label: string; onAdd(id: string, name: string): Promise<void> }) {
+export function AddMember({ label, onAdd }: { label: string; onAdd: (id: string, name: string) => Promise<void> }) {
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
   const targets = useTargets('user', name);

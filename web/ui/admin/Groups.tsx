@@ -42,7 +42,7 @@ export function Groups() {
   );
 }
 
-function CreateGroup({ departments, onCreated }: { departments: Department[]; onCreated(): void }) {
+function CreateGroup({ departments, onCreated }: { departments: Department[]; onCreated: () => void }) {
   const { api } = useSession();
   const [f, setF] = useState({ name: '', departmentId: departments[0].id });
   const [error, setError] = useState<string | null>(null);
@@ -84,7 +84,7 @@ function CreateGroup({ departments, onCreated }: { departments: Department[]; on
   );
 }
 
-function GroupDetail({ group, onChanged }: { group: Group; onChanged(): void }) {
+function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void }) {
   const { api } = useSession();
   const base = `/groups/${encodeURIComponent(group.id)}`;
   const detail = useLoad((s) => api.get<{ group: Group }>(base, s), [group.id]);

@@ -1,16 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../../lib/router';
+import type { GrantsByUserDto } from '../../lib/types';
 import { useSession } from '../../session';
 import { ErrorText, Link, Loading, TIER_LABEL, useLoad } from '../common';
 import { POSITION_LABEL, ROLE_LABEL, ruleMessage, type Department, type OrgPosition, type Person, type PlatformRole } from './org';
-
-interface Reach {
-  projectId: string;
-  tier: string;
-  project: { id: string; name: string };
-  group?: { id: string; name: string };
-  department?: { id: string; name: string };
-}
 
 /** One person: edit, deactivate or reactivate, reset the password, delete; and what they can access, and why. */
 export function UserPage({ userId }: { userId: string }) {
@@ -18,10 +11,7 @@ export function UserPage({ userId }: { userId: string }) {
   const base = `/users/${encodeURIComponent(userId)}`;
   const user = useLoad((s) => api.get<{ user: Person }>(base, s), [userId]);
   const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  const access = useLoad(
-    (s) => api.get<{ direct: Reach[]; viaGroup: Reach[]; viaDepartment: Reach[] }>(`/grants/by-user/${encodeURIComponent(userId)}`, s),
-    [userId],
-  );
+  const access = useLoad((s) => api.get<GrantsByUserDto>(`/grants/by-user/${encodeURIComponent(userId)}`, s), [userId]);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const u = user.data?.user;
@@ -120,7 +110,7 @@ function EditUser({
 }: {
   user: Person;
   departments: Department[];
-  onSave(b: Record<string, unknown>): Promise<void>;
+  onSave: (b: Record<string, unknown>) => Promise<void>;
 }) {
   const [f, setF] = useState({
     name: user.name,
@@ -197,7 +187,7 @@ function EditUser({
   );
 }
 
-function ResetPassword({ onReset }: { onReset(p: string): Promise<void> }) {
+function ResetPassword({ onReset }: { onReset: (p: string) => Promise<void> }) {
   const [open, setOpen] = useState(false);
   const [password, setPassword] = useState('');
   if (!open)

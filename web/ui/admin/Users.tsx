@@ -1,7 +1,16 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useSession } from '../../session';
 import { ErrorText, Link, Loading, useLoad } from '../common';
-import { POSITION_LABEL, ROLE_LABEL, ruleMessage, type Department, type OrgPosition, type Person, type PlatformRole } from './org';
+import {
+  POSITION_LABEL,
+  ROLE_LABEL,
+  ruleMessage,
+  type Department,
+  type ListedPerson,
+  type OrgPosition,
+  type Person,
+  type PlatformRole,
+} from './org';
 
 const PAGE = 25;
 
@@ -12,7 +21,7 @@ export function Users() {
   const [offset, setOffset] = useState(0);
   const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   for (const [k, v] of Object.entries(filters)) if (v) qs.set(k, v);
-  const users = useLoad((s) => api.get<{ users: Person[]; total: number }>(`/users?${qs}`, s), [qs.toString()]);
+  const users = useLoad((s) => api.get<{ users: ListedPerson[]; total: number }>(`/users?${qs}`, s), [qs.toString()]);
   const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
   useEffect(() => {
     document.title = 'Users · DocQA';
@@ -118,7 +127,7 @@ export function Users() {
   );
 }
 
-function CreateUser({ departments, onCreated }: { departments: Department[]; onCreated(): void }) {
+function CreateUser({ departments, onCreated }: { departments: Department[]; onCreated: () => void }) {
   const { api } = useSession();
   const empty = {
     name: '',
