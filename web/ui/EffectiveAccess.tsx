@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { EffectiveAccessDto } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, messageOf, sourceLabel, TIER_LABEL } from './common';
+import { NamePicker } from './controls';
 import { useTargets } from './targets';
 
 const SOURCE: Record<string, string> = {
@@ -42,12 +43,7 @@ export function EffectiveAccess({ projectId }: { projectId: string }) {
       <form className="row wrap" onSubmit={(e) => void submit(e)}>
         <label className="inline grow">
           Person
-          <input list="effective-people" value={name} onChange={(e) => setName(e.target.value)} required autoComplete="off" />
-          <datalist id="effective-people">
-            {targets.options.map((o) => (
-              <option key={o.id} value={o.label} />
-            ))}
-          </datalist>
+          <NamePicker listId="effective-people" value={name} onChange={setName} options={targets.options} required />
         </label>
         <button type="submit">Check access</button>
       </form>

@@ -1,10 +1,9 @@
-import { useEffect } from 'react';
 import { projectPath } from '../lib/router';
 import type { ChatModelDto, ProjectSummary, RecentConversation } from '../lib/types';
 import { createsProjects, managesProviders, useSession } from '../session';
 import { formatWhen } from '../lib/citations';
 import { CreateProject } from './CreateProject';
-import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad } from './common';
+import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
 import { ProviderForm } from './ProviderForm';
 
 /** The first screen: whether chat has a model, the caller's projects, and recent conversations. */
@@ -14,9 +13,7 @@ export function Home() {
   const recent = useLoad((s) => api.get<{ conversations: RecentConversation[] }>('/chat/recent?limit=8', s), []);
   // the server's own provider resolution: a model from a provider or from LLM_*, or none at all
   const chatModel = useLoad((s) => api.get<ChatModelDto>('/providers/chat-model', s), []);
-  useEffect(() => {
-    document.title = 'Projects · DocQA';
-  }, []);
+  useTitle('Projects');
   const noModel = chatModel.data && chatModel.data.model === null;
   const model = chatModel.data?.model;
 

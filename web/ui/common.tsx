@@ -106,3 +106,10 @@ export function Loading({ what }: { what: string }) {
     </p>
   );
 }
+
+/** Names the tab after the screen (`<title> · DocQA`) once the title is known. */
+export function useTitle(title: string | null | undefined): void {
+  useEffect(() => {
+    if (title) document.title = `${title} · DocQA`;
+  }, [title]);
+}

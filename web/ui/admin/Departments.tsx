@@ -1,9 +1,10 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api';
 import { managesPeople, useSession } from '../../session';
-import { ErrorText, Loading, useLoad } from '../common';
+import { ErrorText, useLoad, useTitle } from '../common';
+import { ListStatus, ManagedCards } from '../controls';
 import { useTargets } from '../targets';
-import { POSITION_LABEL, ruleMessage, type Department, type Member } from './org';
+import { POSITION_LABEL, ruleMessage, useChange, type Department, type Member } from './org';
 
 /**
  * Departments: admins create, edit and delete them and add or move members; a manager sees and
@@ -12,36 +13,28 @@ import { POSITION_LABEL, ruleMessage, type Department, type Member } from './org
 export function Departments() {
   const { api, user } = useSession();
   const list = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  const [open, setOpen] = useState<string | null>(null);
-  useEffect(() => {
-    document.title = 'Departments · DocQA';
-  }, []);
+  useTitle('Departments');
   return (
     <section className="admin" aria-labelledby="departments-title">
       <h1 id="departments-title">Departments</h1>
-      {list.loading && !list.data && <Loading what="departments" />}
-      <ErrorText>{list.error}</ErrorText>
-      {list.data?.departments.length === 0 && <p className="muted">No departments yet.</p>}
-      <ul className="plain-list dept-list">
-        {list.data?.departments.map((d) => (
-          <li key={d.id} className="card">
-            <div className="row wrap">
-              <span className="swatch" aria-hidden="true" style={{ background: d.color }} />
-              <h2 className="grow">{d.name}</h2>
-              {d._count && (
-                <span className="muted small">
-                  {d._count.members} members · {d._count.groups} groups · {d._count.grants} grants
-                </span>
-              )}
-              <button type="button" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
-                {open === d.id ? `Close ${d.name}` : `Manage ${d.name}`}
-              </button>
-            </div>
-            {d.description && <p className="muted">{d.description}</p>}
-            {open === d.id && <DepartmentDetail department={d} onChanged={list.reload} />}
-          </li>
-        ))}
-      </ul>
+      <ListStatus loaded={list} what="departments" count={list.data?.departments.length} none="No departments yet." />
+      <ManagedCards
+        items={list.data?.departments}
+        className="plain-list dept-list"
+        heading={(d) => (
+          <>
+            <span className="swatch" aria-hidden="true" style={{ background: d.color }} />
+            <h2 className="grow">{d.name}</h2>
+            {d._count && (
+              <span className="muted small">
+                {d._count.members} members · {d._count.groups} groups · {d._count.grants} grants
+              </span>
+            )}
+          </>
+        )}
+        extra={(d) => d.description && <p className="muted">{d.description}</p>}
+        detail={(d) => <DepartmentDetail department={d} onChanged={list.reload} />}
+      />
       {managesPeople(user) && <CreateDepartment onCreated={list.reload} />}
     </section>
   );
@@ -113,22 +106,12 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
   const { api, user } = useSession();
   const base = `/departments/${encodeURIComponent(department.id)}`;
   const members = useLoad((s) => api.get<{ members: Member[] }>(`${base}/members`, s), [department.id]);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
   const admin = managesPeople(user);
   const canEdit = admin || (user.orgPosition === 'manager' && user.departmentId === department.id);
-  const run = async (fn: () => Promise<unknown>, said: string) => {
-    setError(null);
-    setNotice(null);
-    try {
-      await fn();
-      setNotice(said);
-      members.reload();
-      onChanged();
-    } catch (e) {
-      setError(ruleMessage(e));
-    }
-  };
+  const { error, notice, run } = useChange(() => {
+    members.reload();
+    onChanged();
+  });
   const add = (userId: string, name: string) =>
     run(async () => {
       try {
@@ -156,28 +139,16 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
       )}
       <h3>Members</h3>
       <ErrorText>{members.error}</ErrorText>
-      <ul className="plain-list">
-        {members.data?.members.map((m) => (
-          <li key={m.id} className="row">
-            <span className="grow">
-              {m.name}{' '}
-              <span className="muted small">
-                {m.email} · {POSITION_LABEL[m.orgPosition]}
-              </span>
-            </span>
-            {(canEdit || user.orgPosition === 'ceo') && (
-              <button
-                type="button"
-                aria-label={`Remove ${m.name} from ${department.name}`}
-                onClick={() => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${department.name}.`)}
-              >
-                Remove
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
-      {members.data?.members.length === 0 && <p className="muted">No members.</p>}
+      <Members
+        of={department.name}
+        members={members.data?.members}
+        about={(m) => `${m.email} · ${POSITION_LABEL[m.orgPosition]}`}
+        onRemove={
+          canEdit || user.orgPosition === 'ceo'
+            ? (m) => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${department.name}.`)
+            : undefined
+        }
+      />
       {admin && <AddMember label={`Add a member to ${department.name}`} onAdd={add} />}
       {admin && (
         <button
@@ -191,6 +162,39 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
         </button>
       )}
     </div>
+  );
+}
+
+/** The members of a department or group (`of`), each with `about` them, and a Remove button when `onRemove` is given. */
+export function Members({
+  of,
+  members,
+  about,
+  onRemove,
+}: {
+  of: string;
+  members: Member[] | undefined;
+  about: (m: Member) => string;
+  onRemove?: (m: Member) => void;
+}) {
+  return (
+    <>
+      <ul className="plain-list">
+        {members?.map((m) => (
+          <li key={m.id} className="row">
+            <span className="grow">
+              {m.name} <span className="muted small">{about(m)}</span>
+            </span>
+            {onRemove && (
+              <button type="button" aria-label={`Remove ${m.name} from ${of}`} onClick={() => onRemove(m)}>
+                Remove
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {members?.length === 0 && <p className="muted">No members.</p>}
+    </>
   );
 }
 

@@ -1,40 +1,32 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session';
-import { ErrorText, Loading, useLoad } from '../common';
-import { AddMember } from './Departments';
-import { ruleMessage, type Department, type Group } from './org';
+import { ErrorText, useLoad, useTitle } from '../common';
+import { Choices, ListStatus, ManagedCards, namedChoices } from '../controls';
+import { AddMember, Members } from './Departments';
+import { ruleMessage, useChange, type Department, type Group } from './org';
 
 /** Groups (within a department): create, rename, delete; add and remove members. The server decides who may. */
 export function Groups() {
   const { api } = useSession();
   const list = useLoad((s) => api.get<{ groups: Group[] }>('/groups', s), []);
   const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  const [open, setOpen] = useState<string | null>(null);
-  useEffect(() => {
-    document.title = 'Groups · DocQA';
-  }, []);
+  useTitle('Groups');
   return (
     <section className="admin" aria-labelledby="groups-title">
       <h1 id="groups-title">Groups</h1>
-      {list.loading && !list.data && <Loading what="groups" />}
-      <ErrorText>{list.error}</ErrorText>
-      {list.data?.groups.length === 0 && <p className="muted">No groups yet.</p>}
-      <ul className="plain-list">
-        {list.data?.groups.map((g) => (
-          <li key={g.id} className="card">
-            <div className="row wrap">
-              <h2 className="grow">
-                {g.name} <span className="muted small">in {g.department?.name ?? 'a department'}</span>
-              </h2>
-              <span className="muted small">{g.memberCount} members</span>
-              <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
-                {open === g.id ? `Close ${g.name}` : `Manage ${g.name}`}
-              </button>
-            </div>
-            {open === g.id && <GroupDetail group={g} onChanged={list.reload} />}
-          </li>
-        ))}
-      </ul>
+      <ListStatus loaded={list} what="groups" count={list.data?.groups.length} none="No groups yet." />
+      <ManagedCards
+        items={list.data?.groups}
+        heading={(g) => (
+          <>
+            <h2 className="grow">
+              {g.name} <span className="muted small">in {g.department?.name ?? 'a department'}</span>
+            </h2>
+            <span className="muted small">{g.memberCount} members</span>
+          </>
+        )}
+        detail={(g) => <GroupDetail group={g} onChanged={list.reload} />}
+      />
       {departments.data && departments.data.departments.length > 0 && (
         <CreateGroup departments={departments.data.departments} onCreated={list.reload} />
       )}
@@ -65,16 +57,12 @@ function CreateGroup({ departments, onCreated }: { departments: Department[]; on
           Name
           <input required value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} />
         </label>
-        <label className="inline">
-          Department
-          <select value={f.departmentId} onChange={(e) => setF({ ...f, departmentId: e.target.value })}>
-            {departments.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choices
+          label="Department"
+          value={f.departmentId}
+          onChange={(e) => setF({ ...f, departmentId: e.target.value })}
+          choices={namedChoices(departments)}
+        />
         <button type="submit" className="primary">
           Create group
         </button>
@@ -89,20 +77,10 @@ function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void
   const base = `/groups/${encodeURIComponent(group.id)}`;
   const detail = useLoad((s) => api.get<{ group: Group }>(base, s), [group.id]);
   const [name, setName] = useState(group.name);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const run = async (fn: () => Promise<unknown>, said: string) => {
-    setError(null);
-    setNotice(null);
-    try {
-      await fn();
-      setNotice(said);
-      detail.reload();
-      onChanged();
-    } catch (e) {
-      setError(ruleMessage(e));
-    }
-  };
+  const { error, notice, run } = useChange(() => {
+    detail.reload();
+    onChanged();
+  });
   return (
     <div className="dept-detail">
       <ErrorText>{error ?? detail.error}</ErrorText>
@@ -123,23 +101,12 @@ function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void
         <button type="submit">Rename group</button>
       </form>
       <h3>Members</h3>
-      <ul className="plain-list">
-        {detail.data?.group.members?.map((m) => (
-          <li key={m.id} className="row">
-            <span className="grow">
-              {m.name} <span className="muted small">{m.email}</span>
-            </span>
-            <button
-              type="button"
-              aria-label={`Remove ${m.name} from ${group.name}`}
-              onClick={() => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${group.name}.`)}
-            >
-              Remove
-            </button>
-          </li>
-        ))}
-      </ul>
-      {detail.data?.group.members?.length === 0 && <p className="muted">No members.</p>}
+      <Members
+        of={group.name}
+        members={detail.data?.group.members}
+        about={(m) => m.email}
+        onRemove={(m) => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${group.name}.`)}
+      />
       <AddMember
         label={`Add a member to ${group.name}`}
         onAdd={(id, who) => run(() => api.send('POST', `${base}/members`, { userIds: [id] }), `${who} joined ${group.name}.`)}

@@ -1,4 +1,5 @@
 /** Shapes and words shared by the organisation's screens (users, departments, groups, audit log). */
+import { useState } from 'react';
 import { ApiError } from '../../lib/api';
 import type { DepartmentDto, GroupDto, OrgPosition, PlatformRole, UserDto, UserListEntryDto, UserSummaryDto } from '../../lib/types';
 
@@ -35,4 +36,29 @@ export function ruleMessage(e: unknown): string {
     return RULES[e.code] ? `${RULES[e.code]} (${e.message})` : e.message;
   }
   return e instanceof Error ? e.message : 'Something went wrong';
+}
+
+/**
+ * Runs a change and says how it went: `said` once it is done (then `after`, to reload what it
+ * changed), or the rule the server named when it refused.
+ */
+export function useChange(after: () => void): {
+  error: string | null;
+  notice: string | null;
+  run: (fn: () => Promise<unknown>, said: string) => Promise<void>;
+} {
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const run = async (fn: () => Promise<unknown>, said: string) => {
+    setError(null);
+    setNotice(null);
+    try {
+      await fn();
+      setNotice(said);
+      after();
+    } catch (e) {
+      setError(ruleMessage(e));
+    }
+  };
+  return { error, notice, run };
 }
