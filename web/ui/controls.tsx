@@ -26,9 +26,9 @@ export function Choices({
   const control = (
     <select {...select}>
       {empty !== undefined && <option value="">{empty}</option>}
-      {choices.map(([value, label]) => (
+      {choices.map(([value, words]) => (
         <option key={value} value={value}>
-          {label}
+          {words}
         </option>
       ))}
     </select>
