@@ -79,7 +79,7 @@ export default tseslint.config(
   },
   {
     // the web app names wire shapes through web/lib/types.ts, its one import point
-    files: ['web/**'],
+    files: ['web/**', 'test/fixtures/architecture/web/**'],
     ignores: ['web/lib/types.ts'],
     rules: {
       'no-restricted-imports': [
