@@ -1,10 +1,12 @@
 import { createContext, useContext } from 'react';
 import type { Api } from './lib/api';
-import type { User } from './lib/types';
+import type { Capabilities, User } from './lib/types';
 
 export interface Session {
   api: Api;
   user: User;
+  /** What the server says the caller may do (GET /auth/capabilities): navigation and controls follow it. */
+  can: Capabilities;
   signOut: () => Promise<void>;
 }
 
@@ -15,13 +17,3 @@ export function useSession(): Session {
   if (!s) throw new Error('useSession outside a signed-in session');
   return s;
 }
-
-/** Engineers and the superadmin configure language-model providers. */
-export const managesProviders = (u: User) => u.platformRole === 'engineer' || u.platformRole === 'superadmin';
-/** Admins and the superadmin create projects. */
-export const createsProjects = (u: User) => u.platformRole === 'admin' || u.platformRole === 'superadmin';
-/** Admins and the superadmin run people and the audit log. */
-export const managesPeople = createsProjects;
-/** Department and group pages: admins, the CEO and department managers (the server scopes what each reads). */
-export const readsDepartments = (u: User) =>
-  createsProjects(u) || u.orgPosition === 'ceo' || (u.orgPosition === 'manager' && !!u.departmentId);

@@ -1,5 +1,5 @@
 import type { PlatformRole } from '../entities/base';
-import { ConflictError, ForbiddenError, ValidationError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import type { Actor } from './actor';
 import { tierAtLeast, type Access } from './resolver';
 
@@ -59,4 +59,38 @@ export function requireConversationAuthor(actor: Actor, conversation: { userId: 
 /** Feedback is given on answers, not on questions. */
 export function requireAnswerMessage(message: { role: string }): void {
   if (message.role !== 'assistant') throw ValidationError.field('messageId', 'Feedback is given on answers (assistant messages) only');
+}
+
+/** What `requireReplaceableAnswer` needs to know of the answer a question replaces. */
+export interface ReplacedAnswer {
+  role: string;
+  conversationId: string;
+  projectId: string;
+  /** The conversation's author. */
+  userId: string | null;
+  /** No message follows it in its conversation. */
+  isLast: boolean;
+}
+
+/**
+ * Regenerating (a question with `replaces`): the last answer of one of the caller's own
+ * conversations in the project asked, which then leaves the conversation with its question. Any
+ * other message is the conversation's 404 (ids reveal nothing), a question is a 400, and an answer
+ * that is no longer the last a 409. Returns the conversation the new question goes to.
+ */
+export function requireReplaceableAnswer(
+  actor: Actor,
+  asked: { projectId: string; conversationId?: string },
+  answer: ReplacedAnswer | null,
+): string {
+  if (
+    !answer ||
+    answer.userId !== actor.id ||
+    answer.projectId !== asked.projectId ||
+    (asked.conversationId !== undefined && asked.conversationId !== answer.conversationId)
+  )
+    throw new NotFoundError('not_found', 'The answer to replace is not in a conversation of yours in this project');
+  if (answer.role !== 'assistant') throw ValidationError.field('replaces', 'Only an answer (an assistant message) can be replaced');
+  if (!answer.isLast) throw new ConflictError('not_last_answer', 'Only the last answer of a conversation can be regenerated');
+  return answer.conversationId;
 }

@@ -6,7 +6,7 @@ const AREAS: Array<[string, RegExp]> = [
   ['common', /^(Error|DeleteResult)$/],
   ['chat', /^(Chat|Conversation|RecentConversation|Citation|Message|Source|Feedback)/],
   // users, departments and groups refer to each other: one area, so the generated files form no cycle
-  ['people', /^(Login|Me|Token|User|MemberUser|Department|Group)/],
+  ['people', /^(Login|Me|Token|User|MemberUser|Department|Group|Capabilities)/],
   ['projects', /^(Project|Grant|Audit|EffectiveAccess)/],
   ['documents', /^(Document|UploadResult|ChunkSource)/],
   ['providers', /^(PublicProvider|AdminProvider|Model|ProviderTestResult)/],

@@ -96,6 +96,33 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   /** GET /auth/sso: what the sign-in page offers (single sign-on's button, the password form). */
   LoginOptions: obj({ oidc: nullable(obj({ name: str })), passwordLogin: bool }),
   DepartmentRef: obj({ id: uuid, name: str, color: str }),
+  /** Departments an action reaches: every one, else those listed (a manager's own). */
+  DepartmentScope: obj({ all: bool, departmentIds: arrayOf(uuid) }),
+  DepartmentCapabilities: obj({
+    read: ref('DepartmentScope'),
+    create: bool,
+    delete: bool,
+    addMembers: bool,
+    edit: ref('DepartmentScope'),
+    removeMembers: ref('DepartmentScope'),
+  }),
+  GroupCapabilities: obj({
+    read: ref('DepartmentScope'),
+    edit: { ...ref('DepartmentScope'), description: "create, rename, delete and change the members of the department's groups" },
+  }),
+  Capabilities: {
+    ...obj({
+      manageUsers: bool,
+      changePlatformRoles: bool,
+      createProjects: bool,
+      readAuditLog: bool,
+      listFeedback: bool,
+      manageProviders: bool,
+      departments: ref('DepartmentCapabilities'),
+      groups: ref('GroupCapabilities'),
+    }),
+    description: 'What the caller may do in the organisation, from the same rules the server applies (GET /auth/capabilities)',
+  },
   User: obj(userRecord),
   UserListEntry: obj({ ...userRecord, department: nullable(ref('DepartmentRef')) }),
   UserSummary: obj({
@@ -197,6 +224,9 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
         '(key_used_from_new_address); `name`, `ownerId` (key_revoked)',
     },
     createdAt: dateTime,
+    actorName: { ...nullable(str), description: "the actor's name now; null for the system or a deleted user" },
+    projectName: { ...nullable(str), description: "the project's name now; null when there is none or it was deleted" },
+    targetName: { ...nullable(str), description: "the target's name now (a key's from the entry); null once deleted" },
   }),
   Document: obj(documentFields),
   UploadResult: {

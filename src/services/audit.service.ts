@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { gates } from '../access/gates';
-import { AuditAction, AuditEntry, AuditTargetType, PlatformRole, Tier, UserStatus } from '../entities';
+import type { AuditAction, AuditTargetType, PlatformRole, Tier, UserStatus } from '../entities';
 import { ValidationError } from '../errors';
 import { AUDIT_DEFAULT_LIMIT, AuditLogQuery } from './audit.inputs';
+import type { AuditRow } from '../presenters/audit.presenter';
 import { BaseService } from './context';
 import { query } from '../db/sql';
 
@@ -221,26 +222,51 @@ export class AuditService extends BaseService {
     );
   }
 
-  /** Admin or superadmin. Newest first, with the total matching the filters. */
-  async list(actor: Actor, q: AuditLogQuery): Promise<{ entries: AuditEntry[]; total: number }> {
+  /**
+   * Admin or superadmin. Newest first, with the total matching the filters, each entry with the
+   * names of its actor, project and target as they are now (null once deleted; a key's from the
+   * entry): the page and its names in one query, the total in another.
+   */
+  async list(actor: Actor, q: AuditLogQuery): Promise<{ entries: AuditRow[]; total: number }> {
     gates.requirePlatformAdmin(actor);
     const from = q.from ? new Date(q.from) : undefined;
     const to = q.to ? new Date(q.to) : undefined;
     if (from && Number.isNaN(from.getTime())) throw ValidationError.field('from', 'from must be an ISO 8601 timestamp');
     if (to && Number.isNaN(to.getTime())) throw ValidationError.field('to', 'to must be an ISO 8601 timestamp');
     if (from && to && from > to) throw ValidationError.field('from', 'from must not be after to');
-    const where: Record<string, unknown> = {};
-    if (q.projectId) where.projectId = q.projectId;
-    if (q.actorId) where.actorId = q.actorId;
-    if (q.action) where.action = q.action;
     // timestamps go out with millisecond precision but are stored with microseconds: `to` includes
     // its whole millisecond, so an entry's own createdAt used as `to` still matches it
-    if (from || to) where.createdAt = { ...(from ? { $gte: from } : {}), ...(to ? { $lt: new Date(to.getTime() + 1) } : {}) };
-    const [entries, total] = await this.em().findAndCount(AuditEntry, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: q.limit ?? AUDIT_DEFAULT_LIMIT,
-      offset: q.offset ?? 0,
-    });
+    // only the filters given, so the planner sees plain conditions (the project and created_at indexes)
+    const conditions: Array<[string, unknown]> = [];
+    if (q.projectId) conditions.push(['e.project_id = ?', q.projectId]);
+    if (q.actorId) conditions.push(['e.actor_id = ?', q.actorId]);
+    if (q.action) conditions.push(['e.action = ?', q.action]);
+    if (from) conditions.push(['e.created_at >= ?', from]);
+    if (to) conditions.push(['e.created_at < ?', new Date(to.getTime() + 1)]);
+    const where = conditions.length ? conditions.map(([c]) => c).join(' and ') : 'true';
+    const params = conditions.map(([, v]) => v);
+    const em = this.em();
+    // the page first (the created_at index, stopping at the limit), then the names of its entries only
+    const entries = await query<AuditRow>(
+      em,
+      `with e as (select * from audit_entries e where ${where} order by e.created_at desc, e.id desc limit ? offset ?)
+       select e.id, e.action, e.actor_id as "actorId", e.project_id as "projectId", e.target_type as "targetType",
+              e.target_id as "targetId", coalesce(e.metadata, '{}'::jsonb) as metadata, e.created_at as "createdAt",
+              a.name as "actorName", p.name as "projectName",
+              case e.target_type when 'user' then tu.name when 'group' then tg.name when 'department' then td.name
+                                 when 'project' then tp.name when 'key' then coalesce(tk.name, e.metadata->>'name') end as "targetName"
+         from e
+         left join users a on a.id = e.actor_id
+         left join projects p on p.id = e.project_id
+         left join users tu on e.target_type = 'user' and tu.id = e.target_id
+         left join groups tg on e.target_type = 'group' and tg.id = e.target_id
+         left join departments td on e.target_type = 'department' and td.id = e.target_id
+         left join projects tp on e.target_type = 'project' and tp.id = e.target_id
+         left join api_keys tk on e.target_type = 'key' and tk.id = e.target_id
+        order by e.created_at desc, e.id desc`,
+      [...params, q.limit ?? AUDIT_DEFAULT_LIMIT, q.offset ?? 0],
+    );
+    const [{ n: total }] = await query<{ n: number }>(em, `select count(*)::int as n from audit_entries e where ${where}`, params);
     return { entries, total };
   }
 }

@@ -36,6 +36,17 @@ export class AskInput {
   @Optional()
   @IsIn(CHAT_MODES)
   mode?: ChatMode;
+
+  /** Regenerate: the conversation's last answer, replaced by this question's answer. */
+  @Field({
+    nullable: true,
+    description:
+      "Regenerate: the id of the conversation's last answer. That answer and its question leave the conversation " +
+      '(with their feedback and citations) and this question and its new answer take their place.',
+  })
+  @Optional()
+  @IsUUID('all')
+  replaces?: string;
 }
 
 /** Paging of conversation lists (query string). */

@@ -2,14 +2,14 @@ import { performance } from 'node:perf_hooks';
 import type { Actor } from '../access/actor';
 import { requireTier } from '../access/read-rules';
 import { requireChatStream } from '../access/stream-rules';
-import { Citation, Conversation, newId } from '../entities';
-import { NotFoundError, ValidationError } from '../errors';
+import { Citation, newId } from '../entities';
+import { ValidationError } from '../errors';
 import { streamChatCompletion } from '../llm/openai-client';
 import { buildPrompt, ContextItem, estimateTokens } from '../llm/prompt';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import { presentSource } from '../presenters/conversation.presenter';
 import { AskInput, ChatMode } from './chat.inputs';
-import { citationsFor, storeAssistant, storeQuestion } from './chat-store';
+import { citationsFor, conversationToAsk, storeAssistant, storeQuestion } from './chat-store';
 import type { ChatJournal, NumberedChatEvent } from './chat-journal';
 import { documentContext, webContext } from './chat-context';
 import { BaseService, ServiceContext } from './context';
@@ -25,6 +25,8 @@ interface RunInput {
   actor: Actor;
   project: { id: string; instructions: string; model: string | null; temperature: number | null };
   conversationId: string | null;
+  /** Regenerate: the answer whose exchange this question replaces. */
+  replaces: string | null;
   message: string;
   mode: ChatMode;
   modelId: string | null;
@@ -90,10 +92,7 @@ export class ChatService extends BaseService {
         `Mode "${mode}" needs web search, which is not configured on this server (SEARCH_API_KEY is unset)`,
       );
     }
-    if (input.conversationId) {
-      const owned = await em.count(Conversation, { id: input.conversationId, project: project.id, user: actor.id });
-      if (!owned) throw new NotFoundError('not_found', 'Conversation not found in this project');
-    }
+    const conversationId = await conversationToAsk(em, actor, project.id, input);
     const settings = project.settings ?? {};
     const events = this.stream(
       {
@@ -104,7 +103,8 @@ export class ChatService extends BaseService {
           model: typeof settings.model === 'string' ? settings.model : null,
           temperature: typeof settings.temperature === 'number' ? settings.temperature : null,
         },
-        conversationId: input.conversationId ?? null,
+        conversationId,
+        replaces: input.replaces ?? null,
         message: input.message,
         mode,
         modelId: input.modelId?.trim() || null,
@@ -198,7 +198,7 @@ export class ChatService extends BaseService {
       // 1. provider, conversation, user message (stored before anything streams)
       const [target, question] = await Promise.all([
         this.deps.providers.resolveForChat({ modelId: input.modelId, projectModel: project.model }),
-        storeQuestion(this.freshEm(), actor, project.id, input.conversationId, message, mode),
+        storeQuestion(this.freshEm(), actor, project.id, { conversationId: input.conversationId, message, mode, replaces: input.replaces }),
       ]);
       const { id, history } = question;
       model = target.label;

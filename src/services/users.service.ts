@@ -1,6 +1,7 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
+import { capabilitiesOf, type Capabilities } from '../access/capabilities';
 import { gates } from '../access/gates';
 import { checkUserAccess } from '../access/read-rules';
 import {
@@ -78,6 +79,11 @@ export class UsersService extends BaseService {
   /** GET /users/me: any authenticated caller, re-read with their department. */
   async me(actor: Actor): Promise<User> {
     return one(await this.getMany(actor, [actor.id]), actor.id, notFound);
+  }
+
+  /** GET /auth/capabilities: what the caller may do in the organisation (from the actor alone: no query). */
+  capabilities(actor: Actor): Capabilities {
+    return capabilitiesOf(actor);
   }
 
   /** Users in full, with their department, as far as `checkUserAccess` lets the caller see them: the one read of users. */

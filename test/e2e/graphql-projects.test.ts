@@ -253,7 +253,7 @@ describe('graphql: projects', () => {
     const grantIds = await q(admin, `query($u: ID!) { grantsByUser(userId: $u) { direct { grantId } } }`, { u: plain.id });
     expect(grantIds.data.grantsByUser.direct).toEqual([{ grantId: g1.data.upsertGrant.grant.id }]);
 
-    const AUDIT = `query($f: AuditLogQuery) { auditLog(filter: $f) { total items { id action actorId projectId targetType targetId metadata { tier previousTier isPrivate } createdAt } } }`;
+    const AUDIT = `query($f: AuditLogQuery) { auditLog(filter: $f) { total items { id action actorId projectId targetType targetId metadata { tier previousTier isPrivate } createdAt actorName projectName targetName } } }`;
     expect(codes(await q(plain, AUDIT, { f: { projectId: p.id } }))).toEqual(['forbidden']);
     const audit = await q(admin, AUDIT, { f: { projectId: p.id } });
     const restAudit = (await as(admin).get(`/api/audit-log?projectId=${p.id}`)).body;

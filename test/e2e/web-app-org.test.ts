@@ -198,6 +198,71 @@ describe('what each role sees', () => {
   }, 120_000);
 });
 
+describe("a manager's and the CEO's view", () => {
+  it('a manager sees and manages their own department and its groups only; the CEO reads every department and edits none', async () => {
+    const f = factories(t.orm, t.services);
+    const mine = await f.makeDepartment({ name: 'Kitchen' });
+    const theirs = await f.makeDepartment({ name: 'Garden' });
+    const manager = await f.makeUser({ name: 'Mia Manager', orgPosition: 'manager', department: mine });
+    const cook = await f.makeUser({ name: 'Cody Cook', department: mine });
+    await f.makeUser({ name: 'Gil Gardener', department: theirs });
+    await f.makeGroup({ name: 'Hedges', department: theirs });
+
+    const page = await openAs(manager.email);
+    for (const name of ['Users', 'Audit log']) expect(await nav(page, name).count()).toBe(0);
+    await nav(page, 'Departments').click();
+    await page.getByRole('heading', { name: 'Kitchen', level: 2 }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Garden' }).count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'New department' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Manage Kitchen' }).click();
+    await page.getByRole('button', { name: 'Remove Cody Cook from Kitchen' }).waitFor();
+    // what the spec keeps for admins is not offered: adding members, deleting the department
+    expect(await page.getByRole('form', { name: 'Add a member to Kitchen' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete department' }).count()).toBe(0);
+    await page.getByRole('textbox', { name: 'Description' }).fill('Where food happens');
+    await page.getByRole('button', { name: 'Save department' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    // a group in their department, with one of its members
+    await nav(page, 'Groups').click();
+    await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
+    expect(await page.getByText('Hedges').count()).toBe(0);
+    const newGroup = page.getByRole('form', { name: 'New group' });
+    await newGroup.getByLabel('Name').fill('Bakers');
+    expect(await newGroup.getByLabel('Department').locator('option').allInnerTexts()).toEqual(['Kitchen']);
+    await newGroup.getByRole('button', { name: 'Create group' }).click();
+    await page.getByRole('button', { name: 'Manage Bakers' }).click();
+    const addMember = page.getByRole('form', { name: 'Add a member to Bakers' });
+    await addMember.getByLabel('Person').fill('Cody Cook');
+    await suggestion(addMember, `Cody Cook (${cook.email})`);
+    await addMember.getByRole('button', { name: 'Add member' }).click();
+    await page.getByText('Cody Cook joined Bakers.').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    // the CEO reads every department, edits none, and may take a member out
+    const ceo = await f.ceo();
+    const ceoPage = await openAs(ceo.email);
+    for (const name of ['Users', 'Audit log']) expect(await nav(ceoPage, name).count()).toBe(0);
+    await nav(ceoPage, 'Departments').click();
+    await ceoPage.getByRole('heading', { name: 'Kitchen', level: 2 }).waitFor();
+    await ceoPage.getByRole('heading', { name: 'Garden', level: 2 }).waitFor();
+    expect(await ceoPage.getByRole('region', { name: 'New department' }).count()).toBe(0);
+    await ceoPage.getByRole('button', { name: 'Manage Garden' }).click();
+    await ceoPage.getByRole('button', { name: 'Remove Gil Gardener from Garden' }).waitFor();
+    expect(await ceoPage.getByRole('button', { name: 'Save department' }).count()).toBe(0);
+    expect(await ceoPage.getByRole('button', { name: 'Delete department' }).count()).toBe(0);
+    expect(await axeViolations(ceoPage)).toEqual([]);
+    await nav(ceoPage, 'Groups').click();
+    await ceoPage.getByRole('heading', { name: /^Hedges/ }).waitFor();
+    await ceoPage.getByRole('heading', { name: /^Bakers/ }).waitFor();
+    expect(await ceoPage.getByRole('form', { name: 'New group' }).count()).toBe(0);
+    await ceoPage.getByRole('button', { name: 'Manage Hedges' }).click();
+    expect(await ceoPage.getByRole('button', { name: 'Delete group' }).count()).toBe(0);
+    expect(await axeViolations(ceoPage)).toEqual([]);
+  }, 120_000);
+});
+
 describe('the first screen', () => {
   it("loads at most 150 KB of gzipped JavaScript; a project's and the organisation's screens come on demand", async () => {
     const admin = await factories(t.orm, t.services).makeUser({ platformRole: 'admin' });
@@ -260,6 +325,10 @@ describe('chat people enjoy', () => {
     await last.getByText('Thank you: your comment was sent.').waitFor();
     await page.reload(); // the rating is the server's: it is shown again with the conversation
     await last.getByRole('button', { name: 'Bad answer', pressed: true }).waitFor();
+    // the server replaced the exchange: one question and the new answer, after a reload too
+    expect(await page.locator('.turn.user').count()).toBe(1);
+    expect(await page.locator('.turn.assistant').count()).toBe(1);
+    expect(await last.innerText()).toContain('A second opinion.');
     await last.getByRole('button', { name: 'Good answer', pressed: false }).waitFor();
     const admin = await f.makeUser({ platformRole: 'admin' });
     const adminPage = await openAs(admin.email);

@@ -23,14 +23,14 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const as = (u: { token: string }) => client(t.baseUrl, u.token);
-/** The entries of one action about one target, oldest first, without id and createdAt. */
+/** The entries of one action about one target, oldest first, without id, createdAt and the names (audit.test.ts checks those). */
 async function entries(action: string, targetId: string): Promise<any[]> {
   const res = await as(admin).get(`/api/audit-log?action=${action}&limit=200`);
   expect(res.status).toBe(200);
   return res.body.entries
     .filter((e: any) => e.targetId === targetId)
     .reverse()
-    .map(({ id: _id, createdAt: _c, ...rest }: any) => rest);
+    .map(({ id: _id, createdAt: _c, actorName: _a, projectName: _p, targetName: _t, ...rest }: any) => rest);
 }
 
 describe('users', () => {
@@ -166,7 +166,7 @@ describe('projects', () => {
     const id = created.body.id ?? created.body.project?.id;
     expect((await as(admin).delete(`/api/projects/${id}`)).status).toBeLessThan(300);
     const res = await as(admin).get(`/api/audit-log?projectId=${id}`);
-    expect(res.body.entries.map(({ id: _i, createdAt: _c, ...e }: any) => e)).toEqual([
+    expect(res.body.entries.map(({ id: _i, createdAt: _c, actorName: _a, projectName: _p, targetName: _t, ...e }: any) => e)).toEqual([
       {
         action: 'project_deleted',
         actorId: admin.id,

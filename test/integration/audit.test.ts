@@ -4,6 +4,7 @@ import { api, client } from '../support/http';
 import { factories } from '../support/factories';
 import { projectFixtures } from '../support/project-fixtures';
 import { expectShape } from '../support/openapi-validator';
+import { gql } from '../support/graphql';
 
 let t: TestApp;
 let f: ReturnType<typeof factories>;
@@ -161,6 +162,39 @@ describe('GET /api/audit-log', () => {
     expect((await log(`?projectId=${p.id}&to=${encodeURIComponent(oldest)}`)).body.total).toBe(1);
     expect((await log(`?projectId=${p.id}&from=${encodeURIComponent(oldest)}&to=${encodeURIComponent(newest)}`)).body.total).toBe(4);
     expect((await log(`?projectId=${p.id}&from=2999-01-01T00:00:00Z`)).body.total).toBe(0);
+  });
+
+  it("names each entry's actor, project and target as they are now (null once deleted), the same through GraphQL", async () => {
+    const p = await f.makeProject({ name: 'Named project' });
+    const dept = await f.makeDepartment({ name: 'Named department' });
+    const group = await f.makeGroup({ name: 'Named group', department: dept });
+    const person = await f.makeUser({ name: 'Named person' });
+    const leaver = await f.makeUser({ name: 'Soon gone' });
+    await grant(admin, p.id, 'department', dept.id, 'use');
+    await grant(admin, p.id, 'group', group.id, 'edit');
+    await grant(admin, p.id, 'user', person.id, 'full');
+    await grant(admin, p.id, 'user', leaver.id, 'use');
+    expect((await as(admin).delete(`/api/users/${leaver.id}`)).status).toBe(200);
+    const res = await log(`?projectId=${p.id}&action=grant_created`);
+    const named = res.body.entries.map((e: any) => [e.targetType, e.actorName, e.projectName, e.targetName]);
+    expect(named).toEqual([
+      ['user', admin.name, 'Named project', null],
+      ['user', admin.name, 'Named project', 'Named person'],
+      ['group', admin.name, 'Named project', 'Named group'],
+      ['department', admin.name, 'Named project', 'Named department'],
+    ]);
+    for (const e of res.body.entries) expectShape(e, 'AuditEntry');
+    const q = await gql(
+      t.baseUrl,
+      `query($p: ID!) { auditLog(filter: { projectId: $p, action: "grant_created" }) { total items { id actorName projectName targetName } } }`,
+      { token: admin.token, variables: { p: p.id } },
+    );
+    expect(q.data.auditLog).toEqual({
+      total: 4,
+      items: res.body.entries.map((e: any) => ({ id: e.id, actorName: e.actorName, projectName: e.projectName, targetName: e.targetName })),
+    });
+    // a page past the end still says how many match
+    expect((await log(`?projectId=${p.id}&action=grant_created&offset=10`)).body).toEqual({ entries: [], total: 4 });
   });
 
   it('defaults to 50 entries', async () => {

@@ -58,7 +58,20 @@ export const GRANT = [
   'user',
   'userId',
 ];
-export const AUDIT_ENTRY = ['action', 'actorId', 'createdAt', 'id', 'metadata', 'projectId', 'targetId', 'targetType'];
+// the spec's fields plus id and createdAt, and the names of the actor, project and target (issue 37)
+export const AUDIT_ENTRY = [
+  'action',
+  'actorId',
+  'actorName',
+  'createdAt',
+  'id',
+  'metadata',
+  'projectId',
+  'projectName',
+  'targetId',
+  'targetName',
+  'targetType',
+];
 export const DELETED = ['id', 'success'];
 
 export const keys = (o: unknown): string[] => Object.keys(o as object).sort();

@@ -1,4 +1,7 @@
 import type { Actor } from '../../src/access/actor';
+import { capabilitiesOf, type DepartmentScope } from '../../src/access/capabilities';
+import { gates } from '../../src/access/gates';
+import { keyActor } from '../../src/access/keys';
 import {
   checkConversationAccess,
   checkDepartmentAccess,
@@ -19,6 +22,7 @@ import {
   requireDeletable,
   requireOwnerTransfer,
   requirePlatformRoleChange,
+  requireReplaceableAnswer,
 } from '../../src/access/write-rules';
 import type { OrgPosition, PlatformRole } from '../../src/entities/base';
 import { AppError, ForbiddenError } from '../../src/errors';
@@ -156,10 +160,108 @@ describe('write rules', () => {
     expect(code(() => requireAnswerMessage({ role: 'user' }))).toBe('validation_failed:validation');
   });
 
+  it("regenerating replaces the last answer of the caller's own conversation in the project asked, nothing else", () => {
+    const C = '77777777-7777-4777-8777-777777777777';
+    const last = { role: 'assistant', conversationId: C, projectId: P1, userId: ME, isLast: true };
+    const asked = { projectId: P1 };
+    expect(requireReplaceableAnswer(member, asked, last)).toBe(C);
+    expect(requireReplaceableAnswer(member, { projectId: P1, conversationId: C }, last)).toBe(C);
+    // someone else's (staff included), another project's or conversation's, or no such message: the conversation's 404
+    expect(code(() => requireReplaceableAnswer(admin, asked, { ...last, userId: OTHER }))).toBe('not_found:not_found');
+    expect(code(() => requireReplaceableAnswer(member, asked, { ...last, userId: null }))).toBe('not_found:not_found');
+    expect(code(() => requireReplaceableAnswer(member, { projectId: P2 }, last))).toBe('not_found:not_found');
+    expect(code(() => requireReplaceableAnswer(member, { projectId: P1, conversationId: OTHER }, last))).toBe('not_found:not_found');
+    expect(code(() => requireReplaceableAnswer(member, asked, null))).toBe('not_found:not_found');
+    // a question is not an answer; an earlier answer is no longer replaceable
+    expect(code(() => requireReplaceableAnswer(member, asked, { ...last, role: 'user' }))).toBe('validation_failed:validation');
+    expect(code(() => requireReplaceableAnswer(member, asked, { ...last, isLast: false }))).toBe('not_last_answer:conflict');
+  });
+
   it("transferring a project's ownership needs the full tier", () => {
     expect(code(() => requireOwnerTransfer({ tier: 'edit', source: 'user' }))).toBe('forbidden:forbidden');
     expect(code(() => requireOwnerTransfer({ tier: 'use', source: 'public' }))).toBe('forbidden:forbidden');
     expect(code(() => requireOwnerTransfer({ tier: 'full', source: 'group' }))).toBe('ok');
+  });
+});
+
+describe('capabilities: what the server tells the app the caller may do', () => {
+  const all: DepartmentScope = { all: true, departmentIds: [] };
+  const own: DepartmentScope = { all: false, departmentIds: [D1] };
+  const none: DepartmentScope = { all: false, departmentIds: [] };
+  // one row per caller, as the spec's role gates read: [users, roles, projects, audit, feedback, providers, dept read, create/delete/add, dept edit, remove members, groups read, groups edit]
+  const rows: Array<
+    [
+      string,
+      Actor,
+      boolean,
+      boolean,
+      boolean,
+      boolean,
+      boolean,
+      boolean,
+      DepartmentScope,
+      boolean,
+      DepartmentScope,
+      DepartmentScope,
+      DepartmentScope,
+      DepartmentScope,
+    ]
+  > = [
+    ['superadmin', superadmin, true, true, true, true, true, true, all, true, all, all, all, all],
+    ['admin', admin, true, false, true, true, true, false, all, true, all, all, all, all],
+    ['engineer', engineer, false, false, false, false, false, true, none, false, none, none, none, none],
+    ['CEO', ceo, false, false, false, false, false, false, all, false, none, all, all, none],
+    ['manager of D1', manager, false, false, false, false, false, false, own, false, own, own, own, own],
+    ['member of D1', member, false, false, false, false, false, false, none, false, none, none, none, none],
+    [
+      'an admin through a key without platform',
+      keyActor(admin, { id: 'k', tier: 'full', projectIds: null, platform: false }),
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      none,
+      false,
+      none,
+      none,
+      none,
+      none,
+    ],
+  ];
+  it.each(rows)(
+    '%s',
+    (_, a, users, roles, projects, audit, feedback, providers, read, createDept, edit, remove, groupsRead, groupsEdit) => {
+      expect(capabilitiesOf(a)).toEqual({
+        manageUsers: users,
+        changePlatformRoles: roles,
+        createProjects: projects,
+        readAuditLog: audit,
+        listFeedback: feedback,
+        manageProviders: providers,
+        departments: { read, create: createDept, delete: createDept, addMembers: createDept, edit, removeMembers: remove },
+        groups: { read: groupsRead, edit: groupsEdit },
+      });
+    },
+  );
+
+  it("each department scope says exactly what its gate decides, for the caller's department and another", () => {
+    const passes = (gate: () => void) => code(gate) === 'ok';
+    const allows = (s: DepartmentScope, d: string) => s.all || s.departmentIds.includes(d);
+    for (const [, a] of rows) {
+      const c = capabilitiesOf(a);
+      for (const d of [D1, D2]) {
+        expect(allows(c.departments.read, d)).toBe(passes(() => gates.requireDepartmentReader(a, d)));
+        expect(allows(c.departments.edit, d)).toBe(passes(() => gates.requireDepartmentEditor(a, d)));
+        expect(allows(c.departments.removeMembers, d)).toBe(passes(() => gates.requireDepartmentMemberRemover(a, d)));
+        expect(allows(c.groups.read, d)).toBe(passes(() => gates.requireGroupReader(a, d)));
+        expect(allows(c.groups.edit, d)).toBe(passes(() => gates.requireGroupEditor(a, d)));
+      }
+      expect(c.manageUsers).toBe(passes(() => gates.requirePlatformAdmin(a)));
+      expect(c.manageProviders).toBe(passes(() => gates.requireProviderAdmin(a)));
+      expect(c.changePlatformRoles).toBe(passes(() => requirePlatformRoleChange(a, { platformRole: 'none' }, 'engineer')));
+    }
   });
 });
 

@@ -5,7 +5,7 @@
  * refresh (shared by concurrent callers, since refresh rotates the token) and one retry; a failed
  * refresh ends the session (the spec's client rule).
  */
-import type { ErrorDto, LoginResultDto, TokenPairDto, User } from './types';
+import type { Capabilities, ErrorDto, LoginResultDto, TokenPairDto, User } from './types';
 
 const REFRESH_KEY = 'docqa.refreshToken';
 
@@ -78,11 +78,17 @@ export class Api {
     return body.user;
   }
 
-  /** Resumes a session kept in this tab; null when there is none or it has ended. */
-  async resume(): Promise<User | null> {
+  /** Resumes a session kept in this tab: the caller and what they may do; null when there is none or it has ended. */
+  async resume(): Promise<{ user: User; can: Capabilities } | null> {
     if (!this.hasStoredSession()) return null;
     if (!(await this.refresh())) return null;
-    return (await this.get<{ user: User }>('/auth/me')).user;
+    const [me, can] = await Promise.all([this.get<{ user: User }>('/auth/me'), this.capabilities()]);
+    return { user: me.user, can };
+  }
+
+  /** What the signed-in caller may do, as the server decides it. */
+  async capabilities(): Promise<Capabilities> {
+    return (await this.get<{ capabilities: Capabilities }>('/auth/capabilities')).capabilities;
   }
 
   /** Revokes the refresh token on the server, then forgets both tokens. */

@@ -14,6 +14,8 @@ export interface AskRequest {
   conversationId?: string;
   mode?: 'docs' | 'web' | 'deep';
   modelId?: string;
+  /** Regenerate: the conversation's last answer, which this question's answer replaces. */
+  replaces?: string;
 }
 
 const EVENTS = new Set(['meta', 'sources', 'text', 'done', 'error']);

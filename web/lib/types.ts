@@ -6,6 +6,7 @@
  */
 import type {
   AdminProviderDto,
+  CapabilitiesDto,
   ChatDoneEventDto,
   ChatModesDto,
   ChatErrorEventDto,
@@ -15,6 +16,7 @@ import type {
   ChunkSourceDto,
   CitationDto,
   ConversationSummaryDto,
+  DepartmentScopeDto,
   DocumentDto,
   GrantDto,
   LoginUserDto,
@@ -37,6 +39,15 @@ export type OrgPosition = MeDto['orgPosition'];
 
 /** The signed-in user: what sign-in (LoginUser) and `GET /auth/me` (Me) both say. */
 export type User = Pick<LoginUserDto, keyof LoginUserDto & keyof MeDto>;
+
+/** GET /auth/capabilities: what the caller may do, from the rules the server applies (the app does not re-derive them). */
+export type Capabilities = CapabilitiesDto;
+/** Departments an action reaches, as the server says: every one, else those listed. */
+export type DepartmentScope = DepartmentScopeDto;
+
+/** Whether a scope the server gave reaches this department (or, without one, any department). */
+export const reaches = (s: DepartmentScope, departmentId?: string): boolean =>
+  s.all || (departmentId === undefined ? s.departmentIds.length > 0 : s.departmentIds.includes(departmentId));
 
 export type ProjectSummary = ProjectListItemDto;
 export type ProjectDetail = ProjectDetailDto;

@@ -62,6 +62,37 @@ export interface DepartmentRefDto {
   color: string;
 }
 
+export interface DepartmentScopeDto {
+  all: boolean;
+  departmentIds: string[];
+}
+
+export interface DepartmentCapabilitiesDto {
+  read: DepartmentScopeDto;
+  create: boolean;
+  delete: boolean;
+  addMembers: boolean;
+  edit: DepartmentScopeDto;
+  removeMembers: DepartmentScopeDto;
+}
+
+export interface GroupCapabilitiesDto {
+  read: DepartmentScopeDto;
+  /** create, rename, delete and change the members of the department's groups */
+  edit: DepartmentScopeDto;
+}
+
+export interface CapabilitiesDto {
+  manageUsers: boolean;
+  changePlatformRoles: boolean;
+  createProjects: boolean;
+  readAuditLog: boolean;
+  listFeedback: boolean;
+  manageProviders: boolean;
+  departments: DepartmentCapabilitiesDto;
+  groups: GroupCapabilitiesDto;
+}
+
 export interface UserDto {
   id: string;
   email: string;
@@ -257,6 +288,12 @@ export interface AuditEntryDto {
   /** `tier`, `previousTier`, and per action further keys: `reason`; `isPrivate`/`previousIsPrivate`; `previousOwnerId`; `role`/`previousRole` (user_role_changed); `status`/`previousStatus` (user_status_changed); `groupId` (group_member_*); `departmentId` (department_member_*); `name`, `projectIds`, `platform`, `expiresAt` (key_created); `address` (key_used_from_new_address); `name`, `ownerId` (key_revoked) */
   metadata: Record<string, unknown>;
   createdAt: string;
+  /** the actor's name now; null for the system or a deleted user */
+  actorName: string | null;
+  /** the project's name now; null when there is none or it was deleted */
+  projectName: string | null;
+  /** the target's name now (a key's from the entry); null once deleted */
+  targetName: string | null;
 }
 
 export interface EffectiveAccessDto {

@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Api } from '../lib/api';
 import { disconnectProgress } from '../lib/progress';
 import { navigate, useRoute } from '../lib/router';
-import type { User } from '../lib/types';
+import type { Capabilities, User } from '../lib/types';
 import { SessionContext, type Session } from '../session';
 import { DocumentPage } from './DocumentPage';
 import { Home } from './Home';
@@ -20,7 +20,7 @@ const Departments = lazy(() => import('./admin/Departments').then((m) => ({ defa
 const Groups = lazy(() => import('./admin/Groups').then((m) => ({ default: m.Groups })));
 const AuditLog = lazy(() => import('./admin/AuditLog').then((m) => ({ default: m.AuditLog })));
 
-type State = { phase: 'starting' } | { phase: 'signed-out'; notice?: string } | { phase: 'signed-in'; user: User };
+type State = { phase: 'starting' } | { phase: 'signed-out'; notice?: string } | { phase: 'signed-in'; user: User; can: Capabilities };
 
 export function App() {
   const api = useMemo(() => new Api(), []);
@@ -33,7 +33,7 @@ export function App() {
       setState({ phase: 'signed-out', notice: 'Your session has ended. Please sign in again.' });
     };
     api.resume().then(
-      (user) => setState(user ? { phase: 'signed-in', user } : { phase: 'signed-out' }),
+      (s) => setState(s ? { phase: 'signed-in', ...s } : { phase: 'signed-out' }),
       () => setState({ phase: 'signed-out' }),
     );
   }, [api]);
@@ -50,8 +50,13 @@ export function App() {
         api={api}
         notice={state.notice}
         onSignedIn={(user) => {
-          if (location.pathname === '/sign-in') navigate('/', true);
-          setState({ phase: 'signed-in', user });
+          api.capabilities().then(
+            (can) => {
+              if (location.pathname === '/sign-in') navigate('/', true);
+              setState({ phase: 'signed-in', user, can });
+            },
+            () => setState({ phase: 'signed-out', notice: 'You were signed in, but the server did not answer. Please try again.' }),
+          );
         }}
       />
     );
@@ -59,6 +64,7 @@ export function App() {
   const session: Session = {
     api,
     user: state.user,
+    can: state.can,
     signOut: async () => {
       disconnectProgress();
       try {

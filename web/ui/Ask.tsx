@@ -82,7 +82,7 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
     abort.current = ctl;
     setStreaming(true);
     const body = { ...req, conversationId: own.current ?? conversationId ?? undefined };
-    lastAsk.current = req;
+    lastAsk.current = { ...req, replaces: undefined };
     setTurns((ts) => [
       ...(replaceLast ? ts.slice(0, -2) : ts),
       { key: `q${++turnKey}`, role: 'user', content: req.message, sources: [], citations: [], state: 'done' },
@@ -123,13 +123,16 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
   };
 
   /**
-   * Asks the last question again in the same conversation, and shows the new answer in place of the
-   * last one (the server keeps both exchanges in the conversation's history).
+   * Asks the last question again in place of the last exchange: the server replaces that answer
+   * and its question (`replaces`), so the conversation keeps one exchange with the new answer.
    */
   const regenerate = () => {
+    const answer = turns[turns.length - 1];
     const last = [...turns].reverse().find((t) => t.role === 'user');
     if (!last || streaming) return;
-    void ask({ ...(lastAsk.current ?? {}), message: last.content }, true);
+    // an answer the server never stored (no id from its stream) has nothing to replace
+    const replaces = answer?.role === 'assistant' ? answer.messageId : undefined;
+    void ask({ ...(lastAsk.current ?? {}), message: last.content, ...(replaces ? { replaces } : {}) }, true);
   };
 
   useEffect(() => {

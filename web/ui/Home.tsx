@@ -1,6 +1,6 @@
 import { projectPath } from '../lib/router';
 import type { ChatModelDto, ProjectSummary, RecentConversation } from '../lib/types';
-import { createsProjects, managesProviders, useSession } from '../session';
+import { useSession } from '../session';
 import { formatWhen } from '../lib/citations';
 import { CreateProject } from './CreateProject';
 import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
@@ -8,7 +8,7 @@ import { ProviderForm } from './ProviderForm';
 
 /** The first screen: whether chat has a model, the caller's projects, and recent conversations. */
 export function Home() {
-  const { api, user } = useSession();
+  const { api, can } = useSession();
   const projects = useLoad((s) => api.get<{ projects: ProjectSummary[] }>('/projects', s), []);
   const recent = useLoad((s) => api.get<{ conversations: RecentConversation[] }>('/chat/recent?limit=8', s), []);
   // the server's own provider resolution: a model from a provider or from LLM_*, or none at all
@@ -22,7 +22,7 @@ export function Home() {
       {noModel && (
         <section className="card first-run" aria-labelledby="no-model">
           <h2 id="no-model">No language model is configured</h2>
-          {managesProviders(user) ? (
+          {can.manageProviders ? (
             <>
               <p>
                 Answers need a language model. Add an OpenAI-compatible provider (OpenAI, a local Ollama or vLLM, …): give its address, a
@@ -54,7 +54,7 @@ export function Home() {
         <ErrorText>{projects.error}</ErrorText>
         {projects.data && projects.data.projects.length === 0 && (
           <p className="muted">
-            {createsProjects(user)
+            {can.createProjects
               ? 'No projects yet: create the first one below.'
               : 'You have no projects yet. Someone with access can share one with you.'}
           </p>
@@ -80,7 +80,7 @@ export function Home() {
             </li>
           ))}
         </ul>
-        {createsProjects(user) && <CreateProject />}
+        {can.createProjects && <CreateProject />}
       </section>
 
       <section aria-labelledby="recent-title">

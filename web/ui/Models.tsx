@@ -1,16 +1,16 @@
 import { useState } from 'react';
 import type { AdminProvider, ProviderTest } from '../lib/types';
-import { managesProviders, useSession } from '../session';
+import { useSession } from '../session';
 import { ErrorText, Loading, messageOf, useAction, useLoad, useTitle } from './common';
 import { ProviderForm, TestResult } from './ProviderForm';
 
 /** Providers for engineers and the superadmin: list, enable/disable, make default, test, add. */
 export function Models() {
-  const { api, user } = useSession();
+  const { api, can } = useSession();
   const list = useLoad((s) => api.get<{ providers: AdminProvider[] }>('/providers/admin', s), []);
   const action = useAction();
   useTitle('Language models');
-  if (!managesProviders(user))
+  if (!can.manageProviders)
     return (
       <section>
         <h1>Language models</h1>

@@ -1,6 +1,6 @@
 import { projectPath, type Route } from '../lib/router';
 import type { ProjectDetail, ProjectSummary } from '../lib/types';
-import { managesPeople, useSession } from '../session';
+import { useSession } from '../session';
 import { Ask } from './Ask';
 import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
 import { Documents } from './Documents';
@@ -13,7 +13,7 @@ type ProjectRoute = Extract<Route, { name: 'project' }>;
 
 /** One project: its tabs (Ask, Documents, and Settings / Access where the tier allows). */
 export function ProjectPage({ route }: { route: ProjectRoute }) {
-  const { api, user } = useSession();
+  const { api, can } = useSession();
   const { projectId, tab } = route;
   // the caller's tier and its source are in the list only (the spec computes them per caller there)
   const summary = useLoad(
@@ -40,7 +40,7 @@ export function ProjectPage({ route }: { route: ProjectRoute }) {
     { id: 'documents', label: `Documents (${project._count.documents})`, show: true },
     { id: 'settings', label: 'Settings', show: tier === 'edit' || tier === 'full' },
     { id: 'access', label: 'Access', show: tier === 'full' },
-    { id: 'feedback', label: 'Feedback', show: managesPeople(user) },
+    { id: 'feedback', label: 'Feedback', show: can.listFeedback },
   ];
   const visible = tabs.find((t) => t.id === tab)?.show ?? false;
 

@@ -1,10 +1,11 @@
 import type { ReactNode } from 'react';
 import type { Route } from '../lib/router';
-import { managesPeople, managesProviders, readsDepartments, useSession } from '../session';
+import { reaches } from '../lib/types';
+import { useSession } from '../session';
 import { Link } from './common';
 
 export function Shell({ route, children }: { route: Route; children: ReactNode }) {
-  const { user, signOut } = useSession();
+  const { user, can, signOut } = useSession();
   return (
     <>
       <a className="skip" href="#main">
@@ -19,27 +20,27 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
           <Link to="/" current={route.name === 'home'}>
             Projects
           </Link>
-          {managesPeople(user) && (
+          {can.manageUsers && (
             <Link to="/users" current={route.name === 'users' || route.name === 'user'}>
               Users
             </Link>
           )}
-          {readsDepartments(user) && (
-            <>
-              <Link to="/departments" current={route.name === 'departments'}>
-                Departments
-              </Link>
-              <Link to="/groups" current={route.name === 'groups'}>
-                Groups
-              </Link>
-            </>
+          {reaches(can.departments.read) && (
+            <Link to="/departments" current={route.name === 'departments'}>
+              Departments
+            </Link>
           )}
-          {managesPeople(user) && (
+          {reaches(can.groups.read) && (
+            <Link to="/groups" current={route.name === 'groups'}>
+              Groups
+            </Link>
+          )}
+          {can.readAuditLog && (
             <Link to="/audit" current={route.name === 'audit'}>
               Audit log
             </Link>
           )}
-          {managesProviders(user) && (
+          {can.manageProviders && (
             <Link to="/models" current={route.name === 'models'}>
               Language models
             </Link>

@@ -46,6 +46,37 @@ export interface DepartmentRefDto {
   color: string;
 }
 
+export interface DepartmentScopeDto {
+  all: boolean;
+  departmentIds: string[];
+}
+
+export interface DepartmentCapabilitiesDto {
+  read: DepartmentScopeDto;
+  create: boolean;
+  delete: boolean;
+  addMembers: boolean;
+  edit: DepartmentScopeDto;
+  removeMembers: DepartmentScopeDto;
+}
+
+export interface GroupCapabilitiesDto {
+  read: DepartmentScopeDto;
+  /** create, rename, delete and change the members of the department's groups */
+  edit: DepartmentScopeDto;
+}
+
+export interface CapabilitiesDto {
+  manageUsers: boolean;
+  changePlatformRoles: boolean;
+  createProjects: boolean;
+  readAuditLog: boolean;
+  listFeedback: boolean;
+  manageProviders: boolean;
+  departments: DepartmentCapabilitiesDto;
+  groups: GroupCapabilitiesDto;
+}
+
 export interface UserDto {
   id: string;
   email: string;

@@ -124,6 +124,12 @@ export interface AuditEntryDto {
   /** `tier`, `previousTier`, and per action further keys: `reason`; `isPrivate`/`previousIsPrivate`; `previousOwnerId`; `role`/`previousRole` (user_role_changed); `status`/`previousStatus` (user_status_changed); `groupId` (group_member_*); `departmentId` (department_member_*); `name`, `projectIds`, `platform`, `expiresAt` (key_created); `address` (key_used_from_new_address); `name`, `ownerId` (key_revoked) */
   metadata: Record<string, unknown>;
   createdAt: string;
+  /** the actor's name now; null for the system or a deleted user */
+  actorName: string | null;
+  /** the project's name now; null when there is none or it was deleted */
+  projectName: string | null;
+  /** the target's name now (a key's from the entry); null once deleted */
+  targetName: string | null;
 }
 
 export interface EffectiveAccessDto {

@@ -214,7 +214,7 @@ describe('grants: delete', () => {
 describe('audit log', () => {
   const w = useWorld('audited');
 
-  it('GET /audit-log: {entries, total}; entries with the spec fields plus id and createdAt', async () => {
+  it('GET /audit-log: {entries, total}; entries with the spec fields plus id, createdAt and names', async () => {
     const { t, admin, adminId, projectId, anon, tokenFor } = w;
     const member = client(t.baseUrl, await tokenFor('member@example.com', 'member-password'));
     expectError(await anon().get('/api/audit-log'), 401, 'unauthorized');

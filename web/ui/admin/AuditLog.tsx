@@ -1,11 +1,9 @@
-import type { Api } from '../../lib/api';
 import { formatWhen } from '../../lib/citations';
 import type { AuditEntryDto, ProjectSummary } from '../../lib/types';
 import { useSession } from '../../session';
 import { ErrorText, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
 import { Choices, namedChoices, NamePicker, Pager, ScrollTable, useFilteredPages } from '../controls';
 import { useTargets } from '../targets';
-import type { Department, Group, Person } from './org';
 
 const ACTIONS = [
   'grant_created',
@@ -21,35 +19,11 @@ const ACTIONS = [
   'group_member_removed',
   'department_member_added',
   'department_member_removed',
+  'key_created',
+  'key_revoked',
+  'key_used_from_new_address',
 ];
 const PAGE = 50;
-
-/** The names behind the ids of a page of entries, read through the same API (a deleted one says so). */
-async function namesFor(api: Api, entries: AuditEntryDto[], signal: AbortSignal): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  const [projects, groups, departments] = await Promise.all([
-    api.get<{ projects: ProjectSummary[] }>('/projects', signal),
-    api.get<{ groups: Group[] }>('/groups', signal),
-    api.get<{ departments: Department[] }>('/departments', signal),
-  ]);
-  for (const p of projects.projects) names.set(p.id, p.name);
-  for (const g of groups.groups) names.set(g.id, g.name);
-  for (const d of departments.departments) names.set(d.id, d.name);
-  const userIds = new Set<string>();
-  for (const e of entries) {
-    if (e.actorId) userIds.add(e.actorId);
-    if (e.targetType === 'user') userIds.add(e.targetId);
-  }
-  await Promise.all(
-    [...userIds].map((id) =>
-      api.get<{ user: Person }>(`/users/${id}`, signal).then(
-        (r) => names.set(id, r.user.name),
-        () => names.set(id, 'a deleted user'),
-      ),
-    ),
-  );
-  return names;
-}
 
 /** The audit log (admins and the superadmin): filter by action, actor, project and time; each entry by name. */
 export function AuditLog() {
@@ -64,15 +38,9 @@ export function AuditLog() {
   if (f.projectId) qs.set('projectId', f.projectId);
   if (f.from) qs.set('from', new Date(f.from).toISOString());
   if (f.to) qs.set('to', new Date(f.to).toISOString());
-  const log = useLoad(
-    async (s) => {
-      const page = await api.get<{ entries: AuditEntryDto[]; total: number }>(`/audit-log?${qs}`, s);
-      return { ...page, names: await namesFor(api, page.entries, s) };
-    },
-    [qs.toString()],
-  );
+  const log = useLoad((s) => api.get<{ entries: AuditEntryDto[]; total: number }>(`/audit-log?${qs}`, s), [qs.toString()]);
   useTitle('Audit log');
-  const name = (id: string | null) => (id ? (log.data?.names.get(id) ?? 'a deleted item') : 'the system');
+  const named = (id: string | null, name: string | null, gone: string) => (id ? (name ?? gone) : 'the system');
   const total = log.data?.total ?? 0;
 
   return (
@@ -105,10 +73,10 @@ export function AuditLog() {
           <tr key={e.id}>
             <td>{formatWhen(e.createdAt)}</td>
             <td>{e.action}</td>
-            <td>{name(e.actorId)}</td>
-            <td>{e.projectId ? name(e.projectId) : '—'}</td>
+            <td>{named(e.actorId, e.actorName, 'a deleted user')}</td>
+            <td>{e.projectId ? (e.projectName ?? 'a deleted project') : '—'}</td>
             <td>
-              {e.targetType} {name(e.targetId)}
+              {e.targetType} {named(e.targetId, e.targetName, `a deleted ${e.targetType}`)}
             </td>
             <td className="small">
               {typeof e.metadata.tier === 'string' && TIER_LABEL[e.metadata.tier]}

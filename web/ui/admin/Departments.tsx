@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api';
-import { managesPeople, useSession } from '../../session';
+import { reaches } from '../../lib/types';
+import { useSession } from '../../session';
 import { ErrorText, useLoad, useTitle } from '../common';
-import { ListStatus, ManagedCards } from '../controls';
-import { useTargets } from '../targets';
+import { ListStatus, ManagedCards, NamePicker } from '../controls';
+import { useTargets, type TargetOption } from '../targets';
 import { POSITION_LABEL, ruleMessage, useChange, type Department, type Member } from './org';
 
 /**
@@ -11,7 +12,7 @@ import { POSITION_LABEL, ruleMessage, useChange, type Department, type Member } 
  * edits their own and removes its members; the CEO reads them all. The server scopes the list.
  */
 export function Departments() {
-  const { api, user } = useSession();
+  const { api, can } = useSession();
   const list = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
   useTitle('Departments');
   return (
@@ -35,7 +36,7 @@ export function Departments() {
         extra={(d) => d.description && <p className="muted">{d.description}</p>}
         detail={(d) => <DepartmentDetail department={d} onChanged={list.reload} />}
       />
-      {managesPeople(user) && <CreateDepartment onCreated={list.reload} />}
+      {can.departments.create && <CreateDepartment onCreated={list.reload} />}
     </section>
   );
 }
@@ -103,11 +104,10 @@ function CreateDepartment({ onCreated }: { onCreated: () => void }) {
 }
 
 function DepartmentDetail({ department, onChanged }: { department: Department; onChanged: () => void }) {
-  const { api, user } = useSession();
+  const { api, can } = useSession();
   const base = `/departments/${encodeURIComponent(department.id)}`;
   const members = useLoad((s) => api.get<{ members: Member[] }>(`${base}/members`, s), [department.id]);
-  const admin = managesPeople(user);
-  const canEdit = admin || (user.orgPosition === 'manager' && user.departmentId === department.id);
+  const canEdit = reaches(can.departments.edit, department.id);
   const { error, notice, run } = useChange(() => {
     members.reload();
     onChanged();
@@ -144,13 +144,13 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
         members={members.data?.members}
         about={(m) => `${m.email} · ${POSITION_LABEL[m.orgPosition]}`}
         onRemove={
-          canEdit || user.orgPosition === 'ceo'
+          reaches(can.departments.removeMembers, department.id)
             ? (m) => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${department.name}.`)
             : undefined
         }
       />
-      {admin && <AddMember label={`Add a member to ${department.name}`} onAdd={add} />}
-      {admin && (
+      {can.departments.addMembers && <AddMember label={`Add a member to ${department.name}`} onAdd={add} />}
+      {can.departments.delete && (
         <button
           type="button"
           className="danger"
@@ -198,11 +198,36 @@ export function Members({
   );
 }
 
-/** A person picked by name (GET /users?search=), then added. */
-export function AddMember({ label, onAdd }: { label: string; onAdd: (id: string, name: string) => Promise<void> }) {
+type AddMemberProps = { label: string; onAdd: (id: string, name: string) => Promise<void> };
+
+/**
+ * A person picked by name, then added: from `people` when given (a group's candidates are its
+ * department's members, which its managers can read), else from GET /users?search= (admins).
+ */
+export function AddMember({ people, ...props }: AddMemberProps & { people?: Member[] }) {
   const [name, setName] = useState('');
+  if (!people) return <AddMemberFromUsers {...props} name={name} setName={setName} />;
+  const wanted = name.trim().toLowerCase();
+  const options = people
+    .map((p) => ({ id: p.id, label: `${p.name} (${p.email})` }))
+    .filter((o) => !wanted || o.label.toLowerCase().includes(wanted.replace(/ \(.*$/, '')));
+  return <AddMemberForm {...props} name={name} setName={setName} targets={{ options, error: null, loading: false }} />;
+}
+
+type NameState = { name: string; setName: (n: string) => void };
+
+function AddMemberFromUsers(props: AddMemberProps & NameState) {
+  return <AddMemberForm {...props} targets={useTargets('user', props.name)} />;
+}
+
+function AddMemberForm({
+  label,
+  onAdd,
+  name,
+  setName,
+  targets,
+}: AddMemberProps & NameState & { targets: { options: TargetOption[]; error: string | null; loading: boolean } }) {
   const [error, setError] = useState<string | null>(null);
-  const targets = useTargets('user', name);
   const listId = `people-${label.replace(/\W+/g, '-')}`;
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -217,12 +242,7 @@ export function AddMember({ label, onAdd }: { label: string; onAdd: (id: string,
     <form className="row wrap" onSubmit={submit} aria-label={label}>
       <label className="inline grow">
         Person
-        <input list={listId} value={name} onChange={(e) => setName(e.target.value)} required autoComplete="off" />
-        <datalist id={listId}>
-          {targets.options.map((o) => (
-            <option key={o.id} value={o.label} />
-          ))}
-        </datalist>
+        <NamePicker listId={listId} value={name} onChange={setName} options={targets.options} required />
       </label>
       <button type="submit">Add member</button>
       <ErrorText>{error ?? targets.error}</ErrorText>

@@ -1,15 +1,18 @@
 import { useState, type FormEvent } from 'react';
+import { reaches } from '../../lib/types';
 import { useSession } from '../../session';
 import { ErrorText, useLoad, useTitle } from '../common';
 import { Choices, ListStatus, ManagedCards, namedChoices } from '../controls';
 import { AddMember, Members } from './Departments';
-import { ruleMessage, useChange, type Department, type Group } from './org';
+import { ruleMessage, useChange, type Department, type Group, type Member } from './org';
 
 /** Groups (within a department): create, rename, delete; add and remove members. The server decides who may. */
 export function Groups() {
-  const { api } = useSession();
+  const { api, can } = useSession();
   const list = useLoad((s) => api.get<{ groups: Group[] }>('/groups', s), []);
   const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
+  // groups are created in the departments the server lets the caller edit groups of
+  const editable = departments.data?.departments.filter((d) => reaches(can.groups.edit, d.id)) ?? [];
   useTitle('Groups');
   return (
     <section className="admin" aria-labelledby="groups-title">
@@ -27,9 +30,7 @@ export function Groups() {
         )}
         detail={(g) => <GroupDetail group={g} onChanged={list.reload} />}
       />
-      {departments.data && departments.data.departments.length > 0 && (
-        <CreateGroup departments={departments.data.departments} onCreated={list.reload} />
-      )}
+      {editable.length > 0 && <CreateGroup departments={editable} onCreated={list.reload} />}
     </section>
   );
 }
@@ -73,9 +74,18 @@ function CreateGroup({ departments, onCreated }: { departments: Department[]; on
 }
 
 function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void }) {
-  const { api } = useSession();
+  const { api, can } = useSession();
   const base = `/groups/${encodeURIComponent(group.id)}`;
   const detail = useLoad((s) => api.get<{ group: Group }>(base, s), [group.id]);
+  const canEdit = reaches(can.groups.edit, group.departmentId);
+  // a group's members come from its department
+  const candidates = useLoad(
+    (s) =>
+      canEdit
+        ? api.get<{ members: Member[] }>(`/departments/${encodeURIComponent(group.departmentId)}/members`, s)
+        : Promise.resolve({ members: [] }),
+    [group.departmentId, canEdit],
+  );
   const [name, setName] = useState(group.name);
   const { error, notice, run } = useChange(() => {
     detail.reload();
@@ -87,39 +97,48 @@ function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void
       <p role="status" className="muted">
         {notice}
       </p>
-      <form
-        className="row wrap"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run(() => api.send('PATCH', base, { name }), 'Renamed.');
-        }}
-      >
-        <label className="inline grow">
-          Group name
-          <input required value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <button type="submit">Rename group</button>
-      </form>
+      {canEdit && (
+        <form
+          className="row wrap"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run(() => api.send('PATCH', base, { name }), 'Renamed.');
+          }}
+        >
+          <label className="inline grow">
+            Group name
+            <input required value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <button type="submit">Rename group</button>
+        </form>
+      )}
       <h3>Members</h3>
       <Members
         of={group.name}
         members={detail.data?.group.members}
         about={(m) => m.email}
-        onRemove={(m) => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${group.name}.`)}
+        onRemove={
+          canEdit ? (m) => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${group.name}.`) : undefined
+        }
       />
-      <AddMember
-        label={`Add a member to ${group.name}`}
-        onAdd={(id, who) => run(() => api.send('POST', `${base}/members`, { userIds: [id] }), `${who} joined ${group.name}.`)}
-      />
-      <button
-        type="button"
-        className="danger"
-        onClick={() => {
-          if (window.confirm(`Delete the group ${group.name}?`)) void run(() => api.send('DELETE', base), 'Deleted.');
-        }}
-      >
-        Delete group
-      </button>
+      {canEdit && (
+        <>
+          <AddMember
+            label={`Add a member to ${group.name}`}
+            people={candidates.data?.members ?? []}
+            onAdd={(id, who) => run(() => api.send('POST', `${base}/members`, { userIds: [id] }), `${who} joined ${group.name}.`)}
+          />
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              if (window.confirm(`Delete the group ${group.name}?`)) void run(() => api.send('DELETE', base), 'Deleted.');
+            }}
+          >
+            Delete group
+          </button>
+        </>
+      )}
     </div>
   );
 }

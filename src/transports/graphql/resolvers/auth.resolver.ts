@@ -5,10 +5,10 @@ import { LoginInput, LogoutInput, RefreshInput } from '../../../services/auth.in
 import { PUBLIC } from '../auth-checker';
 import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg } from '../params';
-import { LoginPayloadType, TokenPairType } from '../types/auth.type';
+import { CapabilitiesType, LoginPayloadType, TokenPairType } from '../types/auth.type';
 import { UserType } from '../types/user.type';
 import type { TokenPair } from '../../../auth/tokens';
-import type { LoginResultDto, MeDto } from '../../../presenters/dto.generated';
+import type { CapabilitiesDto, LoginResultDto, MeDto } from '../../../presenters/dto.generated';
 
 @Resolver()
 export class AuthResolver {
@@ -39,5 +39,11 @@ export class AuthResolver {
   @Query(() => UserType, { description: 'GET /auth/me: the caller, re-read on every operation' })
   me(@CurrentActor() actor: Actor): MeDto {
     return presentMe(actor);
+  }
+
+  @Authorized()
+  @Query(() => CapabilitiesType, { description: 'GET /auth/capabilities: what the caller may do in the organisation' })
+  capabilities(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): CapabilitiesDto {
+    return ctx.services.users.capabilities(actor);
   }
 }

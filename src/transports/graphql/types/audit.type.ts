@@ -40,6 +40,12 @@ export class AuditEntryType {
   @Field(() => ID) targetId!: string;
   @Field(() => AuditMetadataType) metadata!: AuditMetadataType;
   @Field({ description: 'ISO timestamp' }) createdAt!: string;
+  @Field(() => String, { nullable: true, description: "the actor's name now; null for the system or a deleted user" })
+  actorName!: string | null;
+  @Field(() => String, { nullable: true, description: "the project's name now; null when there is none or it was deleted" })
+  projectName!: string | null;
+  @Field(() => String, { nullable: true, description: "the target's name now (a key's from the entry); null once deleted" })
+  targetName!: string | null;
 }
 
 export const AuditEntryPage = Page(AuditEntryType, 'AuditEntry');

@@ -66,6 +66,14 @@ export const AUTH_AND_USERS: Operation[] = [
   { method: 'get', path: '/auth/me', tag: 'auth', summary: 'The caller, re-read from storage', ok: { 200: wrap('user', ref('Me')) } },
   {
     method: 'get',
+    path: '/auth/capabilities',
+    tag: 'auth',
+    summary:
+      'What the caller may do in the organisation (users, departments, groups, audit log, providers, feedback), from the rules the server applies: clients show what it allows',
+    ok: { 200: wrap('capabilities', ref('Capabilities')) },
+  },
+  {
+    method: 'get',
     path: '/users',
     tag: 'users',
     summary: 'List users (admin, superadmin)',

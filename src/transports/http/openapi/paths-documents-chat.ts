@@ -69,10 +69,11 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     path: '/chat/projects/:projectId',
     tag: 'chat',
     summary:
-      'Ask a question; the answer streams as Server-Sent Events. It ends with an `error` event (message `unauthorized` or `forbidden`) when the caller is deactivated or deleted, or loses `use` on the project, or the project is deleted, while it streams; 429 over LIVE_STREAMS_PER_USER open streams',
+      'Ask a question; the answer streams as Server-Sent Events. It ends with an `error` event (message `unauthorized` or `forbidden`) when the caller is deactivated or deleted, or loses `use` on the project, or the project is deleted, while it streams; 429 over LIVE_STREAMS_PER_USER open streams. ' +
+      "Regenerate with `replaces` (the conversation's last answer): that answer and its question leave the conversation, with their feedback; 404 when it is not the caller's answer in this project, 409 `not_last_answer` when a message follows it",
     body: AskInput,
     ok: { 200: null },
-    errors: [429],
+    errors: [409, 429],
     stream: true,
   },
   {

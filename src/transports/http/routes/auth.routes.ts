@@ -64,5 +64,10 @@ export function authRoutes(s: Services): Router {
     '/auth/me',
     route({ auth: 'required' }, (req) => ({ user: presentMe(req.actor) })),
   );
+  // beside /auth/me, not in it: the app asks once per session, /auth/me stays as lean as it is
+  r.get(
+    '/auth/capabilities',
+    route({ auth: 'required' }, (req) => ({ capabilities: s.users.capabilities(req.actor) })),
+  );
   return r;
 }
