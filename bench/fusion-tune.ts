@@ -1,13 +1,10 @@
 import 'reflect-metadata';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../src/db/embedded';
-import { createOrm, migrate } from '../src/db/orm';
 import { DEFAULT_FUSION, EQUAL_RRF, FusionParams, fuseRankings, Ranked } from '../src/retrieval/fusion';
-import { freePort } from '../src/util/net';
 import {
   CorpusDocument,
   corpusDocuments,
@@ -22,6 +19,7 @@ import { startOpenAiStub } from '../test/support/openai-stub';
 import { createTestApp } from '../test/support/test-app';
 import { EMBEDDER_MODELS, EmbedderName, startEmbedder } from './embedders/server';
 import { ROOT } from './lib/env';
+import { withTemplateDatabase } from './lib/template-db';
 
 /**
  * Fusion tuning over the evaluation corpus, per embedder (issue 23):
@@ -353,19 +351,7 @@ export async function fusionTune(
   const docs = await corpusDocuments();
   const parsed = await parseCorpus(docs);
   const questions = corpusQuestions();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'docqa-tune-'));
-  const db = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: 'docqa_template' });
-  const saved = process.env.TEST_DATABASE_ADMIN_URL;
-  try {
-    const orm = await createOrm(db.url);
-    await migrate(orm);
-    await orm.close(true);
-    const c = new pg.Client({ connectionString: db.adminUrl });
-    await c.connect();
-    await c.query('alter database docqa_template with is_template true');
-    await c.end();
-    // createTestApp clones its database from this template
-    process.env.TEST_DATABASE_ADMIN_URL = db.adminUrl;
+  return withTemplateDatabase(async () => {
     const out: TuneResult[] = [];
     const devPoints: DevPoint[][] = [];
     const traces: Traces[] = [];
@@ -444,12 +430,7 @@ export async function fusionTune(
     };
     process.stdout.write(`\n${commonTable(common, out)}\n\n${crossTable(common, out)}\n`);
     return { results: out, common };
-  } finally {
-    if (saved === undefined) delete process.env.TEST_DATABASE_ADMIN_URL;
-    else process.env.TEST_DATABASE_ADMIN_URL = saved;
-    await db.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {

@@ -1,16 +1,12 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '../src/db/embedded';
-import { createOrm, migrate } from '../src/db/orm';
-import { freePort } from '../src/util/net';
 import { corpusDocuments, corpusQuestions, containsAnswer } from '../test/support/eval/corpus';
 import { ingestCorpus } from '../test/support/eval/run-eval';
 import { factories } from '../test/support/factories';
 import { createTestApp } from '../test/support/test-app';
 import { ROOT } from './lib/env';
+import { withTemplateDatabase } from './lib/template-db';
 
 /**
  * Lexical ranking on the DEVELOPMENT split only, in process, for finding kinds of failure: the
@@ -59,89 +55,79 @@ async function main(): Promise<void> {
   const exactPostings = process.argv.includes('--exact-postings')
     ? Number(process.argv[process.argv.indexOf('--exact-postings') + 1])
     : undefined;
-  // a fresh embedded PostgreSQL with the migrated template createTestApp clones (as fusion-tune.ts)
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'docqa-lexical-tune-'));
-  const db = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: 'docqa_template' });
-  const orm = await createOrm(db.url);
-  await migrate(orm);
-  await orm.close(true);
-  const c = new pg.Client({ connectionString: db.adminUrl });
-  await c.connect();
-  await c.query('alter database docqa_template with is_template true');
-  await c.end();
-  process.env.TEST_DATABASE_ADMIN_URL = db.adminUrl;
-  const t = await createTestApp({ workers: true });
-  try {
-    const owner = await factories(t.orm, t.services).makeUser({ platformRole: 'admin' });
-    const actor = await t.services.tokens.authenticate(owner.token);
-    const ingest = await ingestCorpus(
-      { baseUrl: t.baseUrl, dbUrl: t.dbUrl, accessToken: owner.token },
-      await corpusDocuments(),
-      'lexical tune',
-      (m) => process.stderr.write(`${m}\n`),
-    );
-    const texts = new Map<string, string[]>();
-    for (const r of await t.orm.em
-      .fork()
-      .getConnection()
-      .execute<Array<{ name: string; text: string }>>(
-        'select d.name, c.text from chunks c join documents d on d.id = c.document_id where c.project_id = ?',
-        [ingest.projectId],
-      ))
-      texts.set(r.name, [...(texts.get(r.name) ?? []), r.text]);
-    const misses: Miss[] = [];
-    const tally: Record<string, { n: number; r1: number; r5: number }> = {};
-    const count = (key: string, rank: number) => {
-      const e = (tally[key] ??= { n: 0, r1: 0, r5: 0 });
-      e.n++;
-      if (rank === 1) e.r1++;
-      if (rank >= 1 && rank <= 5) e.r5++;
-    };
-    for (const q of questions) {
-      const hits = await t.services.retrieval.search(actor, ingest.projectId, q.question, { topK: 50, exactPostings });
-      const at = hits.findIndex((h) => h.documentName === q.document && containsAnswer(h.text, q.answer));
-      const rank = at + 1;
-      for (const key of ['dev', `dev/${q.style}`, `dev/${q.lang}`]) count(key, rank);
-      if (rank === 1) continue;
-      const reachable = (texts.get(q.document) ?? []).some((x) => containsAnswer(x, q.answer));
-      misses.push({
-        id: q.id,
-        style: q.style,
-        lang: q.lang,
-        kind: !reachable ? 'unreachable' : hits[0]?.documentName === q.document ? 'right-document' : 'wrong-document',
-        rank,
-        question: q.question,
-        document: q.document,
-        answer: q.answer,
-        top: hits.slice(0, 3).map((h) => ({
-          document: h.documentName,
-          heading: h.context.split('\n')[0].slice(0, 80),
-          score: h.score,
-          text: h.text.slice(0, 300),
-        })),
-      });
+  // a fresh embedded PostgreSQL with the migrated template createTestApp clones
+  await withTemplateDatabase(async () => {
+    const t = await createTestApp({ workers: true });
+    try {
+      const owner = await factories(t.orm, t.services).makeUser({ platformRole: 'admin' });
+      const actor = await t.services.tokens.authenticate(owner.token);
+      const ingest = await ingestCorpus(
+        { baseUrl: t.baseUrl, dbUrl: t.dbUrl, accessToken: owner.token },
+        await corpusDocuments(),
+        'lexical tune',
+        (m) => process.stderr.write(`${m}\n`),
+      );
+      const texts = new Map<string, string[]>();
+      for (const r of await t.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ name: string; text: string }>>(
+          'select d.name, c.text from chunks c join documents d on d.id = c.document_id where c.project_id = ?',
+          [ingest.projectId],
+        ))
+        texts.set(r.name, [...(texts.get(r.name) ?? []), r.text]);
+      const misses: Miss[] = [];
+      const tally: Record<string, { n: number; r1: number; r5: number }> = {};
+      const count = (key: string, rank: number) => {
+        const e = (tally[key] ??= { n: 0, r1: 0, r5: 0 });
+        e.n++;
+        if (rank === 1) e.r1++;
+        if (rank >= 1 && rank <= 5) e.r5++;
+      };
+      for (const q of questions) {
+        const hits = await t.services.retrieval.search(actor, ingest.projectId, q.question, { topK: 50, exactPostings });
+        const at = hits.findIndex((h) => h.documentName === q.document && containsAnswer(h.text, q.answer));
+        const rank = at + 1;
+        for (const key of ['dev', `dev/${q.style}`, `dev/${q.lang}`]) count(key, rank);
+        if (rank === 1) continue;
+        const reachable = (texts.get(q.document) ?? []).some((x) => containsAnswer(x, q.answer));
+        misses.push({
+          id: q.id,
+          style: q.style,
+          lang: q.lang,
+          kind: !reachable ? 'unreachable' : hits[0]?.documentName === q.document ? 'right-document' : 'wrong-document',
+          rank,
+          question: q.question,
+          document: q.document,
+          answer: q.answer,
+          top: hits.slice(0, 3).map((h) => ({
+            document: h.documentName,
+            heading: h.context.split('\n')[0].slice(0, 80),
+            score: h.score,
+            text: h.text.slice(0, 300),
+          })),
+        });
+      }
+      const byKind: Record<string, { n: number; inTop5: number; inTop50: number }> = {};
+      for (const m of misses) {
+        const e = (byKind[m.kind] ??= { n: 0, inTop5: 0, inTop50: 0 });
+        e.n++;
+        if (m.rank >= 2 && m.rank <= 5) e.inTop5++;
+        if (m.rank >= 2) e.inTop50++;
+      }
+      const r3 = (x: number) => Math.round(x * 1000) / 1000;
+      const summary = Object.fromEntries(
+        Object.entries(tally).map(([k, v]) => [k, { n: v.n, recallAt1: r3(v.r1 / v.n), recallAt5: r3(v.r5 / v.n) }]),
+      );
+      writeFileSync(
+        path.resolve(ROOT, out),
+        `${JSON.stringify({ measuredAt: new Date().toISOString(), summary, byKind, misses }, null, 1)}\n`,
+      );
+      process.stdout.write(`${JSON.stringify(summary, null, 1)}\n${JSON.stringify(byKind)}\n${out}\n`);
+    } finally {
+      await t.close();
     }
-    const byKind: Record<string, { n: number; inTop5: number; inTop50: number }> = {};
-    for (const m of misses) {
-      const e = (byKind[m.kind] ??= { n: 0, inTop5: 0, inTop50: 0 });
-      e.n++;
-      if (m.rank >= 2 && m.rank <= 5) e.inTop5++;
-      if (m.rank >= 2) e.inTop50++;
-    }
-    const r3 = (x: number) => Math.round(x * 1000) / 1000;
-    const summary = Object.fromEntries(
-      Object.entries(tally).map(([k, v]) => [k, { n: v.n, recallAt1: r3(v.r1 / v.n), recallAt5: r3(v.r5 / v.n) }]),
-    );
-    writeFileSync(
-      path.resolve(ROOT, out),
-      `${JSON.stringify({ measuredAt: new Date().toISOString(), summary, byKind, misses }, null, 1)}\n`,
-    );
-    process.stdout.write(`${JSON.stringify(summary, null, 1)}\n${JSON.stringify(byKind)}\n${out}\n`);
-  } finally {
-    await t.close();
-    await db.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((e) => {

@@ -166,13 +166,17 @@ export async function stageRows(em: EntityManager, config: string, rows: string)
 export async function commitStagedChunks(em: EntityManager, projectId: string, documentId: string): Promise<number> {
   const [{ exists }] = await query<{ exists: boolean }>(em, `select to_regclass('pg_temp.docqa_staged_chunks') is not null as exists`);
   if (!exists) return 0;
+  // a chunk's id is derived from its document, position and text (not drawn at random): a
+  // re-analysis that finds the same passage at the same place gives it the same id, so the
+  // citations stored with old answers still open it (issue 35, "citations that last"); the old
+  // chunks are gone by now (removeDocumentChunks), so the ids cannot collide
   // the chunks, their postings (from the vectors in hand: nothing is read back) and the terms'
   // document frequencies (each posting row's chunk count), in one statement; term_stats rows are
   // written in term order so that concurrent writers (if any bypass the lock) lock them in one order
   await query(
     em,
     `with ins as (insert into chunks (id, document_id, project_id, ordinal, page_number, page_end, page_starts, text, context, locations, tsv, term_count)
-                  select gen_random_uuid(), ?, ?, ordinal, page_number, page_end, page_starts, text, context, locations, tsv, term_count
+                  select md5(?::text || ':' || ordinal || ':' || md5(text))::uuid, ?, ?, ordinal, page_number, page_end, page_starts, text, context, locations, tsv, term_count
                     from docqa_staged_chunks order by ordinal
                   returning id, document_id, project_id, ordinal, tsv, term_count),
           post as (insert into term_postings (project_id, term, document_id, chunk_ids, tfs, lens)
@@ -181,7 +185,7 @@ export async function commitStagedChunks(em: EntityManager, projectId: string, d
      insert into term_stats (project_id, term, df)
      select ?, term, df from post order by term
      on conflict (project_id, term) do update set df = term_stats.df + excluded.df`,
-    [documentId, projectId, projectId],
+    [documentId, documentId, projectId, projectId],
   );
   const [added] = await query<{ chunks: number }>(
     em,

@@ -53,3 +53,21 @@ export const documentFields = {
   updatedAt: dateTime,
   originalUrl: { ...str, description: 'Where the stored original is served (GET, `use` tier; `Range` supported)' },
 };
+
+/** GET /documents/:id/text: a converted document's text, whole pages (the reader view). */
+export const documentText = {
+  ...obj({
+    documentId: uuid,
+    documentName: str,
+    pageCount: int,
+    pages: arrayOf(
+      obj({
+        pageNumber: int,
+        text: { ...str, description: "The page's converted text (chunk locations' offsets point into it)" },
+        sections: arrayOf(obj({ offset: int, title: str, level: nullable(int) })),
+      }),
+    ),
+    nextPage: { ...nullable(int), description: 'The first page not in this answer (ask again with `from`); null at the end' },
+  }),
+  description: "A converted document's text, whole pages from `from` up to 200,000 characters (the reader view)",
+};

@@ -1,7 +1,7 @@
 import type { Document } from '../entities';
 import type { PageRun } from '../ingest/types';
 import type { DocumentProgress } from '../ingest/progress';
-import type { ChunkSourceDto, DocumentDto, UploadResultDto } from './dto.generated';
+import type { ChunkSourceDto, DocumentDto, DocumentTextDto, UploadResultDto } from './dto.generated';
 
 /** One file of an upload: the document, and whether identical content already existed in the project. */
 export interface UploadResult {
@@ -94,6 +94,34 @@ export function presentChunkSource(s: ChunkSource): ChunkSourceDto {
     snippet: s.snippet,
     context: s.context,
     locations: s.locations,
+  };
+}
+
+/** One page of a document's converted text: its headings start at character `offset` of `text`. */
+export interface TextPage {
+  pageNumber: number;
+  text: string;
+  sections: Array<{ offset: number; title: string; level: number | null }>;
+}
+
+/** GET /documents/:id/text: pages `from` … of the converted text, within 200,000 characters. */
+export interface DocumentText {
+  documentId: string;
+  documentName: string;
+  pageCount: number;
+  pages: TextPage[];
+  /** The first page not in this answer (ask again with `from` set to it); null at the end. */
+  nextPage: number | null;
+}
+
+/** GET /documents/:id/text. */
+export function presentDocumentText(t: DocumentText): DocumentTextDto {
+  return {
+    documentId: t.documentId,
+    documentName: t.documentName,
+    pageCount: t.pageCount,
+    pages: t.pages.map((p) => ({ pageNumber: p.pageNumber, text: p.text, sections: p.sections })),
+    nextPage: t.nextPage,
   };
 }
 

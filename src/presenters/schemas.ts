@@ -6,7 +6,7 @@
  */
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, ORG_POSITIONS, PLATFORM_ROLES, PROVIDER_TYPES, TIERS, USER_STATUSES } from '../domain/values';
 import { CHAT_SCHEMAS } from './chat-schemas';
-import { documentFields } from './document-schemas';
+import { documentFields, documentText } from './document-schemas';
 import { arrayOf, bool, num, dateTime, enumOf, int, nullable, obj, ref, Schema, str, uuid } from './schema-builders';
 
 const platformRole = enumOf(...PLATFORM_ROLES);
@@ -245,6 +245,7 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
       description: 'Where the chunk lies in the original, page by page; null for a document not yet analysed for it (use snippet)',
     },
   }),
+  DocumentText: documentText,
   PublicProvider: obj({
     id: uuid,
     name: str,

@@ -137,7 +137,15 @@ export class MatrixCache {
         [projectId, model, after.toString(), LOAD_PAGE],
       );
       for (const r of rows) {
-        if (r.dims !== dims || entry.rows.has(r.id)) continue;
+        if (r.dims !== dims) continue;
+        const at = entry.rows.get(r.id);
+        if (at !== undefined) {
+          // a chunk embedded again under its id (chunk ids are derived from the document, position
+          // and text, so a re-analysis keeps them): its row is rewritten, and alive again
+          readInto(entry.matrix.subarray(at * dims, (at + 1) * dims), r.vec);
+          entry.dead.delete(at);
+          continue;
+        }
         this.grow(entry, entry.count + 1);
         readInto(entry.matrix.subarray(entry.count * dims, (entry.count + 1) * dims), r.vec);
         entry.ids.push(r.id);

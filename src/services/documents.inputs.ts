@@ -1,5 +1,5 @@
-import { IsIn, IsOptional } from 'class-validator';
-import { Field, InputType } from 'type-graphql';
+import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
+import { Field, InputType, Int } from 'type-graphql';
 import { DOCUMENT_STATUSES, DocumentStatus } from '../entities/base';
 
 /** An upload the transport streamed to a temporary file (hashed on the way); the transport removes it. */
@@ -28,4 +28,14 @@ export class ListDocumentsInput {
   @IsOptional()
   @IsIn(DOCUMENT_STATUSES)
   status?: DocumentStatus;
+}
+
+/** GET /documents/:id/text query: the first page wanted (default 1). */
+@InputType()
+export class DocumentTextQuery {
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  from?: number;
 }

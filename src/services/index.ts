@@ -17,6 +17,7 @@ import { DeploymentSecrets } from './deployment-secrets';
 import { DocumentProgressService } from './document-progress.service';
 import { DocumentsService } from './documents.service';
 import { OriginalsService } from './originals.service';
+import { DocumentTextService } from './document-text.service';
 import { EmbeddingsService } from './embeddings.service';
 import { FeedbackService } from './feedback.service';
 import { GrantsService } from './grants.service';
@@ -53,6 +54,8 @@ export interface Services {
   documents: DocumentsService;
   /** Documents' stored originals, served to readers (GET /documents/:id/original). */
   originals: OriginalsService;
+  /** Converted documents' text, for the reader view (GET /documents/:id/text). */
+  documentText: DocumentTextService;
   retrieval: RetrievalService;
   embeddings: EmbeddingsService;
   chat: ChatService;
@@ -104,6 +107,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     providers,
     documents,
     originals: new OriginalsService(ctx),
+    documentText: new DocumentTextService(ctx, documents.pipeline),
     retrieval,
     embeddings,
     chat: new ChatService(ctx, { providers, retrieval, live, journal }),

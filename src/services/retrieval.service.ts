@@ -6,7 +6,8 @@ import { NotFoundError } from '../errors';
 import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
 import { query } from '../db/sql';
 import { CANDIDATES, QueryTerm, rankBm25 } from '../retrieval/bm25';
-import { DEFAULT_FUSION, FusionParams, fuseRankings, Ranked } from '../retrieval/fusion';
+import { DEFAULT_FUSION, FusionParams, fuseRankings } from '../retrieval/fusion';
+import { nothingRelevant, questionRelevance, type SearchTrace } from '../retrieval/relevance';
 import { SearchStages, stopwatch } from '../retrieval/stages';
 import { BaseService, ServiceContext } from './context';
 import type { EmbeddingsService } from './embeddings.service';
@@ -62,8 +63,10 @@ export class RetrievalService extends BaseService {
       timings?: { embeddingMs?: number; rerankMs?: number };
       /** Fusion weights for this call (evaluation and tuning; default DEFAULT_FUSION). */
       fusion?: FusionParams;
-      /** Receives the rankings before fusion (evaluation and tuning). */
-      trace?: { lexical?: Ranked[]; vector?: Ranked[] };
+      /** Receives the rankings before fusion and the question's relevance (evaluation and tuning). */
+      trace?: SearchTrace;
+      /** The relevance floor for this call (evaluation; default RELEVANCE_FLOOR; 0: the content-word rule alone). */
+      relevanceFloor?: number;
       /** Receives the time spent in each stage (benchmarks). */
       stages?: SearchStages;
       /** The postings BM25 scores exactly (EXACT_POSTINGS; evaluation: a small corpus ranked as a large one is). */
@@ -83,7 +86,7 @@ export class RetrievalService extends BaseService {
     const hits = await this.freshEm().transactional(
       async (em) => {
         t = lap('begin', t);
-        const { terms, topK, projectChunks, tableChunks, rerank } = await this.analyze(
+        const { terms, absentWords, topK, projectChunks, tableChunks, rerank } = await this.analyze(
           em,
           projectId,
           question.slice(0, MAX_QUERY_CHARS),
@@ -105,6 +108,14 @@ export class RetrievalService extends BaseService {
             )
           : [];
         t = lap('lexical', t);
+        // nothing relevant (retrieval/relevance.ts): no passage shares a content word with the
+        // question, or the best is below the floor: no passage at all, whatever the vectors say
+        const relevance = questionRelevance(lexical[0]?.score, terms, absentWords, projectChunks);
+        if (opts.trace) Object.assign(opts.trace, { relevance, terms, absentWords, projectChunks });
+        if (nothingRelevant(relevance, opts.relevanceFloor)) {
+          if (opts.trace) opts.trace.lexical = lexical;
+          return [];
+        }
         // the fusion point: BM25 ranking and vector neighbours by reciprocal rank fusion (lexical alone without vectors)
         const vectors = await semantic;
         t = lap('vectorWait', t);
@@ -200,7 +211,15 @@ export class RetrievalService extends BaseService {
     projectId: string,
     question: string,
     topK?: number,
-  ): Promise<{ terms: QueryTerm[]; topK: number; projectChunks: number; tableChunks: number; rerank: RerankSetting }> {
+  ): Promise<{
+    terms: QueryTerm[];
+    /** The question's content words no chunk of the project holds. */
+    absentWords: number;
+    topK: number;
+    projectChunks: number;
+    tableChunks: number;
+    rerank: RerankSetting;
+  }> {
     const { plain, bigrams } = analyseText(question);
     const rows = await query<{
       lexeme: string | null;
@@ -271,6 +290,7 @@ export class RetrievalService extends BaseService {
       .slice(0, MAX_TERMS);
     return {
       terms,
+      absentWords: rows.filter((r) => r.lexeme && !(r.df && r.df > 0)).length,
       topK: Math.min(MAX_TOP_K, Math.max(1, Math.floor(k))),
       projectChunks: n,
       tableChunks: Math.max(n, Number(rows[0].table_chunks) || 0),

@@ -241,6 +241,12 @@ describe('with an embedding provider', () => {
     expect(scoring.workerThreadIds).not.toContain(threadId);
     // topK still applies
     expect(await search(project.id, QUESTION, 2)).toHaveLength(2);
+    // nothing relevant: a question sharing no content word with any passage gets no source at all,
+    // though its vector has neighbours (issue 35); the chat's sources are empty too
+    const offTopic = 'Zebras, xylophones and quantum?';
+    expect(await search(project.id, offTopic)).toEqual([]);
+    const empty = await postSse(t.baseUrl, `/api/chat/projects/${project.id}`, { token: owner.token, body: { message: offTopic } });
+    expect(empty.events.find((e) => e.event === 'sources')?.data.chunks).toEqual([]);
     // and chat's sources carry it, through the same retrieval
     const chat = await postSse(t.baseUrl, `/api/chat/projects/${project.id}`, { token: owner.token, body: { message: QUESTION } });
     const sources = chat.events.find((e) => e.event === 'sources');

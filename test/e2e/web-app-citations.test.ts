@@ -1,5 +1,5 @@
 import type { Project, User } from '../../src/entities';
-import { ingestFiles } from '../support/documents';
+import { ingestFiles, waitForDocument } from '../support/documents';
 import { makeDocx } from '../support/docx';
 import { chatFactories, factories } from '../support/factories';
 import { api } from '../support/http';
@@ -48,7 +48,15 @@ beforeAll(async () => {
     { name: 'handbook.pdf', content: pdf(), type: 'application/pdf' },
     {
       name: 'kettle.docx',
-      content: await makeDocx([{ text: 'Kettle care', heading: 1 }, { text: 'Descale the kettle monthly with citric acid.' }]),
+      content: await makeDocx([
+        { text: 'Storage', heading: 1 },
+        ...Array.from({ length: 30 }, (_, i) => ({
+          text: `Storage note ${i + 1}: keep the base dry and the cable loosely coiled, away from the hob and the sink.`,
+        })),
+        { text: 'Kettle care', heading: 1 },
+        { text: 'Descale the kettle monthly with citric acid.' },
+        { text: 'The last line of the kettle manual.' },
+      ]),
       type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     },
   ]);
@@ -121,11 +129,27 @@ it('a citation opens the PDF page with the cited words marked, page 3 marks the 
   };
   await checkPdfCitation();
 
-  // the DOCX citation: the reader view with its mark
+  // the DOCX citation: the reader view of the whole converted text (GET /documents/:id/text), the
+  // passage marked inside its section and scrolled into view
   await answer.locator('a.cite[aria-label*="kettle.docx"]').first().click();
   const dialog = page.getByRole('dialog');
   await dialog.getByRole('heading', { name: /kettle\.docx/ }).waitFor();
-  await dialog.locator('.reader-text mark', { hasText: 'Descale the kettle monthly' }).waitFor();
+  const mark = dialog.locator('.reader-text mark', { hasText: 'Descale the kettle monthly' });
+  await mark.waitFor();
+  const reader = dialog.locator('.reader-text');
+  // the whole text, not the chunk's surrounding paragraphs: the first note lies far outside those
+  const [kettle] = await t.orm.em
+    .fork()
+    .getConnection()
+    .execute(`select context from chunks where document_id = ? and text like '%Descale the kettle%'`, [docs[1].id]);
+  expect(kettle.context).not.toContain('Storage note 1:');
+  const whole = await reader.innerText();
+  for (const part of ['Storage note 1:', 'Storage note 30:', 'Kettle care', 'The last line of the kettle manual.'])
+    expect(whole).toContain(part);
+  expect(await reader.locator('.reader-heading').allInnerTexts()).toContain('Storage');
+  const [inView, frame] = [await mark.boundingBox(), await reader.boundingBox()];
+  expect(inView!.y).toBeGreaterThanOrEqual(frame!.y - 1);
+  expect(inView!.y).toBeLessThan(frame!.y + frame!.height);
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
 
@@ -133,7 +157,25 @@ it('a citation opens the PDF page with the cited words marked, page 3 marks the 
   await page.reload();
   await answer.locator('.answer-text', { hasText: 'See also' }).waitFor({ timeout: 20_000 });
   await checkPdfCitation();
+
+  // the handbook is analysed again (new chunks): the stored citation still opens the same page and marks the same words
+  expect((await api(t.baseUrl, 'POST', `/api/documents/${docs[0].id}/reindex`, { token: owner.token })).status).toBe(202);
+  await waitForDocument(t.baseUrl, owner.token, docs[0].id);
+  await page.reload();
+  await answer.locator('.answer-text', { hasText: 'See also' }).waitFor({ timeout: 20_000 });
+  await checkPdfCitation();
 });
+
+it('a question the documents hold nothing on gets no source, and the answer says no passage matched', async () => {
+  const { page } = await openAs(`/projects/${project.id}`);
+  await page.getByLabel('Your question').fill('Zebras and xylophones?');
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  const answer = page.locator('.turn.assistant').last();
+  await answer.getByText(/No passage in this project.s documents matched/).waitFor({ timeout: 30_000 });
+  await answer.locator('.answer-text', { hasText: 'See also' }).waitFor({ timeout: 30_000 });
+  // the model's markers have no source to point at: plain text
+  expect(await answer.locator('a.cite').count()).toBe(0);
+}, 90_000);
 
 it('the deep link opens the same view, and a deleted document says so', async () => {
   const [handbook] = docs;

@@ -5,6 +5,7 @@ import { makePdf } from '../support/pdf';
 import { evalDocuments, evalQuestions, scoreEval } from '../support/retrieval-eval';
 import { createTestApp, TestApp } from '../support/test-app';
 import { Actor } from '../../src/access/actor';
+import { RELEVANCE_FLOOR, type SearchTrace } from '../../src/retrieval/relevance';
 
 let t: TestApp;
 let f: ReturnType<typeof factories>;
@@ -72,8 +73,18 @@ describe('page-exact citations', () => {
 
 describe('search', () => {
   it('uses OR semantics: words absent from the corpus do not prevent a match', async () => {
-    const hits = await t.services.retrieval.search(ownerActor, project.id, 'zebra xylophone quantum: what is the minimum password length?');
+    const hits = await t.services.retrieval.search(ownerActor, project.id, 'zebra: what is the minimum password length?');
     expect(hits[0].text).toContain('at least 14 characters');
+    // but a question weighing mostly in words the project never uses falls below the relevance
+    // floor (src/retrieval/relevance.ts): nothing relevant, rather than whatever shares a word
+    const trace: SearchTrace = {};
+    const q = 'zebra xylophone quantum marimba: what is the minimum password length?';
+    expect(await t.services.retrieval.search(ownerActor, project.id, q, { trace })).toEqual([]);
+    expect(trace.relevance).toBeGreaterThan(0);
+    expect(trace.relevance).toBeLessThan(RELEVANCE_FLOOR);
+    expect((await t.services.retrieval.search(ownerActor, project.id, q, { relevanceFloor: 0 }))[0].text).toContain(
+      'at least 14 characters',
+    );
   });
 
   it('returns the project setting topK by default, else 6, and caller topK when given', async () => {

@@ -18,6 +18,7 @@ import type {
   ConversationSummaryDto,
   DepartmentScopeDto,
   DocumentDto,
+  DocumentTextDto,
   GrantDto,
   LoginUserDto,
   MeDto,
@@ -55,6 +56,10 @@ export type ProjectDetail = ProjectDetailDto;
 export type DocumentStatus = DocumentDto['status'];
 /** A document as listed, or as an upload answers it (with `duplicate`). */
 export type DocumentInfo = DocumentDto & Partial<Pick<UploadResultDto, 'duplicate'>>;
+
+/** GET /documents/:id/text: whole pages of a converted document's text. */
+export type DocumentText = DocumentTextDto;
+export type TextPage = DocumentTextDto['pages'][number];
 
 export type Source = SourceDto;
 export type Citation = CitationDto;

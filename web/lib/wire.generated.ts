@@ -445,6 +445,24 @@ export interface ChunkSourceDto {
   }[] | null;
 }
 
+export interface DocumentTextDto {
+  documentId: string;
+  documentName: string;
+  pageCount: number;
+  pages: Array<{
+    pageNumber: number;
+    /** The page's converted text (chunk locations' offsets point into it) */
+    text: string;
+    sections: Array<{
+      offset: number;
+      title: string;
+      level: number | null;
+    }>;
+  }>;
+  /** The first page not in this answer (ask again with `from`); null at the end */
+  nextPage: number | null;
+}
+
 export interface PublicProviderDto {
   id: string;
   name: string;

@@ -5,6 +5,8 @@ import { openPdf, startRender } from '../lib/pdf';
 import type { ChunkLocation, ChunkSource, DocumentInfo } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, Loading, useLoad } from './common';
+import { DownloadButton } from './DownloadButton';
+import { ReaderView } from './ReaderView';
 
 const ZOOMS = [0.75, 1, 1.25, 1.5, 2];
 
@@ -56,32 +58,6 @@ export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPag
     <PdfView doc={doc} source={source} initialPage={target.page} onPage={onPage} />
   ) : (
     <ReaderView doc={doc} source={source} page={target.page} />
-  );
-}
-
-/** Downloads the original with the session's token (a plain link could not carry it). */
-function DownloadButton({ doc }: { doc: DocumentInfo }) {
-  const { api } = useSession();
-  const [error, setError] = useState<string | null>(null);
-  const download = async () => {
-    try {
-      const res = await api.fetch(`/documents/${encodeURIComponent(doc.id)}/original`);
-      if (!res.ok) throw new Error(`The server answered ${res.status}`);
-      const url = URL.createObjectURL(await res.blob());
-      const a = Object.assign(document.createElement('a'), { href: url, download: doc.name });
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    }
-  };
-  return (
-    <>
-      <button type="button" onClick={() => void download()}>
-        Download original
-      </button>
-      <ErrorText>{error}</ErrorText>
-    </>
   );
 }
 
@@ -189,38 +165,5 @@ function PassageMark({ location, firstRef }: { location: ChunkLocation; firstRef
         />
       ))}
     </mark>
-  );
-}
-
-/** A converted document (not a PDF): the cited passage inside the text around it, marked and scrolled into view. */
-function ReaderView({ doc, source, page }: { doc: DocumentInfo; source: ChunkSource | null; page: number }) {
-  const mark = useRef<HTMLElement>(null);
-  useEffect(() => mark.current?.scrollIntoView({ block: 'center' }), [source]);
-  if (!source)
-    return (
-      <div className="viewer reader">
-        <p className="notice">The cited passage is no longer indexed as it was (page {page}); the document itself is still here.</p>
-        <DownloadButton doc={doc} />
-      </div>
-    );
-  const at = source.context.indexOf(source.snippet);
-  return (
-    <div className="viewer reader">
-      <div className="viewer-bar">
-        <span className="page-of">Page {source.pageNumber}</span>
-        <DownloadButton doc={doc} />
-      </div>
-      <article className="reader-text">
-        {at < 0 ? (
-          <mark ref={mark}>{source.snippet}</mark>
-        ) : (
-          <>
-            {source.context.slice(0, at)}
-            <mark ref={mark}>{source.snippet}</mark>
-            {source.context.slice(at + source.snippet.length)}
-          </>
-        )}
-      </article>
-    </div>
   );
 }

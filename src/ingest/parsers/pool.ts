@@ -75,7 +75,7 @@ export class ParserPool {
    * with the signal's reason when `signal` aborts, and with a plain Error when a worker died for
    * another reason (retryable).
    */
-  async parse(kind: DocumentKind, buf: Buffer, opts: ParseOptions = {}): Promise<ParsedPage[]> {
+  async parse(kind: DocumentKind, buf: Buffer | OriginalRef, opts: ParseOptions = {}): Promise<ParsedPage[]> {
     const pages: ParsedPage[] = [];
     await this.run(kind, buf, undefined, opts, {
       page: (page) => {

@@ -6,10 +6,10 @@ import { ingestFailureReason } from '../../observability/ingest-metrics';
 import { scopedLogger } from '../../observability/request-context';
 import type { Metrics } from '../../observability/metrics';
 import { query } from '../../db/sql';
-import { sweepOrphanOriginals } from '../originals';
+import { type OriginalRef, sweepOrphanOriginals } from '../originals';
 import { ParserPool } from '../parsers/pool';
 import { DocumentProgress, ProgressHub } from '../progress';
-import { IngestError } from '../types';
+import { type DocumentKind, IngestError, type ParsedPage } from '../types';
 import { Finisher, Outcome } from './finish';
 import { IngestRow, indexDocument } from './index-document';
 import { HostJob, JobHost } from './job-host';
@@ -114,6 +114,15 @@ export class IngestPipeline {
   get jobs(): JobHost {
     if (!this.host) throw new Error('the document pipeline is not started');
     return this.host;
+  }
+
+  /**
+   * A stored document's converted text, page by page, read again from its original in the parser
+   * pool (with its limits), for the reader view (GET /documents/:id/text).
+   */
+  async convertedPages(kind: DocumentKind, ref: OriginalRef, signal?: AbortSignal): Promise<ParsedPage[]> {
+    if (!this.parsers) throw new Error('the document pipeline is not started');
+    return this.parsers.parse(kind, ref, { signal });
   }
 
   /** Operators and tests: ask for a re-analysis sweep, wake idle workers, expire dead jobs now. */

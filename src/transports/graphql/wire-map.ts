@@ -40,6 +40,7 @@ export const GRAPHQL_TYPE_OF: Record<string, { type: string; renamed?: Record<st
   Document: { type: 'Document' },
   UploadResult: { type: 'Document' },
   ChunkSource: { type: 'ChunkSource' },
+  DocumentText: { type: 'DocumentText' },
   PublicProvider: { type: 'Provider' },
   AdminProvider: { type: 'Provider' },
   Model: { type: 'Model' },

@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import type { Actor } from '../../../access/actor';
 import { PayloadTooLargeError } from '../../../errors';
@@ -7,6 +7,7 @@ import {
   presentChunkSource,
   presentDocument,
   presentDocumentProgress,
+  presentDocumentText,
   presentUploadResult,
 } from '../../../presenters/document.presenter';
 import { ListDocumentsInput } from '../../../services/documents.inputs';
@@ -15,11 +16,18 @@ import { actorOf, GraphqlContext } from '../context';
 import { CurrentActor, ValidArg, ValidArgs } from '../params';
 import { abortableStream } from '../subscriptions';
 import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
-import { ChunkSourceType, DocumentPage, DocumentProgressType, DocumentType, UploadDocumentsInput } from '../types/document.type';
+import {
+  ChunkSourceType,
+  DocumentPage,
+  DocumentProgressType,
+  DocumentTextType,
+  DocumentType,
+  UploadDocumentsInput,
+} from '../types/document.type';
 import { ProjectType } from '../types/project.type';
 import type { PageOf } from '../types/common.type';
 import type { GraphProjectDto } from '../../../presenters/project.presenter';
-import type { ChunkSourceDto, DeleteResultDto, DocumentDto, UploadResultDto } from '../../../presenters/dto.generated';
+import type { ChunkSourceDto, DeleteResultDto, DocumentDto, DocumentTextDto, UploadResultDto } from '../../../presenters/dto.generated';
 
 @Resolver(() => DocumentType)
 export class DocumentResolver {
@@ -49,6 +57,19 @@ export class DocumentResolver {
     @Ctx() ctx: GraphqlContext,
   ): Promise<ChunkSourceDto> {
     return presentChunkSource(await ctx.services.documents.chunkSource(actor, chunkId));
+  }
+
+  @Authorized()
+  @Query(() => DocumentTextType, {
+    description: "GET /documents/:id/text (use tier): a converted (not PDF or image) document's text, whole pages from `from` (default 1)",
+  })
+  async documentText(
+    @Arg('id', () => ID) id: string,
+    @Arg('from', () => Int, { nullable: true }) from: number | null,
+    @CurrentActor() actor: Actor,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<DocumentTextDto> {
+    return presentDocumentText(await ctx.services.documentText.text(actor, id, from ?? 1));
   }
 
   @Authorized()

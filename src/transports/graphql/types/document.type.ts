@@ -123,6 +123,33 @@ export class ChunkSourceType {
   locations!: ChunkLocationType[] | null;
 }
 
+/** A heading of a page of converted text, starting at character `offset`. */
+@ObjectType('TextSection')
+export class TextSectionType {
+  @Field(() => Int) offset!: number;
+  @Field() title!: string;
+  @Field(() => Int, { nullable: true }) level!: number | null;
+}
+
+/** One page of a document's converted text. */
+@ObjectType('TextPage')
+export class TextPageType {
+  @Field(() => Int) pageNumber!: number;
+  @Field({ description: "The page's converted text (chunk locations' offsets point into it)" }) text!: string;
+  @Field(() => [TextSectionType]) sections!: TextSectionType[];
+}
+
+/** GET /documents/:id/text: whole pages of a converted document's text, from `from` up to 200,000 characters. */
+@ObjectType('DocumentText')
+export class DocumentTextType {
+  @Field(() => ID) documentId!: string;
+  @Field() documentName!: string;
+  @Field(() => Int) pageCount!: number;
+  @Field(() => [TextPageType]) pages!: TextPageType[];
+  @Field(() => Int, { nullable: true, description: 'The first page not in this answer (ask again with `from`); null at the end' })
+  nextPage!: number | null;
+}
+
 /**
  * A file for uploadDocuments: JSON cannot carry bytes, so the content travels base64-encoded
  * (REST's multipart upload is the better fit for many or large files).

@@ -7,7 +7,7 @@ import {
   FeedbackListQuery,
   RenameConversationInput,
 } from '../../../services/chat.inputs';
-import { ListDocumentsInput } from '../../../services/documents.inputs';
+import { DocumentTextQuery, ListDocumentsInput } from '../../../services/documents.inputs';
 import { ref, wrap, list, deleted, type Operation } from './operation';
 
 export const DOCUMENTS_AND_CHAT: Operation[] = [
@@ -42,6 +42,16 @@ export const DOCUMENTS_AND_CHAT: Operation[] = [
     summary:
       'The stored original (`use`): `Range` (206, 416), `ETag`/`Last-Modified` (304); `nosniff`, `Content-Security-Policy: sandbox`, `inline` only for PDF and raster images, `attachment` otherwise',
     ok: { 200: null, 206: null, 304: null, 416: null },
+  },
+  {
+    method: 'get',
+    path: '/documents/:id/text',
+    tag: 'documents',
+    summary:
+      "A converted document's text for the reader view (`use`): whole pages from `from` up to 200,000 characters; 409 `no_converted_text` for a PDF or an image, `document_not_ready` before it is ready",
+    query: DocumentTextQuery,
+    ok: { 200: ref('DocumentText') },
+    errors: [409],
   },
   {
     method: 'delete',

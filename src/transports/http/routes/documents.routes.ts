@@ -2,8 +2,8 @@ import { Request, Response, Router } from 'express';
 import multer from 'multer';
 import type { Config } from '../../../config';
 import { RateLimitedError, ValidationError } from '../../../errors';
-import { presentChunkSource, presentDocument, presentUploadResult } from '../../../presenters/document.presenter';
-import { ListDocumentsInput, UploadFileInput } from '../../../services/documents.inputs';
+import { presentChunkSource, presentDocument, presentDocumentText, presentUploadResult } from '../../../presenters/document.presenter';
+import { DocumentTextQuery, ListDocumentsInput, UploadFileInput } from '../../../services/documents.inputs';
 import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
 import { parseQuery } from '../../../validation';
 import { routeWith } from '../route';
@@ -126,6 +126,15 @@ export function documentsRoutes(s: Services, config: Config): Router {
   r.get(
     '/documents/:id/original',
     route({ auth: 'required' }, async (req, res) => sendOriginal(req, res, await s.originals.get(req.actor, req.params.id))),
+  );
+
+  // the converted text, for the reader view of a citation (issue 35)
+  r.get(
+    '/documents/:id/text',
+    route({ auth: 'required' }, async (req) => {
+      const { from } = await parseQuery(DocumentTextQuery, req.query, ['from']);
+      return presentDocumentText(await s.documentText.text(req.actor, req.params.id, from ?? 1));
+    }),
   );
 
   r.delete(
