@@ -26,7 +26,7 @@ module.exports = {
       comment:
         'Services never know about HTTP or GraphQL (input classes carry type-graphql decorators by design: one class validates REST and GraphQL input).',
       from: {
-        path: '^src/(services|auth|access|presenters|entities|ingest|llm|retrieval)/',
+        path: '^src/(services|auth|access|presenters|entities|ingest|llm|search)/',
         pathNot: '\\.inputs\\.ts$|/input-rules\\.ts$',
       },
       to: { path: ['node_modules/(express|@apollo|graphql|graphql-ws|type-graphql|ws|multer)/', '^src/transports/', '^src/app\\.ts$'] },
@@ -43,7 +43,30 @@ module.exports = {
       severity: 'error',
       comment: 'Entities depend on nothing of ours but other entities and shared types.',
       from: { path: '^src/entities/' },
-      to: { path: '^src/(access|presenters|services|auth|ingest|llm|retrieval)/' },
+      to: { path: '^src/(access|presenters|services|auth|ingest|llm|search)/' },
+    },
+    {
+      name: 'search-wing-one-door',
+      severity: 'error',
+      comment:
+        'Services, transports and the rest of the request side use the search wing (src/search) through its calls in src/search/index.ts only: index, forget, search, reindex (see src/search/README.md).',
+      from: { path: '^src/(services|transports|auth|presenters|access|cli)/|^src/(app|composition|first-run)\\.ts$' },
+      to: { path: '^src/search/', pathNot: '^src/search/index\\.ts$' },
+    },
+    {
+      name: 'ingest-through-the-wing',
+      severity: 'error',
+      comment:
+        'The ingest pipeline hands parsed documents to the search wing through src/search/index.ts (SearchWing.writer, index, forget); the parser threads share its text analysis (analysis.ts) and nothing else.',
+      from: { path: '^src/ingest/' },
+      to: { path: '^src/search/', pathNot: '^src/search/(index|analysis)\\.ts$' },
+    },
+    {
+      name: 'search-wing-below-services',
+      severity: 'error',
+      comment: 'The search wing never imports the services or transports that call it (it is given ModelSources and SearchJobs instead).',
+      from: { path: '^src/search/' },
+      to: { path: ['^src/services/', '^src/transports/', '^src/auth/', '^src/ingest/'] },
     },
   ],
   options: {

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { startOpenAiStub } from '../test/support/openai-stub';
 import { BenchEnv, json, ROOT, startBenchEnv } from './lib/env';
 export { json };
-import { postingsOf } from '../src/ingest/index-writer';
+import { postingsOf } from '../src/search/index-writer';
 
 /**
  * The overhead our service adds before the first `text` event of a chat answer.

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { DEFAULT_FUSION, EQUAL_RRF, FusionParams, fuseRankings, Ranked } from '../src/retrieval/fusion';
+import { DEFAULT_FUSION, EQUAL_RRF, FusionParams, fuseRankings, Ranked } from '../src/search/fusion';
 import {
   CorpusDocument,
   corpusDocuments,
@@ -177,7 +177,7 @@ async function trace(config: TuneConfig, docs: CorpusDocument[], questions: Corp
     const withoutVectors: Record<string, number> = {};
     for (const [i, q] of questions.entries()) {
       const tr: { lexical?: Ranked[]; vector?: Ranked[] } = {};
-      const hits = await t.services.retrieval.search(actor, ingest.projectId, q.question, { trace: tr, fusion: DEFAULT_FUSION });
+      const hits = await t.services.search.search(actor, ingest.projectId, q.question, { trace: tr, fusion: DEFAULT_FUSION });
       const lexical = tr.lexical ?? [];
       const vector = tr.vector ?? [];
       if (!vector.length) withoutVectors[q.split] = (withoutVectors[q.split] ?? 0) + 1;

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
         if (rank >= 1 && rank <= 5) e.r5++;
       };
       for (const q of questions) {
-        const hits = await t.services.retrieval.search(actor, ingest.projectId, q.question, { topK: 50, exactPostings });
+        const hits = await t.services.search.search(actor, ingest.projectId, q.question, { topK: 50, exactPostings });
         const at = hits.findIndex((h) => h.documentName === q.document && containsAnswer(h.text, q.answer));
         const rank = at + 1;
         for (const key of ['dev', `dev/${q.style}`, `dev/${q.lang}`]) count(key, rank);

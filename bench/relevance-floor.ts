@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RELEVANCE_FLOOR, type SearchTrace } from '../src/retrieval/relevance';
+import { RELEVANCE_FLOOR, type SearchTrace } from '../src/search/relevance';
 import { corpusDocuments, corpusQuestions, EVAL_CORPUS_DIR } from '../test/support/eval/corpus';
 import { ingestCorpus, isRelevantHit } from '../test/support/eval/run-eval';
 import { factories } from '../test/support/factories';
@@ -13,7 +13,7 @@ import { ROOT } from './lib/env';
 import { withTemplateDatabase } from './lib/template-db';
 
 /**
- * The relevance floor of "nothing relevant" (issue 35, section 5; src/retrieval/relevance.ts),
+ * The relevance floor of "nothing relevant" (issue 35, section 5; src/search/relevance.ts),
  * measured on the evaluation corpus:
  *
  *   node dist/bench/relevance-floor.js [--configs lexical,stub,glove-sif,use-lite] [--dev-only] [--json bench/results/relevance-floor.json]
@@ -79,7 +79,7 @@ async function probe(config: string, log: (m: string) => void): Promise<Probe[]>
     const dump: unknown[] | null = flag('dump') ? [] : null;
     for (const { q, split, question } of asks) {
       const trace: SearchTrace = {};
-      const hits = await t.services.retrieval.search(actor, ingest.projectId, question, { trace, relevanceFloor: 0, topK: TOP_K });
+      const hits = await t.services.search.search(actor, ingest.projectId, question, { trace, relevanceFloor: 0, topK: TOP_K });
       const rank = q ? hits.findIndex((h) => isRelevantHit({ ...h, pageEnd: h.pageNumber }, q)) : -1;
       // held-out questions are kept as aggregates only: no id, no text
       out.push({ split, relevance: trace.relevance ?? 0, rank, ...(split === 'heldout' ? {} : { id: q?.id, question }) });

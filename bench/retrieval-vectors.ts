@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
-import { normalize } from '../src/retrieval/vector-store';
+import { normalize } from '../src/search/vector-store';
 import { startOpenAiStub, stubEmbedding } from '../test/support/openai-stub';
 import { benchActor, openDocsBenchEnv, quantile, round, table, waitReady, writeResult } from './docs-env';
 import { seedSyntheticChunks, stageBreakdown, StageBreakdown, stageRows } from './retrieval';
-import type { SearchStages } from '../src/retrieval/stages';
+import type { SearchStages } from '../src/search/stages';
 import { Actor } from '../src/access/actor';
 
 /**
@@ -21,7 +21,7 @@ import { Actor } from '../src/access/actor';
  * 2. Ingestion with the embedding stage: a TEXT_PAGES-page text document uploaded through the
  *    services; time until `ready` (lexical) and until every chunk has its vector.
  *
- *   node dist/bench/retrieval-vectors.js [--chunks 100000] [--dims 384] [--queries 300] [--concurrency 4] [--pages 200]
+ *   node dist/bench/retrieval-vectors.js [--chunks 100000] [--dims 384] [--queries 300] [--concurrency 4] [--pages 200] [--growth 10000]
  *   (--pages 0 skips the ingestion part; --concurrency 0 the concurrent part)
  */
 const arg = (name: string, dflt: number): number => {
@@ -41,6 +41,12 @@ export interface VectorBenchResult {
   providerMs: { median: number; p95: number };
   /** CONCURRENCY searches at a time: time to sources per search, excluding the provider. */
   concurrent: { concurrency: number; queries: number; median: number; p95: number; p99: number } | null;
+  /** Seconds the index thread took to put every vector in the HNSW graph after the first question. */
+  graphSeconds: number;
+  /** GROWTH vectors written after the runs, then ten questions: time to sources of each, excluding the provider. */
+  growth: { vectors: number; firstMs: number; tenthMs: number; maxMs: number };
+  /** Resident memory of the process after the runs. */
+  rssMb: number;
   /** Vector neighbours (k = 50) against an exact scan of the same vectors. */
   recallAt50: { queries: number; mean: number; min: number };
   target: string;
@@ -56,13 +62,14 @@ export interface VectorBenchResult {
 }
 
 export async function benchVectors(
-  opts: { chunks?: number; dims?: number; queries?: number; pages?: number; concurrency?: number } = {},
+  opts: { chunks?: number; dims?: number; queries?: number; pages?: number; concurrency?: number; growth?: number } = {},
 ): Promise<VectorBenchResult> {
   const chunks = opts.chunks ?? 100_000;
   const dims = opts.dims ?? 384;
   const queries = opts.queries ?? 300;
   const pages = opts.pages ?? 200;
   const concurrency = opts.concurrency ?? 4;
+  const growth = opts.growth ?? 10_000;
   const stub = await startOpenAiStub();
   stub.setEmbeddings({ dims });
   const env = await openDocsBenchEnv({
@@ -81,16 +88,21 @@ export async function benchVectors(
     let after = '00000000-0000-0000-0000-000000000000';
     // kept (normalised) for the recall check's exact scan
     const reference = { ids: [] as string[], matrix: new Float32Array(chunks * dims) };
+    // the last GROWTH chunks get their vectors after the latency runs (the first question after growth)
+    const heldBack: Array<{ chunkId: string; vector: Float32Array }> = [];
     for (;;) {
       const rows = await exec('select id, text from chunks where project_id = ? and id > ? order by id limit 2000', [big.id, after]);
       if (!rows.length) break;
       const vectors = rows.map((r) => Float32Array.from(stubEmbedding(r.text, dims, [], 'stub-embed')));
-      await env.services.embeddings.store.write(
-        env.orm.em.fork(),
-        big.id,
-        'stub-embed',
-        rows.map((r, i) => ({ chunkId: r.id, vector: vectors[i] })),
-      );
+      if (reference.ids.length + rows.length > chunks - growth)
+        heldBack.push(...rows.map((r, i) => ({ chunkId: r.id, vector: vectors[i] })));
+      else
+        await env.services.search.parts.embeddings.store.write(
+          env.orm.em.fork(),
+          big.id,
+          'stub-embed',
+          rows.map((r, i) => ({ chunkId: r.id, vector: vectors[i] })),
+        );
       rows.forEach((r, i) => {
         if (reference.ids.length < chunks) reference.matrix.set(normalize(vectors[i]), reference.ids.length * dims);
         reference.ids.push(r.id);
@@ -103,7 +115,11 @@ export async function benchVectors(
       const words = r.text.replace(/[.,]/g, '').split(/\s+/);
       return `what is the ${words[3]} ${words[7]} for ${words[11]} ${words[13]}?`;
     });
-    for (const q of qs.slice(0, 20)) await env.services.retrieval.search(Actor.system(), big.id, q); // warm-up (loads the matrix)
+    for (const q of qs.slice(0, 20)) await env.services.search.search(Actor.system(), big.id, q); // warm-up (loads the index)
+    // the index thread builds the HNSW graph in the background (questions meanwhile score its tail exactly)
+    const g0 = performance.now();
+    while ((await env.services.search.parts.embeddings.store.indexStats()).tailRows > 0) await new Promise((r) => setTimeout(r, 200));
+    const graphSeconds = round((performance.now() - g0) / 1000);
     const total: number[] = [];
     const provider: number[] = [];
     const stageRuns: SearchStages[] = [];
@@ -111,7 +127,7 @@ export async function benchVectors(
       const timings: { embeddingMs?: number } = {};
       const stages: SearchStages = {};
       const t0 = performance.now();
-      await env.services.retrieval.search(Actor.system(), big.id, q, { timings, stages });
+      await env.services.search.search(Actor.system(), big.id, q, { timings, stages });
       total.push(performance.now() - t0);
       stageRuns.push(stages);
       if (timings.embeddingMs === undefined) throw new Error('the question was not embedded (retrieval fell back to lexical)');
@@ -131,7 +147,7 @@ export async function benchVectors(
             const q = qs[next++];
             const timings: { embeddingMs?: number } = {};
             const t0 = performance.now();
-            await env.services.retrieval.search(Actor.system(), big.id, q, { timings });
+            await env.services.search.search(Actor.system(), big.id, q, { timings });
             times.push(performance.now() - t0 - (timings.embeddingMs ?? 0));
           }
         }),
@@ -145,11 +161,22 @@ export async function benchVectors(
       };
     }
 
+    // growth: GROWTH vectors written (as the embedding job writes them), then ten questions
+    for (let i = 0; i < heldBack.length; i += 1000)
+      await env.services.search.parts.embeddings.store.write(env.orm.em.fork(), big.id, 'stub-embed', heldBack.slice(i, i + 1000));
+    const afterGrowth: number[] = [];
+    for (const q of qs.slice(20, 30)) {
+      const timings: { embeddingMs?: number } = {};
+      const t0 = performance.now();
+      await env.services.search.search(Actor.system(), big.id, q, { timings });
+      afterGrowth.push(round(performance.now() - t0 - (timings.embeddingMs ?? 0)));
+    }
+
     // recall@50 of the vector neighbours against an exact scan here (a returned chunk scoring at
     // least the 50th exact score counts: the stub's integer-valued vectors tie)
     const recalls: number[] = [];
     for (const q of qs.slice(0, 30)) {
-      const got = (await env.services.embeddings.neighbours(big.id, q))?.neighbours ?? [];
+      const got = (await env.services.search.parts.embeddings.neighbours(big.id, q))?.neighbours ?? [];
       const qv = normalize(Float32Array.from(stubEmbedding(q, dims, [], 'stub-embed')));
       const n = reference.ids.length > chunks ? chunks : reference.ids.length;
       const score = new Map<string, number>();
@@ -218,11 +245,14 @@ export async function benchVectors(
       },
       excludingProviderMs: { median: round(quantile(excluding, 0.5)), p95, p99: round(quantile(excluding, 0.99)) },
       stagesMs: stageBreakdown(stageRuns),
+      graphSeconds,
+      growth: { vectors: heldBack.length, firstMs: afterGrowth[0], tenthMs: afterGrowth[9], maxMs: Math.max(...afterGrowth) },
+      rssMb: Math.round(process.memoryUsage().rss / 1e6),
       providerMs: { median: round(quantile(provider, 0.5)), p95: round(quantile(provider, 0.95)) },
       concurrent,
       recallAt50: { queries: recalls.length, mean: round(recalls.reduce((a, b) => a + b, 0) / recalls.length), min: Math.min(...recalls) },
-      target: 'p95 ≤ 50 ms at 100,000 chunks with vectors, excluding the provider',
-      met: p95 <= 50,
+      target: 'p95 ≤ 40 ms at 100,000 chunks with vectors, excluding the provider (issue 36)',
+      met: p95 <= 40,
       ingest,
     };
   } finally {
@@ -238,6 +268,7 @@ async function main(): Promise<void> {
     queries: arg('queries', 300),
     pages: arg('pages', 200),
     concurrency: arg('concurrency', 4),
+    growth: arg('growth', 10_000),
   });
   const file = writeResult('retrieval-vectors', { ...r, measuredAt: new Date().toISOString() });
   process.stdout.write(
@@ -247,7 +278,7 @@ async function main(): Promise<void> {
         [
           `hybrid retrieval, ${r.chunks.toLocaleString('en')} chunks with ${r.dims}-d vectors, excluding the provider`,
           `median ${r.excludingProviderMs.median} ms, p95 ${r.excludingProviderMs.p95} ms, p99 ${r.excludingProviderMs.p99} ms (${r.latencyMs.queries} queries)`,
-          'p95 ≤ 50 ms',
+          'p95 ≤ 40 ms',
           r.met ? 'yes' : 'NO',
         ],
         [
@@ -283,6 +314,12 @@ async function main(): Promise<void> {
             ]
           : []),
         ...stageRows(r.stagesMs),
+        [
+          `first question after ${r.growth.vectors} new vectors (tenth, worst of ten)`,
+          `${r.growth.firstMs} ms (${r.growth.tenthMs}, ${r.growth.maxMs} ms); graph built in ${r.graphSeconds} s; RSS ${r.rssMb} MB`,
+          '≤ 100 ms',
+          r.growth.firstMs <= 100 ? 'yes' : 'NO',
+        ],
         ['seeding (chunks / vectors)', `${r.seedSeconds} s / ${r.vectorSeedSeconds} s`, '—', '—'],
       ],
     )}\n\n${file}\n`,

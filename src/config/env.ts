@@ -29,6 +29,14 @@ export function bool(env: Env, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/** One of `values`; the first is the default. */
+export function oneOf<T extends string>(env: Env, name: string, values: readonly T[]): T {
+  const raw = str(env, name);
+  if (raw === undefined) return values[0];
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
 export function url(env: Env, name: string): string | undefined {
   const raw = str(env, name);
   if (raw === undefined) return undefined;

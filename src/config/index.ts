@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { ParseLimits, PoolLimits } from '../ingest/limits';
-import { bool, ConfigError, type Env, int, list, LOG_LEVELS, secret, str, trustProxy, url } from './env';
+import { bool, ConfigError, type Env, int, list, LOG_LEVELS, oneOf, secret, str, trustProxy, url } from './env';
 import { type EmbeddingEnv, modelEnv, type RerankEnv } from './models';
 import { oidcConfig, type OidcConfig } from './oidc';
 
@@ -109,8 +109,12 @@ export interface Config {
   embeddingRetryDelaySeconds: number;
   /** How often chunks without a vector of their project's current model are looked for. */
   embeddingSweepSeconds: number;
-  /** Memory for cached vector matrices (portable path) per process. */
+  /** Memory for vector indexes (portable path) per process. */
   embeddingCacheMb: number;
+  /** A (project, model) with fewer vectors is searched exactly; past it, through an HNSW graph (portable path). */
+  vectorExactBelow: number;
+  /** How the HNSW graph holds vectors: f32, f16 or i8 (portable path). */
+  vectorQuantization: 'f32' | 'f16' | 'i8';
   /** Environment reranker (used when neither the project nor the default provider names one); null when RERANK_MODEL is unset. */
   rerank: RerankEnv | null;
   /** Time-out of one `POST /rerank` call (then the fused order stands for that question). */
@@ -273,6 +277,8 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     embeddingRetryDelaySeconds: int(env, 'EMBEDDING_RETRY_DELAY_SECONDS', 10, 0, 3600),
     embeddingSweepSeconds: int(env, 'EMBEDDING_SWEEP_SECONDS', 60, 1, 86_400),
     embeddingCacheMb: int(env, 'EMBEDDING_CACHE_MB', 512, 0, 65_536),
+    vectorExactBelow: int(env, 'VECTOR_EXACT_BELOW', 20_000, 0, 100_000_000),
+    vectorQuantization: oneOf(env, 'VECTOR_QUANTIZATION', ['f16', 'f32', 'i8'] as const),
     rerank,
     rerankTimeoutMs: int(env, 'RERANK_TIMEOUT_MS', 2000, 50, 60_000),
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),

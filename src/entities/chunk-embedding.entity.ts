@@ -6,7 +6,7 @@ import { Project } from './project.entity';
  * One chunk's vector for one embedding model. Vectors of different models never meet: every read
  * filters on `model`. `vec` is the portable form (little-endian float32, L2-normalised), scored
  * exactly in the process; where the pgvector extension exists, an `embedding vector` column and
- * HNSW indexes are added at start (src/retrieval/vector-store.ts). `seq` grows with every write, so
+ * HNSW indexes are added at start (src/search/vector-store.ts). `seq` grows with every write, so
  * a cached matrix knows from `max(seq)` whether it is current.
  */
 @Entity({ tableName: 'chunk_embeddings' })

@@ -1,4 +1,4 @@
-import { analyseText, cjkVectorLiteral, detectLanguage } from './analysis';
+import { analyseText, cjkVectorLiteral, detectLanguage } from '../search/analysis';
 import { ChunkDraft, chunkPages, closesParagraphs } from './chunker';
 import { LimitError } from './limits';
 import { HeadingTrail } from './sections';

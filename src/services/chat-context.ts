@@ -4,24 +4,24 @@ import type { ContextItem } from '../llm/prompt';
 import { webSearch } from '../llm/search-client';
 import type { ChatTimings } from '../presenters/chat-event.presenter';
 import type { ChatMode } from './chat.inputs';
-import type { RetrievalService } from './retrieval.service';
+import type { SearchWing } from '../search';
 
 /** Web results given to the model per search depth. */
 const WEB_RESULTS = { basic: 5, advanced: 8 } as const;
 
 /**
  * What the model answers from in `docs` mode: the project's best chunks for the question, read on
- * the caller's behalf (retrieval checks `use` again, right before it reads). Their number is the
- * project's settings.topK (retrieval applies it and its default).
+ * the caller's behalf. Chat has checked `use` on the project for this question (`checked`), so the
+ * wing does not check it again. Their number is the project's settings.topK (the wing applies it).
  */
 export async function documentContext(
-  retrieval: RetrievalService,
+  search: SearchWing,
   actor: Actor,
   projectId: string,
   question: string,
   timings: ChatTimings,
 ): Promise<ContextItem[]> {
-  const hits = await retrieval.search(actor, projectId, question, { timings });
+  const hits = await search.search(actor, projectId, question, { timings, checked: { id: projectId } });
   return hits.map((h) => ({
     id: h.chunkId,
     documentId: h.documentId,

@@ -15,7 +15,7 @@ import { documentContext, webContext } from './chat-context';
 import { BaseService, ServiceContext } from './context';
 import type { LiveAccessService } from './live-access.service';
 import type { ProvidersService } from './providers.service';
-import type { RetrievalService } from './retrieval.service';
+import type { SearchWing } from '../search';
 import { observeChat } from '../observability/chat-metrics';
 
 export type { ChatErrorMessage, ChatEvent, ChatTimings } from '../presenters/chat-event.presenter';
@@ -39,7 +39,7 @@ type StopReason = 'client' | 'shutdown';
 export class ChatService extends BaseService {
   constructor(
     ctx: ServiceContext,
-    private readonly deps: { providers: ProvidersService; retrieval: RetrievalService; live: LiveAccessService; journal: ChatJournal },
+    private readonly deps: { providers: ProvidersService; search: SearchWing; live: LiveAccessService; journal: ChatJournal },
   ) {
     super(ctx);
   }
@@ -186,7 +186,7 @@ export class ChatService extends BaseService {
     const retrievalStarted = performance.now();
     const retrieval = (
       mode === 'docs'
-        ? documentContext(this.deps.retrieval, actor, project.id, message, timings)
+        ? documentContext(this.deps.search, actor, project.id, message, timings)
         : webContext(this.config, message, mode, stop)
     ).finally(() => {
       const ms = performance.now() - retrievalStarted;

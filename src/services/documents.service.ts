@@ -8,15 +8,13 @@ import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
 import { detectFormat, mimeTypeFor, UNSUPPORTED } from '../ingest/detect';
 import { type ChunkLocation, locationsWithText } from '../ingest/chunk-locations';
-import { lockProjectIndex, removeDocumentChunks } from '../ingest/index-writer';
 import { query } from '../db/sql';
 import { removeOriginal, storeOriginal } from '../ingest/originals';
 import { DocumentProgress, IngestPipeline, SUPPORTED } from '../ingest/pipeline';
 import { isUuid } from '../validation';
 import { type Batch, groupBy, one, splitVerdicts } from './batch';
-import { attachEmbeddingProgress } from './embedding-progress';
 import { BaseService, ServiceContext } from './context';
-import type { EmbeddingsService } from './embeddings.service';
+import type { SearchWing } from '../search';
 import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
 
 export { ANALYSIS_VERSION } from '../ingest/pipeline';
@@ -61,21 +59,23 @@ function cleanName(name: string): string {
 export class DocumentsService extends BaseService {
   constructor(
     ctx: ServiceContext,
-    private readonly embeddings: EmbeddingsService,
+    private readonly search: SearchWing,
   ) {
     super(ctx);
+    // a document whose text is committed is handed to the search wing (SearchWing.index)
+    this.pipeline = new IngestPipeline({
+      url: this.ctx.orm.config.get<'clientUrl', string>('clientUrl'),
+      config: this.config,
+      logger: this.logger,
+      metrics: this.metrics,
+      shutdown: this.ctx.shutdown,
+      em: () => this.freshEm(),
+      search,
+    });
   }
 
   /** The document pipeline: its state machine, jobs, parser pool and progress (see src/ingest/pipeline). */
-  readonly pipeline = new IngestPipeline({
-    url: this.ctx.orm.config.get<'clientUrl', string>('clientUrl'),
-    config: this.config,
-    logger: this.logger,
-    metrics: this.metrics,
-    shutdown: this.ctx.shutdown,
-    em: () => this.freshEm(),
-    embed: (documentId) => this.embeddings.documentIndexed(documentId),
-  });
+  readonly pipeline: IngestPipeline;
 
   /** Starts the pipeline (and its workers when `workers`). */
   async start(opts: { workers: boolean }): Promise<void> {
@@ -107,7 +107,7 @@ export class DocumentsService extends BaseService {
   async get(actor: Actor, id: string): Promise<Document> {
     const em = this.em();
     const doc = await this.load(em, actor, id, 'use');
-    await attachEmbeddingProgress(this.embeddings, em, [doc]);
+    await this.search.embeddingProgress(em, [doc]);
     return doc;
   }
 
@@ -130,7 +130,7 @@ export class DocumentsService extends BaseService {
       { project: { $in: allowed }, ...(input.status ? { status: input.status } : {}) },
       { orderBy: { createdAt: 'desc', id: 'asc' } },
     );
-    await attachEmbeddingProgress(this.embeddings, em, docs);
+    await this.search.embeddingProgress(em, docs);
     for (const [id, ds] of groupBy(allowed, docs, (d) => d.project.id)) out.set(id, ds);
     return out;
   }
@@ -253,8 +253,7 @@ export class DocumentsService extends BaseService {
     const doc = await this.load(em, actor, id, 'edit');
     const projectId = doc.project.id;
     await em.transactional(async (tx) => {
-      await lockProjectIndex(tx, projectId);
-      await removeDocumentChunks(tx, projectId, id);
+      await this.search.forget(id, { em: tx, projectId });
       await removeOriginal(tx, id);
       await query(tx, 'delete from documents where id = ?', [id]);
     });

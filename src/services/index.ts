@@ -18,7 +18,6 @@ import { DocumentProgressService } from './document-progress.service';
 import { DocumentsService } from './documents.service';
 import { OriginalsService } from './originals.service';
 import { DocumentTextService } from './document-text.service';
-import { EmbeddingsService } from './embeddings.service';
 import { FeedbackService } from './feedback.service';
 import { GrantsService } from './grants.service';
 import { GroupsService } from './groups.service';
@@ -26,8 +25,7 @@ import { KeysService } from './keys.service';
 import { LiveAccessService } from './live-access.service';
 import { ProjectsService } from './projects.service';
 import { ProvidersService } from './providers.service';
-import { RerankService } from './rerank.service';
-import { RetrievalService } from './retrieval.service';
+import { SearchWing } from '../search';
 import { UsersService } from './users.service';
 
 /** Every service, built once per process; REST and GraphQL call the same instances. */
@@ -56,8 +54,8 @@ export interface Services {
   originals: OriginalsService;
   /** Converted documents' text, for the reader view (GET /documents/:id/text). */
   documentText: DocumentTextService;
-  retrieval: RetrievalService;
-  embeddings: EmbeddingsService;
+  /** The search wing (src/search): index, forget, search, reindex; the knowledge side's only door. */
+  search: SearchWing;
   chat: ChatService;
   /** The record of chat answers' events, for resuming a stream on any node (issue 38). */
   journal: ChatJournal;
@@ -82,9 +80,8 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
   const secrets = new DeploymentSecrets(ctx);
   const audit = new AuditService(ctx);
   const providers = new ProvidersService(ctx, secrets);
-  const embeddings = new EmbeddingsService(ctx, providers);
-  const retrieval = new RetrievalService(ctx, embeddings, new RerankService(ctx, providers));
-  const documents = new DocumentsService(ctx, embeddings);
+  const search = new SearchWing(ctx, providers);
+  const documents = new DocumentsService(ctx, search);
   const authPool = new AuthPool(ctx);
   const tokens = new Tokens(ctx, secrets, authPool);
   const live = new LiveAccessService(ctx);
@@ -108,28 +105,30 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     documents,
     originals: new OriginalsService(ctx),
     documentText: new DocumentTextService(ctx, documents.pipeline),
-    retrieval,
-    embeddings,
-    chat: new ChatService(ctx, { providers, retrieval, live, journal }),
+    search,
+    chat: new ChatService(ctx, { providers, search, live, journal }),
     journal,
     conversations,
     feedback: new FeedbackService(ctx, conversations),
     chatModel: new ChatModelService(ctx, providers),
     live,
     progress: new DocumentProgressService(ctx, { documents, live }),
+    // THE start and stop order of the process's background parts (compose() calls these two and
+    // nothing else starts or stops them): secrets; the document pipeline's job host; live streams;
+    // the search wing on that host. Stopping: the job host (every job kind, embedding included)
+    // and the live listeners, then the wing's vector index thread, then the auth pool.
     async start(opts = {}) {
       await s.secrets.load();
       const workers = opts.workers ?? ctx.config.runWorkers;
       await documents.start({ workers });
       // only processes that serve streams listen for access changes
       if (opts.live ?? true) await Promise.all([live.start(), journal.start()]);
-      // the embedding stage runs on the document pipeline's job host (one pg-boss per process)
-      await embeddings.start({ workers, jobs: documents.pipeline.jobs });
+      // processes that answer questions rebuild their vector indexes in the background
+      await search.start({ workers, jobs: documents.pipeline.jobs, warm: opts.live ?? true });
     },
     async stop() {
-      // the job host stops every job kind (embedding included), then the vector threads close
       await Promise.all([documents.stop(), live.stop(), journal.stop()]);
-      await embeddings.stop();
+      await search.stop();
       await authPool.close();
     },
   };

@@ -9,7 +9,7 @@ import { requireOwnerTransfer } from '../access/write-rules';
 import { Project, ProjectMember, ProjectSettings, User } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import type { ProjectCounts } from '../presenters/project.presenter';
-import { knownRerankModel } from '../retrieval/rerank-source';
+import { knownRerankModel } from '../llm/rerank-source';
 import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
 import { Batch, groupBy, one, splitVerdicts } from './batch';

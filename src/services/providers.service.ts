@@ -8,14 +8,14 @@ import { ApiKeyCipher, ApiKeyDecryptError, maskApiKey } from '../llm/api-key-cry
 import type { NetworkPolicy } from '../llm/network-guard';
 import { completeOnce } from '../llm/openai-client';
 import { resolveProvider } from '../llm/resolve-provider';
-import { resolveEmbeddingSource } from '../retrieval/embedding-source';
-import { resolveRerankSource } from '../retrieval/rerank-source';
+import { resolveEmbeddingSource } from '../llm/embedding-source';
+import { resolveRerankSource } from '../llm/rerank-source';
 import { UpstreamError } from '../llm/upstream-http';
 import { sameEndpoint } from '../util/net';
 import { isUuid } from '../validation';
 import { BaseService, ServiceContext } from './context';
 import type { DeploymentSecrets } from './deployment-secrets';
-import { ChatTarget, EmbeddingTarget, modelTargets, RerankTarget, TargetDeps } from './provider-targets';
+import { ChatTarget, EmbeddingTarget, modelTargets, RerankTarget, TargetDeps } from '../llm/provider-targets';
 import type { CreateProviderInput, TestProviderInput, UpdateProviderInput } from './providers.inputs';
 import { query } from '../db/sql';
 

@@ -1,5 +1,5 @@
 import { threadId } from 'node:worker_threads';
-import type { SearchStages } from '../../src/retrieval/stages';
+import type { SearchStages } from '../../src/search/stages';
 import { ingestFiles } from '../support/documents';
 import { factories } from '../support/factories';
 import { api, client } from '../support/http';
@@ -71,7 +71,7 @@ const fullyEmbedded = (id: string, model: string) =>
   });
 
 const search = (projectId: string, q: string, topK?: number) =>
-  t.services.retrieval.search(Actor.system(), projectId, q, topK ? { topK } : {});
+  t.services.search.search(Actor.system(), projectId, q, topK ? { topK } : {});
 
 async function makeEmbeddingProvider(embeddingModels: string[], slug = `emb-${Math.random().toString(36).slice(2, 8)}`) {
   const res = await client(t.baseUrl, engineer.token).post('/api/providers', {
@@ -141,7 +141,7 @@ describe('no embedding source configured', () => {
     expect(hits.map((h) => h.documentId)).toEqual([doc.id]);
     // the paraphrase shares no word: lexical retrieval finds nothing, and nothing errors
     expect(await search(project.id, QUESTION)).toEqual([]);
-    await t.services.embeddings.sweep();
+    await t.services.search.sweep();
     expect(stub.embeddingRequests).toHaveLength(0);
     expect(await sql('select count(*)::int as n from chunk_embeddings')).toEqual([{ n: 0 }]);
   });
@@ -159,7 +159,7 @@ describe('with an embedding provider', () => {
   // every test starts with an answering embedder and no query-time back-off (the outage tests leave one)
   beforeEach(() => {
     stub.setEmbeddings({ dims: 64, synonyms: SYNONYMS });
-    (t.services.embeddings as any).failingUntil.clear();
+    (t.services.search.parts.embeddings as any).failingUntil.clear();
   });
 
   it('embeds chunks in batches as a stage after the text is indexed, with the provider key', async () => {
@@ -219,13 +219,13 @@ describe('with an embedding provider', () => {
       ).map((r: any) => r.document_id),
     );
     expect(lexicalDocs.size).toBe(3);
-    const fused = await t.services.retrieval.search(Actor.system(), project.id, QUESTION);
+    const fused = await t.services.search.search(Actor.system(), project.id, QUESTION);
     const ids = fused.map((h) => h.documentId);
     // the measured fusion (DEFAULT_FUSION): the lexical leader keeps its place when it clearly
     // leads, and the nearest vector-only chunk — the answer — is ranked in among the lexical ones
     const trace: { lexical?: Array<{ id: string; score: number }>; vector?: Array<{ id: string; score: number }> } = {};
     const stages: SearchStages = {};
-    await t.services.retrieval.search(Actor.system(), project.id, QUESTION, { trace, stages });
+    await t.services.search.search(Actor.system(), project.id, QUESTION, { trace, stages });
     expect(fused[0].chunkId).toBe(trace.lexical![0].id);
     // the benches' per-stage breakdown: both sides of the search are timed
     for (const stage of ['begin', 'analyze', 'lexical', 'embedSource', 'embed', 'scan', 'fusion', 'hydrate', 'commit', 'total'] as const)
@@ -234,11 +234,11 @@ describe('with an embedding provider', () => {
     expect(ids).toContain(answerDoc.id);
     expect(ids.filter((id) => lexicalDocs.has(id)).length).toBeGreaterThanOrEqual(3);
     expect(fused).toHaveLength(6); // the project's default topK
-    // the vectors were scored in worker threads (thread 0 is the main thread), not on the event loop
-    const scoring = t.services.embeddings.store.stats();
-    expect(scoring.workerTasks).toBeGreaterThan(0);
-    expect(scoring.workerThreadIds.length).toBeGreaterThan(0);
-    expect(scoring.workerThreadIds).not.toContain(threadId);
+    // the vectors were searched in the index thread (thread 0 is the main thread), not on the event loop
+    const scoring = t.services.search.parts.embeddings.store.stats();
+    expect(scoring.indexRequests).toBeGreaterThan(0);
+    expect(scoring.indexThreadId).toBeGreaterThan(0);
+    expect(scoring.indexThreadId).not.toBe(threadId);
     // topK still applies
     expect(await search(project.id, QUESTION, 2)).toHaveLength(2);
     // nothing relevant: a question sharing no content word with any passage gets no source at all,
@@ -263,7 +263,7 @@ describe('with an embedding provider', () => {
     const before = stub.embeddingRequests.length;
     expect((await search(project.id, QUESTION)).map((h) => h.documentId)).not.toContain(answerDoc.id);
     expect(stub.embeddingRequests.length).toBe(before);
-    (t.services.embeddings as any).failingUntil.clear();
+    (t.services.search.parts.embeddings as any).failingUntil.clear();
   });
 
   it('an embedder outage never fails a document: it stays ready, shows what lacks vectors, and is backfilled', async () => {

@@ -95,10 +95,10 @@ describe('without a reranker', () => {
   it('without a reranker, retrieval keeps the fused order and never calls /rerank', async () => {
     stub.rerankRequests.length = 0;
     // every candidate, in fused order: what a reranker would be given
-    const fused = await tn.services.retrieval.search(Actor.system(), project.id, QUESTION, { topK: 30 });
+    const fused = await tn.services.search.search(Actor.system(), project.id, QUESTION, { topK: 30 });
     expect(fused.length).toBeGreaterThan(6);
     const timings: { rerankMs?: number } = {};
-    const hits = await tn.services.retrieval.search(Actor.system(), project.id, QUESTION, { timings });
+    const hits = await tn.services.search.search(Actor.system(), project.id, QUESTION, { timings });
     expect(hits.map((h) => h.chunkId)).toEqual(fused.slice(0, 6).map((h) => h.chunkId));
     expect(timings.rerankMs).toBeUndefined();
     expect(stub.rerankRequests).toHaveLength(0);
@@ -116,7 +116,7 @@ describe('with a provider listing rerankModels', () => {
   beforeAll(async () => {
     project = await seedProject(t, f, owner);
     // every candidate, in fused order (before any reranker exists): what a reranker is given
-    fused = await t.services.retrieval.search(Actor.system(), project.id, QUESTION, { topK: 30 });
+    fused = await t.services.search.search(Actor.system(), project.id, QUESTION, { topK: 30 });
     expect(fused.length).toBeGreaterThan(6);
     const res = await client(t.baseUrl, engineer.token).post('/api/providers', {
       name: 'Stub',
@@ -183,11 +183,11 @@ describe('with a provider listing rerankModels', () => {
     expect(lastRerank().status).toBe(500);
     // the back-off: the next question does not call it
     const calls = stub.rerankRequests.length;
-    const hits = await t.services.retrieval.search(Actor.system(), project.id, QUESTION);
+    const hits = await t.services.search.search(Actor.system(), project.id, QUESTION);
     expect(hits.map((h) => h.chunkId)).toEqual(fused.slice(0, 6).map((h) => h.chunkId));
     expect(stub.rerankRequests).toHaveLength(calls);
-    (t.services.retrieval as any).reranker.failingUntil.clear();
-    expect((await t.services.retrieval.search(Actor.system(), project.id, QUESTION)).map((h) => h.chunkId)).toEqual(rerankedOrder(fused));
+    (t.services.search.parts.retrieval as any).reranker.failingUntil.clear();
+    expect((await t.services.search.search(Actor.system(), project.id, QUESTION)).map((h) => h.chunkId)).toEqual(rerankedOrder(fused));
   });
 
   it('a slow reranker (beyond RERANK_TIMEOUT_MS) leaves the fused order without an error', async () => {
@@ -199,7 +199,7 @@ describe('with a provider listing rerankModels', () => {
     expect(sourcesOf(chat.events)).toEqual(fused.slice(0, 6).map((h) => h.chunkId));
     // the time spent waiting is still reported
     expect(doneOf(chat.events).timings.rerankMs).toBeGreaterThanOrEqual(1400);
-    (t.services.retrieval as any).reranker.failingUntil.clear();
+    (t.services.search.parts.retrieval as any).reranker.failingUntil.clear();
   });
 
   it('a project pins its reranker in settings.rerankModel (slug/model or a listed bare name)', async () => {
@@ -207,11 +207,11 @@ describe('with a provider listing rerankModels', () => {
     let res = await patch({ rerankModel: 'stub/rr-other' });
     expect(res.status).toBe(200);
     expect(res.body.project.settings.rerankModel).toBe('stub/rr-other');
-    await t.services.retrieval.search(Actor.system(), project.id, QUESTION);
+    await t.services.search.search(Actor.system(), project.id, QUESTION);
     expect(lastRerank().model).toBe('rr-other');
     res = await patch({ rerankModel: 'rr-small' });
     expect(res.status).toBe(200);
-    await t.services.retrieval.search(Actor.system(), project.id, QUESTION);
+    await t.services.search.search(Actor.system(), project.id, QUESTION);
     expect(lastRerank().model).toBe('rr-small');
     res = await patch({ rerankModel: null });
     expect(res.status).toBe(200);
@@ -288,7 +288,7 @@ describe('the environment fallback (RERANK_BASE_URL / RERANK_API_KEY / RERANK_MO
     const project = await seedProject(te, fe, admin);
     stub.rerankRequests.length = 0;
     const timings: { rerankMs?: number } = {};
-    const hits = await te.services.retrieval.search(Actor.system(), project.id, QUESTION, { timings });
+    const hits = await te.services.search.search(Actor.system(), project.id, QUESTION, { timings });
     expect(stub.rerankRequests).toHaveLength(1);
     const call = lastRerank();
     expect(call).toMatchObject({ model: 'env-reranker', query: QUESTION, topN: 6, authorization: 'Bearer sk-env', status: 200 });

@@ -76,15 +76,11 @@ describe('scanned documents', () => {
   });
 
   it('answer a question only the scan answers: the contract first, citing the page that says it', async () => {
-    const warranty = await t.services.retrieval.search(Actor.system(), project.id, 'how many years of warranty do the chairs carry');
+    const warranty = await t.services.search.search(Actor.system(), project.id, 'how many years of warranty do the chairs carry');
     expect(warranty[0]).toMatchObject({ documentName: 'Supply agreement (signed).pdf', pageNumber: 2 });
-    const law = await t.services.retrieval.search(Actor.system(), project.id, 'which court hears disputes about the agreement');
+    const law = await t.services.search.search(Actor.system(), project.id, 'which court hears disputes about the agreement');
     expect(law[0]).toMatchObject({ documentName: 'Supply agreement (signed).pdf', pageNumber: 3 });
-    const canteen = await t.services.retrieval.search(
-      Actor.system(),
-      project.id,
-      'where are hot meals served during the canteen renovation',
-    );
+    const canteen = await t.services.search.search(Actor.system(), project.id, 'where are hot meals served during the canteen renovation');
     expect(canteen[0]).toMatchObject({ documentName: 'IMG_0412.png', pageNumber: 1 });
     expect(canteen[0].text).toMatch(/marigold meeting room/i);
   });

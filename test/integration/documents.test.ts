@@ -1,4 +1,4 @@
-import * as indexWriter from '../../src/ingest/index-writer';
+import * as indexWriter from '../../src/search/index-writer';
 import type { Project, User } from '../../src/entities';
 import { ingestFiles, uploadFiles, waitForDocument } from '../support/documents';
 import { makeDocx } from '../support/docx';
@@ -278,7 +278,7 @@ describe('formats and failures', () => {
       ['ready', 1, 1],
       ['ready', 1, 1],
     ]);
-    const hit = await t.services.retrieval.search(Actor.system(), project.id, 'red badge visitors');
+    const hit = await t.services.search.search(Actor.system(), project.id, 'red badge visitors');
     expect(hit[0]).toMatchObject({ documentName: 'policy.docx', pageNumber: 1 });
   });
 
@@ -379,8 +379,8 @@ describe('delete and reindex', () => {
     expect(await sql(`select df from term_stats where project_id = ? and term = 'xylograph'`, [p.id])).toEqual([]);
     expect((await sql(`select df from term_stats where project_id = ? and term = 'kitchen'`, [p.id]))[0].df).toBe(1);
     await expectConsistentIndex(p.id);
-    expect(await t.services.retrieval.search(Actor.system(), p.id, 'xylograph')).toEqual([]);
-    expect((await t.services.retrieval.search(Actor.system(), p.id, 'kitchen'))[0].documentId).toBe(keep.id);
+    expect(await t.services.search.search(Actor.system(), p.id, 'xylograph')).toEqual([]);
+    expect((await t.services.search.search(Actor.system(), p.id, 'kitchen'))[0].documentId).toBe(keep.id);
 
     expect((await client(t.baseUrl, owner.token).delete(`/api/documents/${gone.id}`)).status).toBe(404);
     expect((await client(t.baseUrl, owner.token).get(`/api/documents/${gone.id}`)).status).toBe(404);

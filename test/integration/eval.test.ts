@@ -119,7 +119,7 @@ describe('evaluation corpus floors (lexical configuration, dev split)', () => {
           (name) => kindOf.get(name) ?? '?',
           async (question) => {
             const t0 = performance.now();
-            const hits = await t.services.retrieval.search(actor, projectId, question, { exactPostings });
+            const hits = await t.services.search.search(actor, projectId, question, { exactPostings });
             return {
               ids: hits.map((h) => h.chunkId),
               pages: hits.map((h) => h.pageNumber),

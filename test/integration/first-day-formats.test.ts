@@ -85,7 +85,7 @@ it('reads every everyday file to ready, with its detected format and how its pag
 it('finds, for a question only one file answers, that file first on the right page, sheet or slide', async () => {
   const found = [];
   for (const q of QUESTIONS) {
-    const [top] = await t.services.retrieval.search(Actor.system(), project.id, q.question, { topK: 3 });
+    const [top] = await t.services.search.search(Actor.system(), project.id, q.question, { topK: 3 });
     found.push({ question: q.question, file: top?.documentName, page: top?.pageNumber });
   }
   expect(found).toEqual(QUESTIONS.map((q) => ({ question: q.question, file: q.file, page: q.page })));

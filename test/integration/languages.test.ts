@@ -50,7 +50,7 @@ const ingest = (projectId: string, files: Parameters<typeof uploadFiles>[3], fie
   ingestFiles(t.baseUrl, owner.token, projectId, files, { fields });
 
 const sourcesOf = async (question: string, projectId = project.id) =>
-  (await t.services.retrieval.search(actor, projectId, question)).map((h) => h.documentId);
+  (await t.services.search.search(actor, projectId, question)).map((h) => h.documentId);
 
 beforeAll(async () => {
   stub = await startOpenAiStub({ deltas: ['ok'] });

@@ -44,7 +44,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => t?.close());
 
-const top = async (question: string) => (await t.services.retrieval.search(Actor.system(), project.id, question, { topK: 3 }))[0];
+const top = async (question: string) => (await t.services.search.search(Actor.system(), project.id, question, { topK: 3 }))[0];
 
 it('an EML uploaded as message/rfc822 and an Outlook MSG become ready with their pages', () => {
   expect(docs.map((d) => [d.name, d.status, d.error, d.pageCount])).toEqual([

@@ -67,7 +67,7 @@ const QUESTIONS: Array<[string, string, number, string]> = [
 ];
 
 it.each(QUESTIONS)('"%s" finds %s first, citing page %i', async (question, name, page, phrase) => {
-  const hits = await t.services.retrieval.search(Actor.system(), project.id, question);
+  const hits = await t.services.search.search(Actor.system(), project.id, question);
   expect(hits[0]).toMatchObject({ documentName: name, pageNumber: page });
   expect(hits[0].text).toContain(phrase);
 });
@@ -91,9 +91,9 @@ it('an ODS and an ODP are cited by sheet and slide too (speaker notes on their s
     ['ready', 2],
     ['ready', 4],
   ]);
-  const lease = await t.services.retrieval.search(Actor.system(), other.id, 'Can the Harbour Street lease be extended?');
+  const lease = await t.services.search.search(Actor.system(), other.id, 'Can the Harbour Street lease be extended?');
   expect(lease[0]).toMatchObject({ documentName: 'slides.odp', pageNumber: 2 });
-  const oslo = await t.services.retrieval.search(Actor.system(), other.id, 'Who visits the customer in Oslo?');
+  const oslo = await t.services.search.search(Actor.system(), other.id, 'Who visits the customer in Oslo?');
   expect(oslo[0]).toMatchObject({ documentName: 'budget.ods', pageNumber: 2 });
   expect(oslo[0].text).toContain('Traveller: Tomas Berg');
 });

@@ -83,7 +83,8 @@ it('finish(): every outcome sets the status, logs, counts and notifies exactly o
     logger,
     metrics: m,
     announce: (_em, id) => Promise.resolve(void announced.push(id)),
-    embed: (id) => Promise.resolve(void embedded.push(id)),
+    // the process's search wing removes a failed document's chunks; a ready one is recorded as handed to it
+    search: { index: (id) => Promise.resolve(void embedded.push(id)), forget: (id, within) => t.services.search.forget(id, within) },
   });
   const exec = (sql: string, params: unknown[] = []) => em().getConnection().execute(sql, params);
   const doc = async (status: string) => {

@@ -1,5 +1,5 @@
 import type { Actor } from '../../src/access/actor';
-import { postingsOf, rebuildPostings } from '../../src/ingest/index-writer';
+import { postingsOf, rebuildPostings } from '../../src/search/index-writer';
 import { ANALYSIS_VERSION } from '../../src/services/documents.service';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
@@ -82,11 +82,11 @@ it('re-detects languages and rebuilds vectors in the background; search answers 
 
   await indexTheOldWay(project.id);
   // the issue's symptom, before the migration
-  expect(await t.services.retrieval.search(actor, project.id, '保修期是多久？')).toEqual([]);
+  expect(await t.services.search.search(actor, project.id, '保修期是多久？')).toEqual([]);
 
   const probe = 'When is pump P7-31 serviced?';
   const expectedFirst = docs[8].id;
-  expect((await t.services.retrieval.search(actor, project.id, probe))[0].documentId).toBe(expectedFirst);
+  expect((await t.services.search.search(actor, project.id, probe))[0].documentId).toBe(expectedFirst);
 
   await t.services.documents.ingestQueue.enqueueReanalysis();
   t.services.documents.ingestQueue.nudge();
@@ -94,7 +94,7 @@ it('re-detects languages and rebuilds vectors in the background; search answers 
   let searches = 0;
   const until = Date.now() + 60_000;
   for (;;) {
-    const hits = await t.services.retrieval.search(actor, project.id, probe);
+    const hits = await t.services.search.search(actor, project.id, probe);
     expect(hits[0]?.documentId).toBe(expectedFirst);
     searches++;
     const [{ stale }] = await exec(`select count(*)::int as stale from documents where project_id = ? and analysis_version < ?`, [
@@ -111,7 +111,7 @@ it('re-detects languages and rebuilds vectors in the background; search answers 
   expect(byId[chinese.id]).toMatchObject({ language: 'zh', status: 'ready' });
   expect(byId[stated.id]).toMatchObject({ language: 'nl' });
   expect(docs.slice(1).every((d) => byId[d.id].language === 'en')).toBe(true);
-  expect((await t.services.retrieval.search(actor, project.id, '保修期是多久？'))[0].documentId).toBe(chinese.id);
+  expect((await t.services.search.search(actor, project.id, '保修期是多久？'))[0].documentId).toBe(chinese.id);
 
   // the stored text is unchanged, and the statistics match the rebuilt vectors exactly
   expect(texts(await exec(`select text, context from chunks where project_id = ?`, [project.id]))).toEqual(texts(textsBefore));

@@ -5,7 +5,7 @@ import { makePdf } from '../support/pdf';
 import { evalDocuments, evalQuestions, scoreEval } from '../support/retrieval-eval';
 import { createTestApp, TestApp } from '../support/test-app';
 import { Actor } from '../../src/access/actor';
-import { RELEVANCE_FLOOR, type SearchTrace } from '../../src/retrieval/relevance';
+import { RELEVANCE_FLOOR, type SearchTrace } from '../../src/search/relevance';
 
 let t: TestApp;
 let f: ReturnType<typeof factories>;
@@ -34,7 +34,7 @@ describe('retrieval evaluation set', () => {
     const questions = evalQuestions();
     expect(questions.length).toBeGreaterThanOrEqual(30);
     const runs = [];
-    for (const q of questions) runs.push({ q, hits: await t.services.retrieval.search(ownerActor, project.id, q.question, { topK: 5 }) });
+    for (const q of questions) runs.push({ q, hits: await t.services.search.search(ownerActor, project.id, q.question, { topK: 5 }) });
     const score = scoreEval(runs);
     // the figures, for whoever reads the test log
     process.stdout.write(
@@ -65,7 +65,7 @@ describe('page-exact citations', () => {
     ]);
     const [doc] = await ingest(p.id, [{ name: 'orion.pdf', content: pdf, type: 'application/pdf' }]);
     expect(doc).toMatchObject({ status: 'ready', pageCount: 2 });
-    const hits = await t.services.retrieval.search(ownerActor, p.id, 'How often should I descale the coffee machine?');
+    const hits = await t.services.search.search(ownerActor, p.id, 'How often should I descale the coffee machine?');
     expect(hits[0]).toMatchObject({ pageNumber: 2, documentName: 'orion.pdf', documentId: doc.id });
     expect(hits[0].text).toContain('every three months');
   });
@@ -73,58 +73,56 @@ describe('page-exact citations', () => {
 
 describe('search', () => {
   it('uses OR semantics: words absent from the corpus do not prevent a match', async () => {
-    const hits = await t.services.retrieval.search(ownerActor, project.id, 'zebra: what is the minimum password length?');
+    const hits = await t.services.search.search(ownerActor, project.id, 'zebra: what is the minimum password length?');
     expect(hits[0].text).toContain('at least 14 characters');
     // but a question weighing mostly in words the project never uses falls below the relevance
-    // floor (src/retrieval/relevance.ts): nothing relevant, rather than whatever shares a word
+    // floor (src/search/relevance.ts): nothing relevant, rather than whatever shares a word
     const trace: SearchTrace = {};
     const q = 'zebra xylophone quantum marimba: what is the minimum password length?';
-    expect(await t.services.retrieval.search(ownerActor, project.id, q, { trace })).toEqual([]);
+    expect(await t.services.search.search(ownerActor, project.id, q, { trace })).toEqual([]);
     expect(trace.relevance).toBeGreaterThan(0);
     expect(trace.relevance).toBeLessThan(RELEVANCE_FLOOR);
-    expect((await t.services.retrieval.search(ownerActor, project.id, q, { relevanceFloor: 0 }))[0].text).toContain(
-      'at least 14 characters',
-    );
+    expect((await t.services.search.search(ownerActor, project.id, q, { relevanceFloor: 0 }))[0].text).toContain('at least 14 characters');
   });
 
   it('returns the project setting topK by default, else 6, and caller topK when given', async () => {
     const q = 'What is the policy for travel, leave, passwords and the router?';
-    expect(await t.services.retrieval.search(ownerActor, project.id, q)).toHaveLength(6);
-    expect(await t.services.retrieval.search(ownerActor, project.id, q, { topK: 3 })).toHaveLength(3);
+    expect(await t.services.search.search(ownerActor, project.id, q)).toHaveLength(6);
+    expect(await t.services.search.search(ownerActor, project.id, q, { topK: 3 })).toHaveLength(3);
     const em = t.orm.em.fork();
     await em.getConnection().execute(`update projects set settings = '{"topK": 2}' where id = ?`, [project.id]);
     try {
-      expect(await t.services.retrieval.search(ownerActor, project.id, q)).toHaveLength(2);
-      expect(await t.services.retrieval.search(Actor.system(), project.id, q)).toHaveLength(2);
+      expect(await t.services.search.search(ownerActor, project.id, q)).toHaveLength(2);
+      expect(await t.services.search.search(Actor.system(), project.id, q)).toHaveLength(2);
     } finally {
       await em.getConnection().execute(`update projects set settings = '{}' where id = ?`, [project.id]);
     }
   });
 
   it('returns hits with scores in descending order and the documented fields', async () => {
-    const hits = await t.services.retrieval.search(Actor.system(), project.id, 'hotel limit per night');
+    const hits = await t.services.search.search(Actor.system(), project.id, 'hotel limit per night');
     expect(Object.keys(hits[0]).sort()).toEqual(['chunkId', 'context', 'documentId', 'documentName', 'pageNumber', 'score', 'text']);
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score).toBeGreaterThanOrEqual(hits[i].score);
     expect(hits[0].context).toContain(hits[0].text.split('\n\n')[0]);
   });
 
   it('matches across accents and stemming (unaccent + language configuration)', async () => {
-    const hits = await t.services.retrieval.search(Actor.system(), project.id, 'reimbursing kilométres driven');
+    const hits = await t.services.search.search(Actor.system(), project.id, 'reimbursing kilométres driven');
     expect(hits[0].text).toContain('0.30 euros per kilometre');
   });
 
   it('gives nothing for a question of stop words only or words the project never uses', async () => {
-    expect(await t.services.retrieval.search(Actor.system(), project.id, 'what is the of and')).toEqual([]);
-    expect(await t.services.retrieval.search(Actor.system(), project.id, 'zebra xylophone')).toEqual([]);
+    expect(await t.services.search.search(Actor.system(), project.id, 'what is the of and')).toEqual([]);
+    expect(await t.services.search.search(Actor.system(), project.id, 'zebra xylophone')).toEqual([]);
   });
 
   it('checks `use` on the project when given an actor: 403 without access, 404 for a missing project', async () => {
     const stranger = await actorOf((await f.makeUser()).token);
-    await expect(t.services.retrieval.search(stranger, project.id, 'password')).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(t.services.retrieval.search(ownerActor, '00000000-0000-4000-8000-000000000000', 'password')).rejects.toMatchObject({
+    await expect(t.services.search.search(stranger, project.id, 'password')).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(t.services.search.search(ownerActor, '00000000-0000-4000-8000-000000000000', 'password')).rejects.toMatchObject({
       code: 'not_found',
     });
-    await expect(t.services.retrieval.search(Actor.system(), 'not-a-uuid', 'password')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(t.services.search.search(Actor.system(), 'not-a-uuid', 'password')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('ranks the question words as a phrase above the same words scattered (proximity bonus)', async () => {
@@ -134,7 +132,7 @@ describe('search', () => {
       { name: 'scattered.txt', content: 'Reset your badge at the desk. The office password is printed on the card.', type: 'text/plain' },
       { name: 'phrase.txt', content: 'The office password reset is done at the desk. Your badge is on the card.', type: 'text/plain' },
     ]);
-    const hits = await t.services.retrieval.search(ownerActor, p.id, 'password reset');
+    const hits = await t.services.search.search(ownerActor, p.id, 'password reset');
     expect(hits.map((h) => h.documentId)).toEqual([phrase.id, scattered.id]);
     expect(hits[0].score).toBeGreaterThan(hits[1].score);
   });
@@ -151,13 +149,13 @@ describe('search', () => {
       '   ',
       'x'.repeat(5000),
     ];
-    for (const q of odd) await expect(t.services.retrieval.search(Actor.system(), project.id, q)).resolves.toEqual(expect.any(Array));
-    const [hit] = await t.services.retrieval.search(Actor.system(), project.id, 'http://192.168.8.1');
+    for (const q of odd) await expect(t.services.search.search(Actor.system(), project.id, q)).resolves.toEqual(expect.any(Array));
+    const [hit] = await t.services.search.search(Actor.system(), project.id, 'http://192.168.8.1');
     expect(hit.text).toContain('192.168.8.1');
   });
 
   it('keeps results within one project', async () => {
     const other = await f.makeProject({ owner });
-    expect(await t.services.retrieval.search(ownerActor, other.id, 'minimum password length')).toEqual([]);
+    expect(await t.services.search.search(ownerActor, other.id, 'minimum password length')).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import type { Project } from '../../src/entities';
-import { HEADER_POSITION } from '../../src/ingest/index-writer';
-import { B, HEADER_WEIGHT, K1, proximityBonus, QueryTerm } from '../../src/retrieval/bm25';
+import { HEADER_POSITION } from '../../src/search/index-writer';
+import { B, HEADER_WEIGHT, K1, proximityBonus, QueryTerm } from '../../src/search/bm25';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { evalDocuments, evalQuestions } from '../support/retrieval-eval';
@@ -88,7 +88,7 @@ it('search() equals exact BM25 top-k over every chunk, for every question of the
   ];
   let compared = 0;
   for (const q of questions) {
-    const hits = await t.services.retrieval.search(Actor.system(), project.id, q, { topK: 10 });
+    const hits = await t.services.search.search(Actor.system(), project.id, q, { topK: 10 });
     const expected = await reference(q, 10);
     expect({ q, hits: hits.map((h) => [h.chunkId, h.score]) }).toEqual({
       q,

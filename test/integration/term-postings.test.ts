@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Project, User } from '../../src/entities';
-import { HEADER_POSITION, postingsOf } from '../../src/ingest/index-writer';
-import { B, HEADER_WEIGHT, K1, leadersFromPostings, QueryTerm, rankBm25, rarestWithin } from '../../src/retrieval/bm25';
+import { HEADER_POSITION, postingsOf } from '../../src/search/index-writer';
+import { B, HEADER_WEIGHT, K1, leadersFromPostings, QueryTerm, rankBm25, rarestWithin } from '../../src/search/bm25';
 import { ingestFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { client } from '../support/http';

@@ -4,7 +4,7 @@ import { threadId } from 'node:worker_threads';
 import pg from 'pg';
 import { createOrm, migrate } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
-import { VectorStore } from '../../src/retrieval/vector-store';
+import { VectorStore } from '../../src/search/vector-store';
 import { createTestDatabase } from '../support/test-db';
 
 /**
@@ -118,8 +118,8 @@ describe('portable path (the embedded PostgreSQL)', () => {
   let drop: () => Promise<void>;
   const stores: VectorStore[] = [];
   /** A store closed after the suite (its scoring threads). */
-  const open = (cacheBytes: number, threads = 2) => {
-    const s = new VectorStore(cacheBytes, logger, { threads });
+  const open = (cacheBytes: number, exactBelow = 20_000) => {
+    const s = new VectorStore(cacheBytes, logger, { exactBelow, slice: 64 });
     stores.push(s);
     return s;
   };
@@ -142,44 +142,48 @@ describe('portable path (the embedded PostgreSQL)', () => {
   it('finds the exact cosine neighbours, per model, and drops deleted chunks', async () => {
     const store = open(64 * 1024 * 1024);
     await exercise(orm, store);
-    // scored in worker threads, never on the event loop's thread
-    const { workerTasks, workerThreadIds, matrices } = store.stats();
-    expect(workerTasks).toBeGreaterThan(0);
-    expect(workerThreadIds.length).toBeGreaterThan(0);
-    expect(workerThreadIds).not.toContain(threadId);
+    // searched in the index thread, never on the event loop's thread
+    const { indexRequests, indexThreadId, matrices } = store.stats();
+    expect(indexRequests).toBeGreaterThan(0);
+    expect(indexThreadId).toBeGreaterThan(0);
+    expect(indexThreadId).not.toBe(threadId);
     expect(matrices).toBe(1);
-    // by the WebAssembly SIMD kernel, in place in the shared matrix (Node 20 has SIMD128)
-    expect(store.stats().workerKernels).toEqual({ simd: workerTasks, js: 0 });
+  });
+
+  it('finds the same neighbours through the HNSW graph past the exact threshold (the graph built while searching)', async () => {
+    const store = open(64 * 1024 * 1024, 100);
+    await exercise(orm, store);
+    const { graphRows, rows } = await store.indexStats();
+    expect(rows).toBeGreaterThan(100);
+    expect(graphRows).toBeGreaterThan(0);
   });
 
   it('scores exactly by streaming from the database when a matrix exceeds the cache', async () => {
     const store = open(1024);
     await exercise(orm, store);
-    // nothing was cached, and the streamed pages were scored in the worker threads too
+    // nothing was cached, and the streamed pages were scored in the index thread too
     expect(store.stats()).toMatchObject({ cachedBytes: 0, matrices: 0 });
-    expect(store.stats().workerTasks).toBeGreaterThan(0);
-    expect(store.stats().workerThreadIds).not.toContain(threadId);
-    // each page copied into the thread's own memory and scored by the SIMD kernel
-    expect(store.stats().workerKernels.js).toBe(0);
+    expect(store.stats().indexRequests).toBeGreaterThan(0);
+    expect(store.stats().indexThreadId).not.toBe(threadId);
+    expect((await store.indexStats()).indexes).toBe(0);
   });
 
-  it('splits a large matrix between the threads and merges to the exact top k, over several load pages; streaming agrees', async () => {
+  it('loads several pages (in seq order) into one exact index; streaming agrees', async () => {
     const dims = 256;
-    // 5,200 × 256 floats: past the split threshold, and more rows than one load page (5,000; paged in seq order)
+    // more rows than one load page (5,000; paged in seq order)
     const { projectId, chunkIds } = await seed(orm, 5200);
     const vs = vectors(chunkIds.length, 11, dims);
-    const cached = open(64 * 1024 * 1024, 2);
+    const cached = open(64 * 1024 * 1024);
     await writeAll(orm, cached, projectId, chunkIds, vs);
-    const streamed = open(64 * 1024, 2);
+    const streamed = open(64 * 1024);
     for (const seedNo of [1, 2, 3]) {
       const q = vectors(1, seedNo, dims)[0];
       const want = exactTop(vs, chunkIds, q, 50);
       expect((await cached.neighbours(orm.em.fork(), projectId, 'm1', q, 50)).map((n) => n.id)).toEqual(want);
       expect((await streamed.neighbours(orm.em.fork(), projectId, 'm1', q, 50)).map((n) => n.id)).toEqual(want);
     }
-    expect(new Set(cached.stats().workerThreadIds).size).toBe(2);
+    expect(cached.stats().rowsLoaded).toBe(5200);
     expect(streamed.stats().matrices).toBe(0);
-    expect(cached.stats().workerKernels.js + streamed.stats().workerKernels.js).toBe(0);
   });
 
   it('keeps the cache within its budget: least recently used matrices are evicted, ids included', async () => {
@@ -223,7 +227,7 @@ describe('portable path (the embedded PostgreSQL)', () => {
 
   it('stops its threads on close; a search afterwards fails instead of starting new ones', async () => {
     const { projectId, chunkIds } = await seed(orm);
-    const store = new VectorStore(64 * 1024 * 1024, logger, { threads: 1 });
+    const store = new VectorStore(64 * 1024 * 1024, logger);
     await writeAll(orm, store, projectId, chunkIds, vectors(300, 3));
     await store.neighbours(orm.em.fork(), projectId, 'm1', vectors(1, 4)[0], 5);
     await store.close();

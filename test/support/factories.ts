@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import bcrypt from 'bcrypt';
 import { randomBytes } from 'node:crypto';
 import { Actor } from '../../src/access/actor';
-import { rebuildPostings } from '../../src/ingest/index-writer';
+import { rebuildPostings } from '../../src/search/index-writer';
 import {
   Department,
   Group,

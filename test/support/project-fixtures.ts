@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { rebuildPostings } from '../../src/ingest/index-writer';
+import { rebuildPostings } from '../../src/search/index-writer';
 
 /** The application's tables whose contents a rejected request must leave as they were. */
 export const APP_TABLES = [

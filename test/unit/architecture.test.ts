@@ -29,6 +29,9 @@ describe('architecture rules fire on deliberate violations', () => {
     ['services-no-transport', 'src/services/things.service.ts → node_modules/'],
     ['inner-layers-point-inward', 'src/presenters/thing.presenter.ts → src/services/things.service.ts'],
     ['no-circular', 'src/cycle/a.ts'],
+    ['search-wing-one-door', 'src/services/reaches-into-search.ts → src/search/ranking.ts'],
+    ['ingest-through-the-wing', 'src/ingest/writes-around-the-wing.ts → src/search/ranking.ts'],
+    ['search-wing-below-services', 'src/search/asks-a-service.ts → src/services/things.service.ts'],
   ])('%s', (rule, edge) => {
     const line = cruise.split('\n').find((l) => l.includes(`error ${rule}:`) && l.includes(edge.split(' → ')[0]));
     expect(line).toBeDefined();

@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from '../../src/config';
 import { embedTexts, parseEmbeddings } from '../../src/llm/embeddings-client';
 import { UpstreamError } from '../../src/llm/upstream-http';
-import { resolveEmbeddingSource } from '../../src/retrieval/embedding-source';
-import { EQUAL_RRF, fuseRankings, reciprocalRankFusion } from '../../src/retrieval/fusion';
+import { resolveEmbeddingSource } from '../../src/llm/embedding-source';
+import { EQUAL_RRF, fuseRankings, reciprocalRankFusion } from '../../src/search/fusion';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
 
 const base = { NODE_ENV: 'test', JWT_SECRET: 'unit-secret-unit-secret', DATA_DIR: '/tmp/docqa-unit' };

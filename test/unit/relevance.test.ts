@@ -1,7 +1,7 @@
-import type { QueryTerm } from '../../src/retrieval/bm25';
-import { nothingRelevant, questionRelevance, questionWeight, RELEVANCE_FLOOR } from '../../src/retrieval/relevance';
+import type { QueryTerm } from '../../src/search/bm25';
+import { nothingRelevant, questionRelevance, questionWeight, RELEVANCE_FLOOR } from '../../src/search/relevance';
 
-/** "Nothing relevant" (src/retrieval/relevance.ts): the content-word rule and the relevance floor. */
+/** "Nothing relevant" (src/search/relevance.ts): the content-word rule and the relevance floor. */
 const term = (t: string, idf: number): QueryTerm => ({ term: t, positions: [0], df: 1, idf });
 
 it("weighs a question by its words' idf, a word no chunk holds at the idf of a term in no chunk", () => {

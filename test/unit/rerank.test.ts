@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../../src/config';
 import { parseRerank, rerankDocuments } from '../../src/llm/rerank-client';
 import { UpstreamError } from '../../src/llm/upstream-http';
-import { knownRerankModel, resolveRerankSource } from '../../src/retrieval/rerank-source';
+import { knownRerankModel, resolveRerankSource } from '../../src/llm/rerank-source';
 import { OpenAiStub, startOpenAiStub, stubRerankScore } from '../support/openai-stub';
 
 const base = { NODE_ENV: 'test', JWT_SECRET: 'unit-secret-unit-secret', DATA_DIR: '/tmp/docqa-unit' };

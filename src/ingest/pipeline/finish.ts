@@ -3,8 +3,8 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../logger';
 import { scopedLogger } from '../../observability/request-context';
 import type { IngestFailureReason, Metrics } from '../../observability/metrics';
-import { lockProjectIndex, removeDocumentChunks } from '../index-writer';
 import { query } from '../../db/sql';
+import type { SearchWing } from '../../search';
 
 /**
  * How an ingestion attempt ended. Every attempt ends in exactly one of these, handed to
@@ -30,8 +30,8 @@ export interface FinishDeps {
   metrics: Metrics;
   /** Publishes the document's current state to watchers (best effort). */
   announce: (em: EntityManager, documentId: string) => Promise<void>;
-  /** Queues the embedding stage of a ready document (best effort; the sweep is the safety net). */
-  embed: (documentId: string) => Promise<void>;
+  /** The search wing: a ready document is handed to it (its embedding stage is queued; best effort). */
+  search: Pick<SearchWing, 'index' | 'forget'>;
 }
 
 /**
@@ -66,7 +66,7 @@ export class Finisher {
         metrics.ingestChunks.inc(outcome.chunks);
         logger.info({ documentId, pages: outcome.pages, chunks: outcome.chunks, ms }, 'document ingested');
         await this.deps.announce(em, documentId);
-        await this.deps.embed(documentId);
+        await this.deps.search.index(documentId);
         return false;
       }
       case 'failed':
@@ -122,8 +122,7 @@ export class Finisher {
         documentId,
       ]);
       if (!doc || (onlyIfUnfinished && doc.status !== 'queued' && doc.status !== 'processing')) return false;
-      await lockProjectIndex(tx, doc.project_id);
-      await removeDocumentChunks(tx, doc.project_id, documentId);
+      await this.deps.search.forget(documentId, { em: tx, projectId: doc.project_id });
       await query(tx, `update documents set status = 'failed', error = ?, chunk_count = 0, updated_at = now() where id = ?`, [
         reason.slice(0, 2000),
         documentId,

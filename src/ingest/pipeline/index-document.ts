@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { configForLanguage } from '../analysis';
 import { kindOfMime, MIME_BY_KIND } from '../detect';
-import { commitStagedChunks, lockProjectIndex, removeDocumentChunks, resolveTextSearchConfig, stageRows } from '../index-writer';
+import type { SearchWing } from '../../search';
 import { query } from '../../db/sql';
 import type { ParserPool } from '../parsers/pool';
 import { DocumentKind, IngestError, isDocumentKind, isImageKind, PageRun } from '../types';
@@ -49,8 +48,8 @@ export interface IngestRow {
 
 export interface IndexDeps {
   parsers: ParserPool;
-  /** The configuration for documents of unknown language (SEARCH_LANGUAGE). */
-  searchLanguage: string;
+  /** The search wing, whose chunk index writer the parsed document is handed to. */
+  search: Pick<SearchWing, 'writer'>;
   announce: (em: EntityManager, documentId: string) => Promise<void>;
 }
 
@@ -99,6 +98,7 @@ export async function indexDocument(
     // on this transaction while later pages are still read
     let language: string | null = null;
     let config = '';
+    const writer = deps.search.writer(tx);
     const read = await deps.parsers.parseAndIndex(
       kind,
       { documentId, oid: doc.content_oid === null ? null : Number(doc.content_oid), size: Number(doc.size) },
@@ -108,9 +108,9 @@ export async function indexDocument(
         signal,
         onAnalysis: async (detected) => {
           language = detected;
-          config = await resolveTextSearchConfig(tx, configForLanguage(detected, deps.searchLanguage));
+          config = await writer.configFor(detected);
         },
-        onRows: (batch) => stageRows(tx, config, batch.json),
+        onRows: (batch) => writer.stage(config, batch.json),
         // the parser knows better (an OLE2 file that is an Outlook message): the stored type follows it.
         // Through `em`, as progress is: on `tx` the row lock it takes would hold every later
         // progress write (on `em`) until this transaction commits, and the parse waits for those
@@ -122,12 +122,11 @@ export async function indexDocument(
     if (!read.chunks) throw new IngestError(noTextReason(kind, read.runs, deps.parsers.ocrEnabled));
     signal.throwIfAborted();
     // the swap: under the project's index lock, old chunks and statistics out, staged ones in
-    await lockProjectIndex(tx, doc.project_id);
+    await writer.lock(doc.project_id);
     // the row lock orders us after a concurrent delete; a deleted document gets no chunks
     const [alive] = await query<{ status: string }>(tx, 'select status from documents where id = ? for update', [documentId]);
     if (!alive || (quiet && alive.status !== 'ready')) return null;
-    await removeDocumentChunks(tx, doc.project_id, documentId);
-    const chunkCount = await commitStagedChunks(tx, doc.project_id, documentId);
+    const chunkCount = await writer.replace(doc.project_id, documentId);
     await query(
       tx,
       `update documents set page_count = ?, chunk_count = ?, language = ?, analysis_version = ?, page_methods = ?::jsonb,

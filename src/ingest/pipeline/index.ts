@@ -16,6 +16,7 @@ import { HostJob, JobHost } from './job-host';
 import { INGEST_DEAD_QUEUE, INGEST_QUEUE, REANALYSE_QUEUE } from './queues';
 import { announce, progressStream, snapshot } from './progress-stream';
 import { reanalyseStale } from './reanalysis';
+import type { SearchWing } from '../../search';
 
 export { ANALYSIS_VERSION, SUPPORTED } from './index-document';
 
@@ -32,8 +33,8 @@ export interface PipelineDeps {
   shutdown: AbortSignal;
   /** A fresh entity manager (its own identity map). */
   em: () => EntityManager;
-  /** Queues the embedding stage of a document whose text is committed. */
-  embed: (documentId: string) => Promise<void>;
+  /** The search wing, which a document whose text is committed is handed to (SearchWing.index). */
+  search: Pick<SearchWing, 'index' | 'forget' | 'writer'>;
 }
 
 /**
@@ -58,7 +59,7 @@ export class IngestPipeline {
       logger: deps.logger,
       metrics: deps.metrics,
       announce: (em, id) => this.announce(em, id),
-      embed: deps.embed,
+      search: deps.search,
     });
   }
 
@@ -230,7 +231,7 @@ export class IngestPipeline {
     if (!this.parsers) throw new Error('the document pipeline is not started');
     return {
       parsers: this.parsers,
-      searchLanguage: this.deps.config.searchLanguage,
+      search: this.deps.search,
       announce: (em: EntityManager, id: string) => this.announce(em, id),
     };
   }

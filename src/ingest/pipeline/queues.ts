@@ -1,4 +1,5 @@
 import type PgBoss from 'pg-boss';
+import { EMBED_QUEUE } from '../../search';
 
 /** pg-boss keeps its tables in this schema of the application's database. */
 export const JOBS_SCHEMA = 'pgboss';
@@ -11,8 +12,8 @@ export const INGEST_DEAD_QUEUE = 'document-ingest-dead';
  * contextual headers). `stately`: at most one sweep waiting and one running.
  */
 export const REANALYSE_QUEUE = 'document-reanalyse';
-/** The embedding stage; a job's data is `{ documentId }`: fill in the document's missing vectors. */
-export const EMBED_QUEUE = 'embed-document';
+/** The embedding stage's queue belongs to the search wing (src/search); this host serves it. */
+export { EMBED_QUEUE };
 
 /** Every job kind the job host serves. */
 export type JobKind = typeof INGEST_QUEUE | typeof INGEST_DEAD_QUEUE | typeof REANALYSE_QUEUE | typeof EMBED_QUEUE;

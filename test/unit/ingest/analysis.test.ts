@@ -1,4 +1,4 @@
-import { analyseText, cjkVectorLiteral, configForLanguage, detectLanguage } from '../../../src/ingest/analysis';
+import { analyseText, cjkVectorLiteral, configForLanguage, detectLanguage } from '../../../src/search/analysis';
 
 describe('CJK bigrams', () => {
   it('cuts Han, Hiragana, Katakana and Hangul runs into overlapping bigrams, a run of one into itself', () => {

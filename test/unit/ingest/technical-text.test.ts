@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../../src/config';
-import { expandIdentifiers, identifierParts } from '../../../src/ingest/analysis';
+import { expandIdentifiers, identifierParts } from '../../../src/search/analysis';
 import { chunkPages } from '../../../src/ingest/chunker';
 import { RowBuilder, StagedRow } from '../../../src/ingest/index-rows';
 import { ParserPool } from '../../../src/ingest/parsers/pool';

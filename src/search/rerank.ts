@@ -3,11 +3,10 @@ import { performance } from 'node:perf_hooks';
 import { query } from '../db/sql';
 import { rerankDocuments } from '../llm/rerank-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
-import type { Ranked } from '../retrieval/fusion';
+import type { Ranked } from './fusion';
 import { Backoff } from '../util/backoff';
-import { BaseService, ServiceContext } from './context';
-import type { RerankTarget } from './provider-targets';
-import type { ProvidersService } from './providers.service';
+import { ModelSources, SearchContext, SearchPart } from './context';
+import type { RerankTarget } from '../llm/provider-targets';
 
 /**
  * Fused candidates a reranker re-scores. A cross-encoder reads every (question, passage) pair, so
@@ -41,10 +40,10 @@ export interface RerankSetting {
  * Any failure or a time-out (RERANK_TIMEOUT_MS) leaves the fused order, never an error; a failing
  * reranker is skipped for a while.
  */
-export class RerankService extends BaseService {
+export class RerankService extends SearchPart {
   constructor(
-    ctx: ServiceContext,
-    private readonly providers: ProvidersService,
+    ctx: SearchContext,
+    private readonly providers: ModelSources,
   ) {
     super(ctx);
   }

@@ -1,11 +1,11 @@
-// The chunk vector store: pgvector detection, writes, HNSW indexes and neighbour search (pgvector, cached matrix or streamed).
+// The chunk vector store: pgvector detection, writes, HNSW indexes and neighbour search (pgvector, a usearch index or streamed).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
 import { query } from '../db/sql';
 import type { Logger } from '../logger';
-import { LOAD_PAGE, MatrixCache, readInto } from './matrix-cache';
-import { VectorScorer } from './vector-scorer';
-import { mergeTop, ScoreResult } from './vector-scoring';
+import { IndexCache, LOAD_PAGE, readInto } from './index-cache';
+import { VectorIndex } from './vector-index';
+import type { Found, IndexOptions } from './vector-index-core';
 
 /**
  * Chunk vectors in PostgreSQL (`chunk_embeddings`), one row per (chunk, model). Vectors are stored
@@ -15,29 +15,25 @@ import { mergeTop, ScoreResult } from './vector-scoring';
  *  - pgvector, when `create extension vector` succeeds at start: an `embedding vector` column and
  *    one HNSW index per (model, dimensions) (a partial expression index, so models of different
  *    sizes share the column). PostgreSQL finds the neighbours.
- *  - portable (the embedded PostgreSQL has no pgvector): exact scoring OFF THE EVENT LOOP, in
- *    worker threads (VectorScorer), over a per-(project, model) matrix kept in memory in a
- *    SharedArrayBuffer (the threads read it in place: a query copies nothing but itself). The dot
- *    products are a WebAssembly SIMD128 kernel's where Node has one (src/retrieval/simd-kernel.ts:
- *    the matrix is then a shared WebAssembly.Memory with one scratch slot per thread for the query
- *    and scores; a streamed page is copied into the thread's own memory), else JavaScript's. A large
- *    matrix is split into one row range per thread and the partial top-k are merged. The matrix
- *    is current when its `max(seq)` equals the table's (one index probe per search); new rows are
- *    appended incrementally (beyond the rows a running task reads). Writers of one project
- *    serialise on an advisory lock and take their `seq` under it, so rows commit in `seq` order and
- *    none is skipped. Deleted chunks (cascade) are noticed when a search meets them and skipped
- *    from then on; too many such gaps reload the matrix. Matrices, with their ids, are evicted
- *    least-recently-used past EMBEDDING_CACHE_MB (the threads hold nothing between tasks); a
- *    project whose matrix alone exceeds it is scored by streaming its rows from the database, each
- *    page scored in a thread too. Approximate alternatives were measured and rejected (ADR 0004).
+ *  - portable (the embedded PostgreSQL has no pgvector): a usearch index per (project, model) in
+ *    one worker thread (VectorIndex; src/search/vector-index-core.ts): exact below
+ *    `exactBelow` rows, an HNSW graph (f32, f16 or i8) past it, and rows not yet in the graph
+ *    scored exactly, so a row is found as soon as it is appended. An index is current when its
+ *    `max(seq)` equals the table's (one index probe per search); new rows are appended as they
+ *    are read, and this process's own writes are appended when they commit, so a question after
+ *    growth loads nothing. Writers of one project serialise on an advisory lock and take their
+ *    `seq` under it, so rows commit in `seq` order and none is skipped. Deleted chunks (cascade)
+ *    are noticed when a search meets them and removed from the index; too many such gaps reload
+ *    it. Indexes, with their ids, are evicted least-recently-used past EMBEDDING_CACHE_MB; a
+ *    project whose index alone exceeds it is scored exactly by streaming its rows from the
+ *    database, each page in the index thread. `warm()` rebuilds every index from PostgreSQL at
+ *    start, in the background, one project at a time (ADR 0004).
  */
 export interface Neighbour {
   id: string;
   score: number;
 }
 
-/** A matrix of fewer floats is scored by one thread (splitting costs more than it saves). */
-const SPLIT_MIN_FLOATS = 1 << 20;
 /** Streamed pages being scored at once (bounds the memory of a streamed search). */
 const STREAM_IN_FLIGHT = 2;
 
@@ -64,39 +60,48 @@ export class VectorStore {
   /** True when the pgvector extension is usable (decided by detect()). */
   pgvector = false;
   private readonly hnswReady = new Set<string>();
-  private readonly scorer: VectorScorer;
-  private readonly cache: MatrixCache;
+  private readonly index: VectorIndex;
+  private readonly cache: IndexCache;
 
-  /** `threads`: scoring worker threads (the portable path; started on the first search). */
+  /** `index`: the portable path's index options (started on first use). */
   constructor(
     cacheBytes: number,
     private readonly logger: Logger,
-    opts: { threads?: number } = {},
+    index: Partial<IndexOptions> = {},
   ) {
-    this.scorer = new VectorScorer(Math.max(1, opts.threads ?? 1));
-    this.cache = new MatrixCache(cacheBytes, this.scorer.threads);
+    this.index = new VectorIndex({ exactBelow: index.exactBelow ?? 20_000, quantization: index.quantization ?? 'f16', slice: index.slice });
+    this.cache = new IndexCache(cacheBytes, this.index);
   }
 
-  /** Stops the scoring threads (at shutdown). */
+  /** Stops the index thread (at shutdown). */
   async close(): Promise<void> {
-    await this.scorer.close();
+    await this.index.close();
   }
 
-  /** The cache's and the scoring threads' state (tests and diagnostics). */
-  stats(): {
-    cachedBytes: number;
-    limitBytes: number;
-    matrices: number;
-    workerTasks: number;
-    workerThreadIds: number[];
-    workerKernels: { simd: number; js: number };
-  } {
-    return {
-      ...this.cache.stats(),
-      workerTasks: this.scorer.tasks,
-      workerThreadIds: [...this.scorer.threadIds],
-      workerKernels: { ...this.scorer.kernels },
-    };
+  /** The cache's and the index thread's state (tests and diagnostics). */
+  stats(): { cachedBytes: number; limitBytes: number; matrices: number; rowsLoaded: number; indexRequests: number; indexThreadId: number } {
+    return { ...this.cache.stats(), indexRequests: this.index.requests, indexThreadId: this.index.threadId };
+  }
+
+  /** Rows held by the index thread, and how many are in HNSW graphs (the rest are scored exactly). */
+  indexStats(): Promise<{ indexes: number; rows: number; graphRows: number; tailRows: number }> {
+    return this.index.stats();
+  }
+
+  /**
+   * Rebuilds the indexes of every (project, model) with vectors from PostgreSQL, one at a time
+   * (portable path; started at start, not awaited: a project's questions wait only for its own
+   * index, and one still loading is scored from what is loaded once it is there).
+   */
+  async warm(em: EntityManager, models?: Map<string, string>): Promise<number> {
+    if (this.pgvector) return 0;
+    const pairs = await query<{ project_id: string; model: string }>(em, 'select distinct project_id, model from chunk_embeddings');
+    let n = 0;
+    for (const p of pairs) {
+      if (models && models.get(p.project_id) !== p.model) continue;
+      if ((await this.cache.entry(em, p.project_id, p.model)) !== null) n++;
+    }
+    return n;
   }
 
   /**
@@ -153,6 +158,8 @@ export class VectorStore {
       return res.n;
     });
     if (this.pgvector) await this.ensureHnsw(em, model, dims);
+    // kept current as vectors are written: the next question finds nothing to load
+    else if (written > 0 && this.cache.has(projectId, model)) await this.cache.entry(em, projectId, model);
     return written;
   }
 
@@ -175,7 +182,7 @@ export class VectorStore {
   /**
    * The `k` stored chunks of the project closest to `query` (cosine), best first; only vectors of
    * `model`. `query` may be a promise (the question's embedding still on its way): the cached
-   * matrix's freshness check (and any load) runs meanwhile, so it costs the search no round trip.
+   * index's freshness check (and any load) runs meanwhile, so it costs the search no round trip.
    */
   async neighbours(
     em: EntityManager,
@@ -197,22 +204,22 @@ export class VectorStore {
     if (entry === null) return this.neighboursStreamed(em, projectId, model, q, k);
     if (entry.dims !== q.length) return [];
     entry.lastUsed = Date.now();
-    // a snapshot: rows appended meanwhile go beyond `count`, a grown matrix is a new buffer
-    const { matrix, wasm, dims, count, ids } = entry;
-    const dead = entry.dead.size ? Int32Array.from(entry.dead) : undefined;
-    const slices = count * dims >= SPLIT_MIN_FLOATS ? this.scorer.threads : 1;
-    const step = Math.ceil(count / slices);
-    const parts: Array<Promise<ScoreResult>> = [];
-    for (let from = 0; from < count; from += step)
-      parts.push(
-        this.scorer.score({ buffer: matrix.buffer, wasm, dims, from, to: Math.min(count, from + step), base: 0, query: q, k, dead }),
-      );
-    return mergeTop(await Promise.all(parts), k).map(({ row, score }) => ({ id: ids[row], score }));
+    // a snapshot of the ids: rows appended meanwhile are beyond it
+    const ids = entry.ids;
+    const found = await this.index.search(entry.key, q, k);
+    return found.rows.map((row, i) => ({ id: ids[row], score: found.scores[i] }));
   }
 
-  /** Chunks a search found gone (deleted since the matrix was loaded) leave the cached matrix. */
+  /** The index of (project, model) is read again from PostgreSQL by its next question (portable path). */
+  async reload(projectId: string, model: string): Promise<void> {
+    if (!this.pgvector) await this.cache.reload(projectId, model);
+  }
+
+  /** Chunks a search found gone (deleted since they were loaded) leave the index. */
   forget(projectId: string, model: string, chunkIds: string[]): void {
-    this.cache.forget(projectId, model, chunkIds);
+    this.cache
+      .forget(projectId, model, chunkIds)
+      .catch((err) => this.logger.warn({ err }, 'removing deleted chunks from the vector index failed'));
   }
 
   private async neighboursPg(em: EntityManager, projectId: string, model: string, q: Float32Array, k: number): Promise<Neighbour[]> {
@@ -239,15 +246,15 @@ export class VectorStore {
   }
 
   /**
-   * Exact scoring without the cache, page by page (a matrix larger than EMBEDDING_CACHE_MB): each
-   * page is copied into a buffer that is transferred to a scoring thread, while the next page is
+   * Exact scoring without an index, page by page (a project larger than EMBEDDING_CACHE_MB): each
+   * page is copied into a buffer that is transferred to the index thread, while the next page is
    * read; at most STREAM_IN_FLIGHT pages are held at once.
    */
   private async neighboursStreamed(em: EntityManager, projectId: string, model: string, q: Float32Array, k: number): Promise<Neighbour[]> {
     const dims = q.length;
     const ids: string[] = [];
-    const pending: Array<Promise<ScoreResult>> = [];
-    const done: ScoreResult[] = [];
+    const pending: Array<Promise<Found>> = [];
+    const done: Found[] = [];
     let after = '0';
     try {
       for (;;) {
@@ -261,7 +268,7 @@ export class VectorStore {
           rows.forEach((r, i) => readInto(page.subarray(i * dims, (i + 1) * dims), r.vec));
           const base = ids.length;
           for (const r of rows) ids.push(r.id);
-          pending.push(this.scorer.score({ buffer: page.buffer, dims, from: 0, to: rows.length, base, query: q, k }, true));
+          pending.push(this.index.page(dims, page, q, k, base));
           while (pending.length >= STREAM_IN_FLIGHT) done.push(await pending.shift()!);
         }
         if (rows.length < LOAD_PAGE) break;
@@ -274,4 +281,10 @@ export class VectorStore {
     }
     return mergeTop(done, k).map(({ row, score }) => ({ id: ids[row], score }));
   }
+}
+
+/** The k best of several pages' results (rows are global), best first; equal scores: lower row first. */
+function mergeTop(results: Found[], k: number): Array<{ row: number; score: number }> {
+  const all = results.flatMap((r) => r.rows.map((row, i) => ({ row, score: r.scores[i] })));
+  return all.sort((a, b) => b.score - a.score || a.row - b.row).slice(0, k);
 }

@@ -1,9 +1,9 @@
 import type { Provider } from '../entities';
-import { ApiKeyCipher, ApiKeyDecryptError } from '../llm/api-key-crypto';
-import type { NetworkPolicy } from '../llm/network-guard';
-import type { UpstreamTarget } from '../llm/openai-client';
+import { ApiKeyCipher, ApiKeyDecryptError } from './api-key-crypto';
+import type { NetworkPolicy } from './network-guard';
+import type { UpstreamTarget } from './openai-client';
 import type { Logger } from '../logger';
-import type { ModelResolution } from '../retrieval/model-source';
+import type { ModelResolution } from './model-source';
 
 /** Where a chat's completion goes, or why nothing could be resolved (→ LLM_API_ERROR). */
 export type ChatTarget =

@@ -1,16 +1,12 @@
-import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { JobHost } from '../ingest/pipeline/job-host';
-import { EMBED_QUEUE } from '../ingest/pipeline/queues';
 import { query } from '../db/sql';
 import { embedTexts } from '../llm/embeddings-client';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
-import { SearchStages, stopwatch } from '../retrieval/stages';
-import { Neighbour, VectorStore } from '../retrieval/vector-store';
+import { SearchStages, stopwatch } from './stages';
+import { Neighbour, VectorStore } from './vector-store';
 import { Backoff } from '../util/backoff';
-import { BaseService, ServiceContext } from './context';
-import type { EmbeddingTarget } from './provider-targets';
-import type { ProvidersService } from './providers.service';
+import { EMBED_QUEUE, ModelSources, SearchContext, SearchJobs, SearchPart } from './context';
+import type { EmbeddingTarget } from '../llm/provider-targets';
 
 /** Vector neighbours a question takes into fusion. */
 export const VECTOR_NEIGHBOURS = 50;
@@ -36,25 +32,28 @@ export interface QueryNeighbours {
  * a project is complete. Query time embeds the question once with a short time-out; any failure
  * means lexical retrieval for that question, never an error.
  */
-export class EmbeddingsService extends BaseService {
+export class EmbeddingsService extends SearchPart {
   constructor(
-    ctx: ServiceContext,
-    private readonly providers: ProvidersService,
+    ctx: SearchContext,
+    private readonly providers: ModelSources,
   ) {
     super(ctx);
   }
 
-  /** Vector scoring (portable path) uses up to two threads: a search's share of the CPU is bounded, the loop stays free. */
+  /** The portable path's vector indexes live in one thread of their own: the event loop stays free. */
   readonly store = new VectorStore(this.config.embeddingCacheMb * 1024 * 1024, this.logger, {
-    threads: Math.min(2, availableParallelism()),
+    exactBelow: this.config.vectorExactBelow,
+    quantization: this.config.vectorQuantization,
   });
   /** The process's one job host (the document pipeline's): embedding jobs and the sweep run on it. */
-  private queue: JobHost | null = null;
+  private queue: SearchJobs | null = null;
   private readonly failingUntil = new Backoff(QUERY_BACKOFF_MS);
 
-  async start(opts: { workers: boolean; jobs: JobHost }): Promise<void> {
+  /** `warm`: rebuild the vector indexes from PostgreSQL, in the background (processes that answer questions). */
+  async start(opts: { workers: boolean; jobs: SearchJobs; warm?: boolean }): Promise<void> {
     await this.store.detect(this.freshEm());
     this.queue = opts.jobs;
+    if (opts.warm) void this.warm();
     if (opts.workers) {
       opts.jobs.work(EMBED_QUEUE, 2, async (job) => {
         try {
@@ -69,10 +68,32 @@ export class EmbeddingsService extends BaseService {
     }
   }
 
-  /** The job host stops the embedding workers and the sweep (with the document pipeline); this closes the vector threads. */
+  /**
+   * Each project's index of its current model, rebuilt one project at a time; never awaited by
+   * start, so no project waits for another's (a question waits only for its own project's load).
+   */
+  private async warm(): Promise<void> {
+    try {
+      const em = this.freshEm();
+      const projects = await query<{ id: string }>(em, 'select distinct project_id as id from chunk_embeddings');
+      const sources = await this.sourcesForProjects(projects.map((p) => p.id));
+      const current = new Map([...sources].flatMap(([id, s]) => (s ? [[id, s.key] as [string, string]] : [])));
+      const n = await this.store.warm(em, current);
+      this.logger.debug({ indexes: n }, 'vector indexes rebuilt from PostgreSQL');
+    } catch (err) {
+      this.logger.warn({ err }, 'rebuilding the vector indexes failed; each is loaded by its first question');
+    }
+  }
+
+  /** The job host stops the embedding workers and the sweep (with the document pipeline); this closes the vector index thread. */
   async stop(): Promise<void> {
     this.queue = null;
     await this.store.close();
+  }
+
+  /** Queues the embedding stage of documents (reindex: the wing has found what lacks vectors). */
+  async enqueue(documentIds: string[]): Promise<void> {
+    for (const id of documentIds) await this.queue?.send(EMBED_QUEUE, id);
   }
 
   /** The ingestion job calls this once a document's chunks are committed (best effort: the sweep is the safety net). */

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Document } from '../entities';
 import type { DocumentEmbeddings } from '../entities/document.entity';
 import { query } from '../db/sql';
-import type { EmbeddingsService } from './embeddings.service';
+import type { EmbeddingsService } from './embeddings';
 
 /**
  * Sets each document's `embeddings` ({model, chunksEmbedded, chunksTotal}, or null when its

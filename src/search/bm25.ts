@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query } from '../db/sql';
-import { HEADER_POSITION, HEADER_WEIGHT } from '../ingest/index-writer';
+import { HEADER_POSITION, HEADER_WEIGHT } from './index-writer';
 
 export { HEADER_WEIGHT };
 

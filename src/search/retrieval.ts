@@ -1,17 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
-import type { Actor } from '../access/actor';
-import { requireTier } from '../access/read-rules';
 import { NotFoundError } from '../errors';
-import { analyseText, cjkVectorLiteral, languageConfigTable } from '../ingest/analysis';
+import { analyseText, cjkVectorLiteral, languageConfigTable } from './analysis';
 import { query } from '../db/sql';
-import { CANDIDATES, QueryTerm, rankBm25 } from '../retrieval/bm25';
-import { DEFAULT_FUSION, FusionParams, fuseRankings } from '../retrieval/fusion';
-import { nothingRelevant, questionRelevance, type SearchTrace } from '../retrieval/relevance';
-import { SearchStages, stopwatch } from '../retrieval/stages';
-import { BaseService, ServiceContext } from './context';
-import type { EmbeddingsService } from './embeddings.service';
-import { RERANK_CANDIDATES, RERANK_SETTING_SQL, type RerankService, type RerankSetting } from './rerank.service';
+import { CANDIDATES, QueryTerm, rankBm25 } from './bm25';
+import { DEFAULT_FUSION, FusionParams, fuseRankings } from './fusion';
+import { nothingRelevant, questionRelevance, type SearchTrace } from './relevance';
+import { SearchStages, stopwatch } from './stages';
+import { SearchContext, SearchPart } from './context';
+import type { EmbeddingsService } from './embeddings';
+import { RERANK_CANDIDATES, RERANK_SETTING_SQL, type RerankService, type RerankSetting } from './rerank';
 
 /** One retrieved chunk, best first. */
 export interface RetrievalHit {
@@ -22,6 +20,22 @@ export interface RetrievalHit {
   text: string;
   context: string;
   score: number;
+}
+
+/** How a search may be tuned or observed (evaluation, benchmarks); chat passes `timings`. */
+export interface SearchOptions {
+  topK?: number;
+  timings?: { embeddingMs?: number; rerankMs?: number };
+  /** Fusion weights for this call (evaluation and tuning; default DEFAULT_FUSION). */
+  fusion?: FusionParams;
+  /** Receives the rankings before fusion and the question's relevance (evaluation and tuning). */
+  trace?: SearchTrace;
+  /** The relevance floor for this call (evaluation; default RELEVANCE_FLOOR; 0: the content-word rule alone). */
+  relevanceFloor?: number;
+  /** Receives the time spent in each stage (benchmarks). */
+  stages?: SearchStages;
+  /** The postings BM25 scores exactly (EXACT_POSTINGS; evaluation: a small corpus ranked as a large one is). */
+  exactPostings?: number;
 }
 
 /** Chunks returned when neither the caller nor the project's `settings.topK` says otherwise. */
@@ -40,9 +54,9 @@ const MAX_TERMS = 32;
  * candidates with OR semantics over the question's terms, then BM25 with the project's own term
  * statistics ranks them, and a phrase/proximity bonus reorders the leaders. Chat calls search().
  */
-export class RetrievalService extends BaseService {
+export class RetrievalService extends SearchPart {
   constructor(
-    ctx: ServiceContext,
+    ctx: SearchContext,
     private readonly embeddings: EmbeddingsService,
     private readonly reranker: RerankService,
   ) {
@@ -51,31 +65,11 @@ export class RetrievalService extends BaseService {
 
   /**
    * The `topK` best chunks for `question` in the project (default: the project's `settings.topK`,
-   * else 6), for `actor`, who must hold `use` on the project (background jobs and tools pass
-   * `Actor.system()`).
+   * else 6). Access is the wing's to check (SearchWing.search), once per question.
    */
-  async search(
-    actor: Actor,
-    projectId: string,
-    question: string,
-    opts: {
-      topK?: number;
-      timings?: { embeddingMs?: number; rerankMs?: number };
-      /** Fusion weights for this call (evaluation and tuning; default DEFAULT_FUSION). */
-      fusion?: FusionParams;
-      /** Receives the rankings before fusion and the question's relevance (evaluation and tuning). */
-      trace?: SearchTrace;
-      /** The relevance floor for this call (evaluation; default RELEVANCE_FLOOR; 0: the content-word rule alone). */
-      relevanceFloor?: number;
-      /** Receives the time spent in each stage (benchmarks). */
-      stages?: SearchStages;
-      /** The postings BM25 scores exactly (EXACT_POSTINGS; evaluation: a small corpus ranked as a large one is). */
-      exactPostings?: number;
-    } = {},
-  ): Promise<RetrievalHit[]> {
+  async search(projectId: string, question: string, opts: SearchOptions = {}): Promise<RetrievalHit[]> {
     const lap = stopwatch(opts.stages);
     const t0 = performance.now();
-    await requireTier(this.em(), actor, projectId, 'use');
     // the semantic side (embed the question, vector neighbours) runs beside the lexical one; it
     // resolves null when there is no embedding source or the embedder fails, and never throws
     const semantic = this.embeddings.neighbours(projectId, question.slice(0, MAX_QUERY_CHARS), opts.stages);
@@ -108,7 +102,7 @@ export class RetrievalService extends BaseService {
             )
           : [];
         t = lap('lexical', t);
-        // nothing relevant (retrieval/relevance.ts): no passage shares a content word with the
+        // nothing relevant (search/relevance.ts): no passage shares a content word with the
         // question, or the best is below the floor: no passage at all, whatever the vectors say
         const relevance = questionRelevance(lexical[0]?.score, terms, absentWords, projectChunks);
         if (opts.trace) Object.assign(opts.trace, { relevance, terms, absentWords, projectChunks });
