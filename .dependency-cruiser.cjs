@@ -1,11 +1,35 @@
+const { LAYERS, SUBROOMS } = require('./scripts/layers.cjs');
+
+/** `^src/auth/` for a folder, `^src/app\\.ts$` for a loose file, its paths for a sub-room. */
+const roomPath = (room) => SUBROOMS[room] ?? (room.endsWith('.ts') ? `^src/${room.replace('.', '\\.')}$` : `^src/${room}/`);
+/** A sub-room's files belong to it, not to the folder around them. */
+const subroomPaths = Object.values(SUBROOMS);
+
 /**
- * The architecture as checked rules (npm run lint). Dependencies point one way:
- * transports → services → (access, presenters) → entities. See CONTRIBUTING.md.
- * test/unit/architecture.test.ts proves each rule fires on a deliberate violation.
+ * One rule a floor of the house plan (scripts/layers.cjs): its rooms import nothing on a floor above
+ * (e.g. auth/ never imports services/, observability/ imports only the leaves).
+ */
+const layerRules = LAYERS.slice(1).map((layer, i) => ({
+  name: `no-upward-from-${layer.floor}`,
+  severity: 'error',
+  comment: `${layer.rooms.join(', ')} (floor "${layer.floor}") import nothing above them: ${LAYERS.slice(0, i + 1)
+    .flatMap((l) => l.rooms)
+    .join(', ')}. Something both need moves down (scripts/layers.cjs).`,
+  from: { path: layer.rooms.map(roomPath), pathNot: subroomPaths.filter((p) => !layer.rooms.some((r) => SUBROOMS[r] === p)) },
+  to: { path: LAYERS.slice(0, i + 1).flatMap((l) => l.rooms.map(roomPath)), pathNot: subroomPaths },
+}));
+
+/**
+ * The architecture as checked rules (npm run lint). Dependencies point one way, down the floors of
+ * scripts/layers.cjs: processes → transports → services → auth → … → leaves. See CONTRIBUTING.md.
+ * scripts/folder-graph.mjs --check (also in npm run lint) refuses import loops between folders,
+ * which no-circular (file cycles) does not see. test/unit/architecture.test.ts proves each rule
+ * fires on a deliberate violation.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
   forbidden: [
+    ...layerRules,
     {
       name: 'no-circular',
       severity: 'error',

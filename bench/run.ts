@@ -16,7 +16,7 @@ import { benchStreams } from './streams';
  * bench/results/summary.json plus one JSON per sub-benchmark.
  *
  *   npm run bench                 # everything (~6–9 minutes on 2 cores)
- *   npm run bench -- --only auth,projects,streams,graphql,retrieval,eval,vectors,ingest,spreadsheet,ocr,chat,hostile,heavy,metrics,web,citations
+ *   npm run bench -- --only auth,projects,streams,graphql,retrieval,eval,vectors,ingest,spreadsheet,ocr,ocr-quality,chat,hostile,heavy,metrics,web,citations
  */
 interface Row {
   metric: string;
@@ -361,6 +361,18 @@ async function main(): Promise<void> {
         met: r.met.textPdf,
       },
     );
+  });
+
+  await section('ocr-quality', async () => {
+    const r = await sub('ocr-quality.js', [], 'ocr-quality.json');
+    results.ocrQuality = r.summary;
+    rows.push({
+      metric: `OCR word agreement with the source texts, ${r.rows.length} scan and image fixtures (two parser threads)`,
+      value: `recall ${r.summary.recall}, precision ${r.summary.precision}`,
+      // one document's pages read by one thread gave recall 1, precision 1 (bench/results/ocr-quality-before.json)
+      target: 'no drop (1, 1 before pages were spread)',
+      met: r.summary.recall >= 1 && r.summary.precision >= 1,
+    });
   });
 
   await section('hostile', async () => {

@@ -6,7 +6,7 @@ import helmet from 'helmet';
 import http from 'node:http';
 import type { Config } from './config';
 import type { Logger } from './logger';
-import { httpMetrics, metricsHandler } from './observability/http-metrics';
+import { httpMetrics, metricsHandler } from './transports/http/metrics';
 import { requestScope } from './observability/request-context';
 import type { Services } from './services';
 import { trustFunction } from './util/client-address';

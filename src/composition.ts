@@ -4,7 +4,7 @@ import type { Config } from './config';
 import { Database, openDatabase } from './db/database';
 import { bootstrapOnFirstStart, describeChatModel, startupBanner } from './first-run';
 import { createLogger, Logger } from './logger';
-import { startMetricsServer } from './observability/http-metrics';
+import { startMetricsServer } from './transports/http/metrics';
 import { createMetrics, Metrics } from './observability/metrics';
 import { createServices, Services } from './services';
 import { requirePrivateUploadDir } from './util/private-dir';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { scopedLogger } from '../observability/request-context';
-import type { ServiceContext } from '../services/context';
+import type { ServiceContext } from '../db/service-context';
 
 /**
  * The authentication path's own small pool (hot path: every request re-reads its user, every login

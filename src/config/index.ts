@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { ParseLimits, PoolLimits } from '../ingest/limits';
+import type { ParseLimits, PoolLimits } from './limits';
 import { bool, ConfigError, type Env, int, list, LOG_LEVELS, oneOf, secret, str, trustProxy, url } from './env';
 import { type EmbeddingEnv, modelEnv, type RerankEnv } from './models';
 import { oidcConfig, type OidcConfig } from './oidc';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import pg from 'pg';
-import { JOBS_SCHEMA } from '../ingest/pipeline/queues';
+import { JOBS_SCHEMA } from './schemas';
 import { USER } from './embedded-layout';
 
 /** The role the application connects as (not a superuser). */

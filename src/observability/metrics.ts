@@ -61,153 +61,114 @@ export class Metrics {
   /** Error codes are ours and Apollo's; bounded in case a resolver throws something unexpected. */
   readonly errorCodes = new BoundedLabel(60, /^[A-Za-z_]{1,64}$/);
 
-  readonly httpDuration = new Histogram({
-    name: 'docqa_http_request_duration_seconds',
-    help: 'HTTP request duration by method, route template and status (streams: until the stream ends)',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-
-  readonly graphqlDuration = new Histogram({
-    name: 'docqa_graphql_operation_duration_seconds',
-    help: 'GraphQL operation duration by operation name (anonymous, unknown or other beyond the cap) and type',
-    labelNames: ['operation', 'type'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-
-  readonly graphqlErrors = new Counter({
-    name: 'docqa_graphql_errors_total',
-    help: 'GraphQL errors by extensions.code',
-    labelNames: ['code'] as const,
-    registers: [this.registry],
-  });
-
-  readonly chatSources = new Histogram({
-    name: 'docqa_chat_time_to_sources_seconds',
-    help: 'From the chat request to the sources event, by mode',
-    labelNames: ['mode'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-
-  readonly chatFirstText = new Histogram({
-    name: 'docqa_chat_time_to_first_text_seconds',
-    help: 'From the chat request to the first text event, by mode',
-    labelNames: ['mode'] as const,
-    buckets: LONG_BUCKETS,
-    registers: [this.registry],
-  });
-
-  readonly chatDuration = new Histogram({
-    name: 'docqa_chat_duration_seconds',
-    help: 'Whole chat answers, by mode and outcome (done, error, aborted)',
-    labelNames: ['mode', 'outcome'] as const,
-    buckets: LONG_BUCKETS,
-    registers: [this.registry],
-  });
-
-  readonly chatTokens = new Counter({
-    name: 'docqa_chat_tokens_total',
-    help: 'Tokens of completed chat answers (prompt and answer), by mode',
-    labelNames: ['mode'] as const,
-    registers: [this.registry],
-  });
-
-  readonly chatOutcomes = new Counter({
-    name: 'docqa_chat_outcomes_total',
-    help: 'Chat streams by outcome (done, error, aborted) and error message (empty unless error)',
-    labelNames: ['outcome', 'error'] as const,
-    registers: [this.registry],
-  });
-
-  readonly chatUpstreamErrors = new Counter({
-    name: 'docqa_chat_upstream_errors_total',
-    help: 'Failed upstream calls during chat, by provider slug (env: the LLM_BASE_URL fallback; web-search: the search API)',
-    labelNames: ['provider'] as const,
-    registers: [this.registry],
-  });
-
-  readonly retrievalDuration = new Histogram({
-    name: 'docqa_retrieval_duration_seconds',
-    help: 'Retrieval for chat: documents (docs) or the web search (web, deep)',
-    labelNames: ['mode'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-
-  readonly ingestJobDuration = new Histogram({
-    name: 'docqa_ingest_job_duration_seconds',
-    help: 'Ingestion attempts by outcome (ready, failed, retry)',
-    labelNames: ['outcome'] as const,
-    buckets: LONG_BUCKETS,
-    registers: [this.registry],
-  });
-
-  readonly ingestPages = new Counter({
-    name: 'docqa_ingest_pages_total',
-    help: 'Pages read by successful ingestion attempts (rate() gives pages per second)',
-    registers: [this.registry],
-  });
-
-  readonly ingestChunks = new Counter({
-    name: 'docqa_ingest_chunks_total',
-    help: 'Chunks indexed by successful ingestion attempts (rate() gives chunks per second)',
-    registers: [this.registry],
-  });
-
-  readonly ingestFailures = new Counter({
-    name: 'docqa_ingest_failures_total',
-    help: 'Failed ingestion attempts by reason',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
-
-  readonly loginAttempts = new Counter({
-    name: 'docqa_login_attempts_total',
-    help: 'Login attempts by outcome',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly httpDuration = this.histogram(
+    'docqa_http_request_duration_seconds',
+    'HTTP request duration by method, route template and status (streams: until the stream ends)',
+    ['method', 'route', 'status'],
+  );
+  readonly graphqlDuration = this.histogram(
+    'docqa_graphql_operation_duration_seconds',
+    'GraphQL operation duration by operation name (anonymous, unknown or other beyond the cap) and type',
+    ['operation', 'type'],
+  );
+  readonly graphqlErrors = this.counter('docqa_graphql_errors_total', 'GraphQL errors by extensions.code', ['code']);
+  readonly chatSources = this.histogram('docqa_chat_time_to_sources_seconds', 'From the chat request to the sources event, by mode', [
+    'mode',
+  ]);
+  readonly chatFirstText = this.histogram(
+    'docqa_chat_time_to_first_text_seconds',
+    'From the chat request to the first text event, by mode',
+    ['mode'],
+    LONG_BUCKETS,
+  );
+  readonly chatDuration = this.histogram(
+    'docqa_chat_duration_seconds',
+    'Whole chat answers, by mode and outcome (done, error, aborted)',
+    ['mode', 'outcome'],
+    LONG_BUCKETS,
+  );
+  readonly chatTokens = this.counter('docqa_chat_tokens_total', 'Tokens of completed chat answers (prompt and answer), by mode', ['mode']);
+  readonly chatOutcomes = this.counter(
+    'docqa_chat_outcomes_total',
+    'Chat streams by outcome (done, error, aborted) and error message (empty unless error)',
+    ['outcome', 'error'],
+  );
+  readonly chatUpstreamErrors = this.counter(
+    'docqa_chat_upstream_errors_total',
+    'Failed upstream calls during chat, by provider slug (env: the LLM_BASE_URL fallback; web-search: the search API)',
+    ['provider'],
+  );
+  readonly retrievalDuration = this.histogram(
+    'docqa_retrieval_duration_seconds',
+    'Retrieval for chat: documents (docs) or the web search (web, deep)',
+    ['mode'],
+  );
+  readonly ingestJobDuration = this.histogram(
+    'docqa_ingest_job_duration_seconds',
+    'Ingestion attempts by outcome (ready, failed, retry)',
+    ['outcome'],
+    LONG_BUCKETS,
+  );
+  readonly ingestPages = this.counter(
+    'docqa_ingest_pages_total',
+    'Pages read by successful ingestion attempts (rate() gives pages per second)',
+  );
+  readonly ingestChunks = this.counter(
+    'docqa_ingest_chunks_total',
+    'Chunks indexed by successful ingestion attempts (rate() gives chunks per second)',
+  );
+  readonly ingestFailures = this.counter('docqa_ingest_failures_total', 'Failed ingestion attempts by reason', ['reason']);
+  readonly loginAttempts = this.counter('docqa_login_attempts_total', 'Login attempts by outcome', ['outcome']);
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     const sources = this.sources;
-    new Gauge({
-      name: 'docqa_db_pool_connections',
-      help: 'Database pool connections by pool (orm: the main pool, auth: per-request authentication) and state (in_use, idle, waiting: callers queued for one)',
-      labelNames: ['pool', 'state'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
+    this.gauge(
+      'docqa_db_pool_connections',
+      'Database pool connections by pool (orm: the main pool, auth: per-request authentication) and state (in_use, idle, waiting: callers queued for one)',
+      ['pool', 'state'],
+      (g) => {
         for (const p of sources.pools?.() ?? []) {
-          this.set({ pool: p.pool, state: 'in_use' }, p.inUse);
-          this.set({ pool: p.pool, state: 'idle' }, p.idle);
-          this.set({ pool: p.pool, state: 'waiting' }, p.waiting);
+          g.set({ pool: p.pool, state: 'in_use' }, p.inUse);
+          g.set({ pool: p.pool, state: 'idle' }, p.idle);
+          g.set({ pool: p.pool, state: 'waiting' }, p.waiting);
         }
       },
+    );
+    this.gauge('docqa_ingest_queue_jobs', 'Ingestion jobs in the queue (pg-boss) by queue and state', ['queue', 'state'], async (g) => {
+      for (const r of (await sources.queueDepth?.()) ?? []) g.set({ queue: r.queue, state: r.state }, r.count);
     });
-    new Gauge({
-      name: 'docqa_ingest_queue_jobs',
-      help: 'Ingestion jobs in the queue (pg-boss) by queue and state',
-      labelNames: ['queue', 'state'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const r of (await sources.queueDepth?.()) ?? []) this.set({ queue: r.queue, state: r.state }, r.count);
+    this.gauge(
+      'docqa_embedding_backlog_chunks',
+      'Chunks without an embedding vector (0 while no chunk_embeddings table exists)',
+      [],
+      async (g) => {
+        g.set((await sources.embeddingBacklog?.()) ?? 0);
       },
-    });
-    new Gauge({
-      name: 'docqa_embedding_backlog_chunks',
-      help: 'Chunks without an embedding vector (0 while no chunk_embeddings table exists)',
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        const n = await sources.embeddingBacklog?.();
-        this.set(n ?? 0);
-      },
-    });
+    );
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'docqa_' });
+  }
+
+  /** A histogram on this registry (request-sized buckets unless told). */
+  private histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets = LATENCY_BUCKETS): Histogram<L> {
+    return new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+  }
+
+  private counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** A gauge read at scrape time: cleared, then set by `read` (a series whose source is gone disappears). */
+  private gauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: (g: Gauge<L>) => void | Promise<void>): void {
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        await read(this);
+      },
+    });
   }
 
   /** Registers where scrape-time values come from (later calls add or replace sources). */

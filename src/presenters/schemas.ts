@@ -14,13 +14,11 @@ const orgPosition = enumOf(...ORG_POSITIONS);
 const tier = enumOf(...TIERS);
 const userStatus = enumOf(...USER_STATUSES);
 
+/** Who a user is: the fields every user shape starts with. */
+const userIdentity = { id: uuid, email: str, name: str, platformRole, orgPosition, departmentId: nullable(uuid) };
+
 const userRecord = {
-  id: uuid,
-  email: str,
-  name: str,
-  platformRole,
-  orgPosition,
-  departmentId: nullable(uuid),
+  ...userIdentity,
   avatarColor: str,
   status: userStatus,
   lastLoginAt: nullable(dateTime),
@@ -79,14 +77,9 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     description: 'Every error answer (DESIGN §3)',
   },
   DeleteResult: obj({ success: { const: true }, id: uuid }),
-  LoginUser: obj({ id: uuid, email: str, name: str, platformRole, orgPosition, departmentId: nullable(uuid), avatarColor: str }),
+  LoginUser: obj({ ...userIdentity, avatarColor: str }),
   Me: obj({
-    id: uuid,
-    email: str,
-    name: str,
-    platformRole,
-    orgPosition,
-    departmentId: nullable(uuid),
+    ...userIdentity,
     status: userStatus,
     lastLoginAt: nullable(dateTime),
     createdAt: dateTime,

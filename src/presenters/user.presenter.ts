@@ -8,28 +8,20 @@ const deptId = (u: User): string | null => (u.department ? u.department.id : nul
 /** The graph's User: a list entry with its avatar. */
 export type GraphUserDto = UserListEntryDto & { avatarUrl: string | null };
 
+/** Who an actor is: the fields LoginUser and Me start with. */
+function identityOf(a: Actor): Pick<MeDto, 'id' | 'email' | 'name' | 'platformRole' | 'orgPosition' | 'departmentId'> {
+  return { id: a.id, email: a.email, name: a.name, platformRole: a.platformRole, orgPosition: a.orgPosition, departmentId: a.departmentId };
+}
+
 /** POST /auth/login `user`, from the actor read at login. */
 export function presentLoginUser(u: Actor): LoginUserDto {
-  return {
-    id: u.id,
-    email: u.email,
-    name: u.name,
-    platformRole: u.platformRole,
-    orgPosition: u.orgPosition,
-    departmentId: u.departmentId,
-    avatarColor: u.avatarColor,
-  };
+  return { ...identityOf(u), avatarColor: u.avatarColor };
 }
 
 /** GET /auth/me `user`, from the actor re-read for this request. */
 export function presentMe(a: Actor): MeDto {
   return {
-    id: a.id,
-    email: a.email,
-    name: a.name,
-    platformRole: a.platformRole,
-    orgPosition: a.orgPosition,
-    departmentId: a.departmentId,
+    ...identityOf(a),
     status: a.status,
     lastLoginAt: isoOrNull(a.lastLoginAt),
     createdAt: iso(a.createdAt),

@@ -5,7 +5,7 @@ import type { AuditAction, AuditTargetType, PlatformRole, Tier, UserStatus } fro
 import { ValidationError } from '../errors';
 import { AUDIT_DEFAULT_LIMIT, AuditLogQuery } from './audit.inputs';
 import type { AuditRow } from '../presenters/audit.presenter';
-import { BaseService } from './context';
+import { BaseService } from '../db/service-context';
 import { query } from '../db/sql';
 
 export interface AuditRecord {

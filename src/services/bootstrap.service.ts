@@ -1,8 +1,8 @@
 import { User } from '../entities';
 import { ValidationError } from '../errors';
-import { BaseService } from './context';
+import { BaseService } from '../db/service-context';
 import { hashPassword, normalizeEmail } from '../auth/passwords';
-import { avatarColorFor } from './avatar';
+import { avatarColorFor } from '../domain/avatar';
 import { query } from '../db/sql';
 
 export interface BootstrapPerson {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { PgListener } from '../db/pg-listener';
 import { query } from '../db/sql';
 import type { ChatEvent } from '../presenters/chat-event.presenter';
-import { BaseService } from './context';
+import { BaseService } from '../db/service-context';
 
 /** The PostgreSQL channel on which a node says "stream <messageId> has new events" (payload: the id). */
 export const CHAT_STREAM_CHANNEL = 'docqa_chat_stream';

@@ -1,5 +1,5 @@
 import type { Actor } from '../access/actor';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { ProvidersService } from './providers.service';
 
 export interface ChatModel {

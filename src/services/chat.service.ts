@@ -12,11 +12,11 @@ import { AskInput, ChatMode } from './chat.inputs';
 import { citationsFor, conversationToAsk, storeAssistant, storeQuestion } from './chat-store';
 import type { ChatJournal, NumberedChatEvent } from './chat-journal';
 import { documentContext, webContext } from './chat-context';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { LiveAccessService } from './live-access.service';
 import type { ProvidersService } from './providers.service';
 import type { SearchWing } from '../search';
-import { observeChat } from '../observability/chat-metrics';
+import { observeChat } from './chat-metrics';
 
 export type { ChatErrorMessage, ChatEvent, ChatTimings } from '../presenters/chat-event.presenter';
 import { chatAccessLost, type ChatErrorMessage, type ChatEvent, type ChatTimings } from '../presenters/chat-event.presenter';

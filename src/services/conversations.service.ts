@@ -8,7 +8,7 @@ import type { ConversationRow, RecentConversationRow } from '../presenters/conve
 import { isUuid } from '../validation';
 import type { RenameConversationInput } from './chat.inputs';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
-import { BaseService } from './context';
+import { BaseService } from '../db/service-context';
 import { query } from '../db/sql';
 
 export interface ConversationRead {

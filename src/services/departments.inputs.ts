@@ -1,6 +1,22 @@
 import { IsBoolean } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
-import { DescriptionRule, HexColorRule, NameRule, Optional, UserIdsRule } from './input-rules';
+import { DescriptionRule, HexColorRule, NameRule, Optional, rules, UserIdsRule } from './input-rules';
+
+/** The optional fields creation and update share, each declared once (GraphQL type, optional, rules). */
+const DepartmentField = {
+  color: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      HexColorRule(),
+    ),
+  description: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      DescriptionRule(),
+    ),
+};
 
 @InputType()
 export class CreateDepartmentInput {
@@ -9,15 +25,11 @@ export class CreateDepartmentInput {
   name!: string;
 
   /** Defaults to a neutral slate. */
-  @Field({ nullable: true })
-  @Optional()
-  @HexColorRule()
+  @DepartmentField.color()
   color?: string;
 
   /** Defaults to "". */
-  @Field({ nullable: true })
-  @Optional()
-  @DescriptionRule()
+  @DepartmentField.description()
   description?: string;
 }
 
@@ -28,14 +40,10 @@ export class UpdateDepartmentInput {
   @NameRule()
   name?: string;
 
-  @Field({ nullable: true })
-  @Optional()
-  @HexColorRule()
+  @DepartmentField.color()
   color?: string;
 
-  @Field({ nullable: true })
-  @Optional()
-  @DescriptionRule()
+  @DepartmentField.description()
   description?: string;
 }
 

@@ -9,7 +9,7 @@ import type { DepartmentCounts } from '../presenters/department.presenter';
 import { isUuid } from '../validation';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import type { AuditService } from './audit.service';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import { limitOffset, pageFromRows, type PageInput, type Paged } from './page';
 import type { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from './departments.inputs';
 import { dropGroupsOutsideDepartment } from './groups.service';

@@ -4,7 +4,7 @@ import type { Document } from '../entities';
 import { query } from '../db/sql';
 import { NotFoundError } from '../errors';
 import { isUuid } from '../validation';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { DocumentProgress, DocumentsService } from './documents.service';
 import type { LiveAccessService, LiveTicket } from './live-access.service';
 

@@ -7,7 +7,7 @@ import type { IngestPipeline } from '../ingest/pipeline';
 import { isDocumentKind, isImageKind, type DocumentKind, type ParsedPage } from '../ingest/types';
 import type { DocumentText, TextPage } from '../presenters/document.presenter';
 import { isUuid } from '../validation';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 
 export type { DocumentText, TextPage };
 

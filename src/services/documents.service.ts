@@ -13,7 +13,7 @@ import { removeOriginal, storeOriginal } from '../ingest/originals';
 import { DocumentProgress, IngestPipeline, SUPPORTED } from '../ingest/pipeline';
 import { isUuid } from '../validation';
 import { type Batch, groupBy, one, splitVerdicts } from './batch';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { SearchWing } from '../search';
 import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
 

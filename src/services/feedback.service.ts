@@ -7,7 +7,7 @@ import { NotFoundError } from '../errors';
 import type { FeedbackRow } from '../presenters/feedback.presenter';
 import { isUuid } from '../validation';
 import type { FeedbackInput, FeedbackListQuery } from './chat.inputs';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { ConversationsService } from './conversations.service';
 import { query } from '../db/sql';
 export type { FeedbackRow };

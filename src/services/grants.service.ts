@@ -9,7 +9,7 @@ import { NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { UpsertGrantInput } from './grants.inputs';
 import type { GrantRow, GrantsByUser, UserGrantRow } from '../presenters/grant.presenter';
 import { query } from '../db/sql';

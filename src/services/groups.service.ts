@@ -8,7 +8,7 @@ import type { AuditService, MembershipReason } from './audit.service';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { PageInput, Paged } from './page';
 import type { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from './groups.inputs';
 import { query } from '../db/sql';

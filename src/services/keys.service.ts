@@ -7,7 +7,7 @@ import { ApiKey, User } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import type { CreateKeyInput, ListKeysQuery } from './keys.inputs';
 
 /** Keys for programs (issue 38): create (secret shown once), list, revoke; REST and GraphQL call these. */

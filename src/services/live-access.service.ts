@@ -10,7 +10,7 @@ import {
   parseAccessChange,
 } from '../access/live-streams';
 import { PgListener } from '../db/pg-listener';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 
 const LOST = Symbol('lost');
 

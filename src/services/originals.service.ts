@@ -4,7 +4,7 @@ import { Document } from '../entities';
 import { NotFoundError } from '../errors';
 import { originalSlices, type OriginalRef } from '../ingest/originals';
 import { isUuid } from '../validation';
-import { BaseService } from './context';
+import { BaseService } from '../db/service-context';
 
 /** A stored original as GET /documents/:id/original serves it. */
 export interface Original {

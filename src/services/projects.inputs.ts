@@ -15,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Field, Float, ID, InputType, Int } from 'type-graphql';
-import { DescriptionRule, HexColorRule, Optional } from './input-rules';
+import { DescriptionRule, HexColorRule, Optional, rules } from './input-rules';
 
 /**
  * Project settings. Every key is optional on update and merged into the stored settings;
@@ -61,41 +61,68 @@ export class ProjectSettingsInput {
   rerankModel?: string | null;
 }
 
+const ProjectNameRule = (): PropertyDecorator => rules(IsString(), Matches(/\S/, { message: 'name must not be blank' }), MaxLength(200));
+
+/**
+ * The optional fields creation and update share, each declared once: its GraphQL type, its
+ * optionality (a null description clears it; the others refuse null) and its rules.
+ */
+const ProjectField = {
+  description: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      IsOptional(),
+      DescriptionRule(),
+    ),
+  color: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      HexColorRule(),
+    ),
+  isPrivate: (): PropertyDecorator =>
+    rules(
+      Field(() => Boolean, { nullable: true }),
+      Optional(),
+      IsBoolean(),
+    ),
+  instructions: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      IsString(),
+      MaxLength(20000),
+    ),
+  settings: (): PropertyDecorator =>
+    rules(
+      Field(() => ProjectSettingsInput, { nullable: true }),
+      Optional(),
+      IsObject(),
+      ValidateNested(),
+      Type(() => ProjectSettingsInput),
+    ),
+};
+
 @InputType()
 export class CreateProjectInput {
   @Field(() => String)
-  @IsString()
-  @Matches(/\S/, { message: 'name must not be blank' })
-  @MaxLength(200)
+  @ProjectNameRule()
   name!: string;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @DescriptionRule()
+  @ProjectField.description()
   description?: string | null;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @HexColorRule()
+  @ProjectField.color()
   color?: string;
 
   /** Defaults to true: a new project is visible only to those granted access (the safer default). */
-  @Field(() => Boolean, { nullable: true })
-  @Optional()
-  @IsBoolean()
+  @ProjectField.isPrivate()
   isPrivate?: boolean;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsString()
-  @MaxLength(20000)
+  @ProjectField.instructions()
   instructions?: string;
 
-  @Field(() => ProjectSettingsInput, { nullable: true })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ProjectSettingsInput)
+  @ProjectField.settings()
   settings?: ProjectSettingsInput;
 }
 
@@ -104,37 +131,22 @@ export class CreateProjectInput {
 export class UpdateProjectInput {
   @Field(() => String, { nullable: true })
   @Optional()
-  @IsString()
-  @Matches(/\S/, { message: 'name must not be blank' })
-  @MaxLength(200)
+  @ProjectNameRule()
   name?: string;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @DescriptionRule()
+  @ProjectField.description()
   description?: string | null;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsString()
-  @MaxLength(20000)
+  @ProjectField.instructions()
   instructions?: string;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @HexColorRule()
+  @ProjectField.color()
   color?: string;
 
-  @Field(() => Boolean, { nullable: true })
-  @Optional()
-  @IsBoolean()
+  @ProjectField.isPrivate()
   isPrivate?: boolean;
 
-  @Field(() => ProjectSettingsInput, { nullable: true })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ProjectSettingsInput)
+  @ProjectField.settings()
   settings?: ProjectSettingsInput;
 
   /** Transfers ownership: needs `full` tier, and the new owner must be admin or superadmin. */

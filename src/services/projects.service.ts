@@ -13,7 +13,7 @@ import { knownRerankModel } from '../llm/rerank-source';
 import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
-import { BaseService, ServiceContext } from './context';
+import { BaseService, ServiceContext } from '../db/service-context';
 import { pageFromRows, type PageInput, type Paged } from './page';
 import type { CreateProjectInput, ProjectSettingsInput, UpdateProjectInput } from './projects.inputs';
 import { query } from '../db/sql';

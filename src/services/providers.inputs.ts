@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { PROVIDER_TYPES, ProviderType } from '../entities/base';
-import { NameRule, Optional } from './input-rules';
+import { NameRule, Optional, rules } from './input-rules';
 
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const MAX_MODELS = 100;
@@ -46,23 +46,55 @@ const TrimEach = () =>
   );
 
 /**
- * An optional list of model names (embedding or reranking models): trimmed, unique, at most
- * MAX_MODELS, each 1–200 characters. The rules apply in the order they would if written one above the
- * other on the property.
+ * A list of model names: trimmed, unique, at most MAX_MODELS, each 1–200 characters; the chat models
+ * (`atLeastOne`) may not be empty. The rules keep the order they had when written out at each field.
  */
-const ModelNames = (): PropertyDecorator => {
-  const rules = [
+const ModelNames = (atLeastOne = false): PropertyDecorator =>
+  rules(
     TrimEach(),
     IsArray(),
+    ...(atLeastOne ? [ArrayMinSize(1, { message: 'models must list at least one model' })] : []),
     ArrayMaxSize(MAX_MODELS),
     ArrayUnique(),
     IsString({ each: true }),
     MinLength(1, { each: true }),
     MaxLength(200, { each: true }),
-  ];
-  return (target, key) => {
-    for (const rule of [...rules].reverse()) rule(target, key);
-  };
+  );
+
+const SlugRule = (): PropertyDecorator =>
+  rules(IsString(), MaxLength(64), Matches(SLUG, { message: 'slug must be lowercase kebab-case (a-z, 0-9 and single hyphens)' }));
+
+const BaseUrlRule = (): PropertyDecorator => rules(TrimSlash(), IsHttpUrl());
+
+const ApiKeyRule = (): PropertyDecorator => rules(IsString(), MaxLength(1000));
+
+/** The optional fields creation and update share, each declared once (GraphQL type, optional, rules). */
+const ProviderField = {
+  type: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      IsIn(PROVIDER_TYPES),
+    ),
+  apiKey: (): PropertyDecorator =>
+    rules(
+      Field(() => String, { nullable: true }),
+      Optional(),
+      ApiKeyRule(),
+    ),
+  /** Embedding models served at `POST {baseUrl}/embeddings`, reranking models at `POST {baseUrl}/rerank`; may be empty. */
+  modelNames: (): PropertyDecorator =>
+    rules(
+      Field(() => [String], { nullable: true }),
+      Optional(),
+      ModelNames(),
+    ),
+  flag: (): PropertyDecorator =>
+    rules(
+      Field(() => Boolean, { nullable: true }),
+      Optional(),
+      IsBoolean(),
+    ),
 };
 
 @InputType()
@@ -72,61 +104,36 @@ export class CreateProviderInput {
   name!: string;
 
   @Field()
-  @IsString()
-  @MaxLength(64)
-  @Matches(SLUG, { message: 'slug must be lowercase kebab-case (a-z, 0-9 and single hyphens)' })
+  @SlugRule()
   slug!: string;
 
   /** Defaults to `custom`. */
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn(PROVIDER_TYPES)
+  @ProviderField.type()
   type?: ProviderType;
 
   @Field()
-  @TrimSlash()
-  @IsHttpUrl()
+  @BaseUrlRule()
   baseUrl!: string;
 
   /** May be empty for upstreams that need no key. Write-only. */
-  @Field({ nullable: true })
-  @Optional()
-  @IsString()
-  @MaxLength(1000)
+  @ProviderField.apiKey()
   apiKey?: string;
 
   @Field(() => [String])
-  @TrimEach()
-  @IsArray()
-  @ArrayMinSize(1, { message: 'models must list at least one model' })
-  @ArrayMaxSize(MAX_MODELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(200, { each: true })
+  @ModelNames(true)
   models!: string[];
 
-  /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
+  @ProviderField.modelNames()
   embeddingModels?: string[];
 
-  /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
+  @ProviderField.modelNames()
   rerankModels?: string[];
 
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
+  @ProviderField.flag()
   isDefault?: boolean;
 
   /** Defaults to true. */
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
+  @ProviderField.flag()
   isEnabled?: boolean;
 }
 
@@ -139,61 +146,36 @@ export class UpdateProviderInput {
 
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MaxLength(64)
-  @Matches(SLUG, { message: 'slug must be lowercase kebab-case (a-z, 0-9 and single hyphens)' })
+  @SlugRule()
   slug?: string;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn(PROVIDER_TYPES)
+  @ProviderField.type()
   type?: ProviderType;
 
   @Field({ nullable: true })
   @Optional()
-  @TrimSlash()
-  @IsHttpUrl()
+  @BaseUrlRule()
   baseUrl?: string;
 
   /** spec: an empty apiKey keeps the stored key. */
-  @Field({ nullable: true })
-  @Optional()
-  @IsString()
-  @MaxLength(1000)
+  @ProviderField.apiKey()
   apiKey?: string;
 
   @Field(() => [String], { nullable: true })
   @Optional()
-  @TrimEach()
-  @IsArray()
-  @ArrayMinSize(1, { message: 'models must list at least one model' })
-  @ArrayMaxSize(MAX_MODELS)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(200, { each: true })
+  @ModelNames(true)
   models?: string[];
 
-  /** Embedding models served at `POST {baseUrl}/embeddings`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
+  @ProviderField.modelNames()
   embeddingModels?: string[];
 
-  /** Reranking models served at `POST {baseUrl}/rerank`; optional, may be empty. */
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames()
+  @ProviderField.modelNames()
   rerankModels?: string[];
 
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
+  @ProviderField.flag()
   isDefault?: boolean;
 
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
+  @ProviderField.flag()
   isEnabled?: boolean;
 }
 
@@ -202,14 +184,10 @@ export class UpdateProviderInput {
 export class TestProviderInput {
   @Field({ nullable: true })
   @Optional()
-  @TrimSlash()
-  @IsHttpUrl()
+  @BaseUrlRule()
   baseUrl?: string;
 
-  @Field({ nullable: true })
-  @Optional()
-  @IsString()
-  @MaxLength(1000)
+  @ProviderField.apiKey()
   apiKey?: string;
 
   @Field()

@@ -1,7 +1,7 @@
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { Field, InputType, Int } from 'type-graphql';
 import { ORG_POSITIONS, OrgPosition, PLATFORM_ROLES, PlatformRole, USER_STATUSES, UserStatus } from '../entities/base';
-import { MAX_PASSWORD, MIN_PASSWORD, NameRule, Optional, Trim } from './input-rules';
+import { MAX_PASSWORD, MIN_PASSWORD, NameRule, Optional, rules, Trim } from './input-rules';
 
 export const USERS_DEFAULT_LIMIT = 50;
 export const USERS_MAX_LIMIT = 200;
@@ -51,6 +51,10 @@ export class ListUsersQuery {
   offset?: number;
 }
 
+const EmailRule = (): PropertyDecorator => rules(Trim(), IsEmail({}, { message: 'email must be an email address' }), MaxLength(320));
+const PasswordRule = (): PropertyDecorator =>
+  rules(IsString(), MinLength(MIN_PASSWORD, { message: `password must be at least ${MIN_PASSWORD} characters` }), MaxLength(MAX_PASSWORD));
+
 /**
  * POST /users. `platformRole` accepts `superadmin` at the validation layer so the service can answer
  * the spec's 403 forbidden_role rather than a generic 400.
@@ -58,9 +62,7 @@ export class ListUsersQuery {
 @InputType()
 export class CreateUserInput {
   @Field()
-  @Trim()
-  @IsEmail({}, { message: 'email must be an email address' })
-  @MaxLength(320)
+  @EmailRule()
   email!: string;
 
   @Field()
@@ -68,9 +70,7 @@ export class CreateUserInput {
   name!: string;
 
   @Field()
-  @IsString()
-  @MinLength(MIN_PASSWORD, { message: `password must be at least ${MIN_PASSWORD} characters` })
-  @MaxLength(MAX_PASSWORD)
+  @PasswordRule()
   password!: string;
 
   @Field(() => String)
@@ -93,9 +93,7 @@ export class CreateUserInput {
 export class UpdateUserInput {
   @Field({ nullable: true })
   @Optional()
-  @Trim()
-  @IsEmail({}, { message: 'email must be an email address' })
-  @MaxLength(320)
+  @EmailRule()
   email?: string;
 
   @Field({ nullable: true })
@@ -105,9 +103,7 @@ export class UpdateUserInput {
 
   @Field({ nullable: true })
   @Optional()
-  @IsString()
-  @MinLength(MIN_PASSWORD, { message: `password must be at least ${MIN_PASSWORD} characters` })
-  @MaxLength(MAX_PASSWORD)
+  @PasswordRule()
   password?: string;
 
   @Field(() => String, { nullable: true })

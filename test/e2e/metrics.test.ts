@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/logger';
-import { startMetricsServer } from '../../src/observability/http-metrics';
+import { startMetricsServer } from '../../src/transports/http/metrics';
 import { createMetrics } from '../../src/observability/metrics';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { chatFactories, factories } from '../support/factories';

@@ -402,7 +402,9 @@ describe('delete and reindex', () => {
 
     const after = await sql<{ id: string }>(`select id from chunks where document_id = ? order by ordinal`, [doc.id]);
     expect(after).toHaveLength(before.length);
-    expect(after.map((c) => c.id)).not.toEqual(before.map((c) => c.id));
+    // the same passages keep their ids (derived from the document, position and text: issue 35's
+    // citations that last), written once each
+    expect(after.map((c) => c.id)).toEqual(before.map((c) => c.id));
     const statsAfter = await indexStats(p.id);
     expect(statsAfter.stored).toEqual(statsBefore.stored);
     expect(statsAfter.kept).toEqual(statsBefore.kept);

@@ -1,46 +1,23 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { Group, User } from '../../src/entities';
-import { createTestApp, TestApp } from '../support/test-app';
-import { api, client } from '../support/http';
-import { factories } from '../support/factories';
+import { randomUUID } from 'node:crypto';
+import type { Group } from '../../src/entities';
+import { authorizationMatrix, Caller, orgSuite, requiresAuthentication, tag, Who } from '../support/org-suite';
 
-let t: TestApp;
-let f: ReturnType<typeof factories>;
-let cast: Awaited<ReturnType<ReturnType<typeof factories>['makeCast']>>;
-
-type Caller = User & { token: string };
-type Who = 'member' | 'manager' | 'otherManager' | 'engineer' | 'admin' | 'superadmin' | 'ceo';
-const WHO: Who[] = ['member', 'manager', 'otherManager', 'engineer', 'admin', 'superadmin', 'ceo'];
-
-const sql = <T = any>(query: string, params: unknown[] = []): Promise<T[]> => t.orm.em.fork().getConnection().execute(query, params);
-const as = (u: { token: string }) => client(t.baseUrl, u.token);
-const tag = () => randomBytes(4).toString('hex');
+const org = orgSuite();
+const { as, sql } = org;
 const memberIds = async (groupId: string): Promise<string[]> =>
   (await sql(`select user_id from group_members where group_id = ? order by user_id`, [groupId])).map((r) => r.user_id);
 
-beforeAll(async () => {
-  t = await createTestApp();
-  f = factories(t.orm, t.services);
-  cast = await f.makeCast();
-});
-afterAll(async () => t?.close());
-
-describe('authentication', () => {
-  // fixed ids: they are part of the test names, which `jest -t` selects by
-  const id = '00000000-0000-4000-8000-000000000000';
-  const endpoints: Array<[string, string, unknown]> = [
-    ['GET', '/api/groups', undefined],
-    ['POST', '/api/groups', { name: 'x', departmentId: randomUUID() }],
-    ['GET', `/api/groups/${id}`, undefined],
-    ['PATCH', `/api/groups/${id}`, { name: 'x' }],
-    ['DELETE', `/api/groups/${id}`, undefined],
-    ['POST', `/api/groups/${id}/members`, { userIds: [randomUUID()] }],
-    ['DELETE', `/api/groups/${id}/members/00000000-0000-4000-8000-000000000001`, undefined],
-  ];
-  it.each(endpoints)('%s %s requires authentication', async (method, path, body) => {
-    expect((await api(t.baseUrl, method, path, { body })).status).toBe(401);
-  });
-});
+// fixed ids: they are part of the test names, which `jest -t` selects by
+const fixedId = '00000000-0000-4000-8000-000000000000';
+requiresAuthentication(org, [
+  ['GET', '/api/groups', undefined],
+  ['POST', '/api/groups', { name: 'x', departmentId: randomUUID() }],
+  ['GET', `/api/groups/${fixedId}`, undefined],
+  ['PATCH', `/api/groups/${fixedId}`, { name: 'x' }],
+  ['DELETE', `/api/groups/${fixedId}`, undefined],
+  ['POST', `/api/groups/${fixedId}/members`, { userIds: [randomUUID()] }],
+  ['DELETE', `/api/groups/${fixedId}/members/00000000-0000-4000-8000-000000000001`, undefined],
+]);
 
 /**
  * DESIGN §3/§4: read by admin, superadmin, the CEO and the manager of the group's department;
@@ -59,8 +36,8 @@ describe('authorization matrix', () => {
 
   async function perform(op: string, caller: Caller) {
     const c = as(caller);
-    const dept = cast.dept;
-    const group = await f.makeGroup({ department: dept });
+    const dept = org.cast.dept;
+    const group = await org.f.makeGroup({ department: dept });
     switch (op) {
       case 'GET /groups':
         return c.get('/api/groups');
@@ -73,12 +50,12 @@ describe('authorization matrix', () => {
       case 'DELETE /groups/:id':
         return c.delete(`/api/groups/${group.id}`);
       case 'POST /groups/:id/members': {
-        const u = await f.makeUser({ department: dept });
+        const u = await org.f.makeUser({ department: dept });
         return c.post(`/api/groups/${group.id}/members`, { userIds: [u.id] });
       }
       case 'DELETE /groups/:id/members/:userId': {
-        const u = await f.makeUser({ department: dept });
-        const g = await f.makeGroup({ department: dept, members: [u] });
+        const u = await org.f.makeUser({ department: dept });
+        const g = await org.f.makeGroup({ department: dept, members: [u] });
         return c.delete(`/api/groups/${g.id}/members/${u.id}`);
       }
       default:
@@ -86,25 +63,14 @@ describe('authorization matrix', () => {
     }
   }
 
-  for (const [op, allowed] of matrix) {
-    describe(op, () => {
-      it.each(WHO.map((w) => [w, allowed.includes(w)] as const))('%s allowed: %s', async (who, ok) => {
-        const res = await perform(op, cast[who]);
-        if (ok) expect([200, 201]).toContain(res.status);
-        else {
-          expect(res.status).toBe(403);
-          expect(res.body.error).toBe('forbidden');
-        }
-      });
-    });
-  }
+  authorizationMatrix(org, matrix, perform);
 
   it('a refused write changes nothing', async () => {
-    const inside = await f.makeUser({ department: cast.dept });
-    const newcomer = await f.makeUser({ department: cast.dept });
-    const g = await f.makeGroup({ department: cast.dept, members: [inside] });
+    const inside = await org.f.makeUser({ department: org.cast.dept });
+    const newcomer = await org.f.makeUser({ department: org.cast.dept });
+    const g = await org.f.makeGroup({ department: org.cast.dept, members: [inside] });
     for (const who of ['member', 'otherManager', 'engineer', 'ceo'] as Who[]) {
-      const c = as(cast[who]);
+      const c = as(org.cast[who]);
       await c.patch(`/api/groups/${g.id}`, { name: 'Hijacked' });
       await c.post(`/api/groups/${g.id}/members`, { userIds: [newcomer.id] });
       await c.delete(`/api/groups/${g.id}/members/${inside.id}`);
@@ -117,53 +83,53 @@ describe('authorization matrix', () => {
 
   it('non-readers learn nothing from unknown ids: 403, not 404', async () => {
     for (const who of ['member', 'engineer'] as Who[]) {
-      expect((await as(cast[who]).get(`/api/groups/${randomUUID()}`)).status).toBe(403);
-      expect((await as(cast[who]).patch(`/api/groups/${randomUUID()}`, { name: 'x' })).status).toBe(403);
+      expect((await as(org.cast[who]).get(`/api/groups/${randomUUID()}`)).status).toBe(403);
+      expect((await as(org.cast[who]).patch(`/api/groups/${randomUUID()}`, { name: 'x' })).status).toBe(403);
     }
   });
 });
 
 describe('GET /groups', () => {
   it('answers {groups} with department and memberCount', async () => {
-    const a = await f.makeUser({ department: cast.dept });
-    const b = await f.makeUser({ department: cast.dept });
-    const g = await f.makeGroup({ department: cast.dept, members: [a, b], name: `Listed ${tag()}` });
-    const res = await as(cast.admin).get('/api/groups');
+    const a = await org.f.makeUser({ department: org.cast.dept });
+    const b = await org.f.makeUser({ department: org.cast.dept });
+    const g = await org.f.makeGroup({ department: org.cast.dept, members: [a, b], name: `Listed ${tag()}` });
+    const res = await as(org.cast.admin).get('/api/groups');
     expect(res.status).toBe(200);
     expect(res.body.groups.find((x: any) => x.id === g.id)).toEqual({
       id: g.id,
       name: g.name,
       description: '',
-      departmentId: cast.dept.id,
-      department: { id: cast.dept.id, name: cast.dept.name, color: cast.dept.color },
+      departmentId: org.cast.dept.id,
+      department: { id: org.cast.dept.id, name: org.cast.dept.name, color: org.cast.dept.color },
       memberCount: 2,
       createdAt: expect.any(String),
     });
   });
 
   it("admin, superadmin and the CEO see every department's groups; a manager only their own", async () => {
-    const mine = await f.makeGroup({ department: cast.dept });
-    const theirs = await f.makeGroup({ department: cast.otherDept });
+    const mine = await org.f.makeGroup({ department: org.cast.dept });
+    const theirs = await org.f.makeGroup({ department: org.cast.otherDept });
     for (const who of ['admin', 'superadmin', 'ceo'] as Who[]) {
-      const ids = (await as(cast[who]).get('/api/groups')).body.groups.map((g: any) => g.id);
+      const ids = (await as(org.cast[who]).get('/api/groups')).body.groups.map((g: any) => g.id);
       expect(ids).toEqual(expect.arrayContaining([mine.id, theirs.id]));
     }
-    const managerSees = (await as(cast.manager).get('/api/groups')).body.groups;
+    const managerSees = (await as(org.cast.manager).get('/api/groups')).body.groups;
     expect(managerSees.map((g: any) => g.id)).toContain(mine.id);
-    expect(managerSees.every((g: any) => g.departmentId === cast.dept.id)).toBe(true);
+    expect(managerSees.every((g: any) => g.departmentId === org.cast.dept.id)).toBe(true);
   });
 
   it('filters by departmentId; a manager asking for another department gets 403', async () => {
-    const g = await f.makeGroup({ department: cast.otherDept });
-    const res = await as(cast.admin).get(`/api/groups?departmentId=${cast.otherDept.id}`);
+    const g = await org.f.makeGroup({ department: org.cast.otherDept });
+    const res = await as(org.cast.admin).get(`/api/groups?departmentId=${org.cast.otherDept.id}`);
     expect(res.body.groups.map((x: any) => x.id)).toContain(g.id);
-    expect(res.body.groups.every((x: any) => x.departmentId === cast.otherDept.id)).toBe(true);
-    expect((await as(cast.manager).get(`/api/groups?departmentId=${cast.otherDept.id}`)).status).toBe(403);
-    expect((await as(cast.manager).get(`/api/groups?departmentId=${cast.dept.id}`)).status).toBe(200);
+    expect(res.body.groups.every((x: any) => x.departmentId === org.cast.otherDept.id)).toBe(true);
+    expect((await as(org.cast.manager).get(`/api/groups?departmentId=${org.cast.otherDept.id}`)).status).toBe(403);
+    expect((await as(org.cast.manager).get(`/api/groups?departmentId=${org.cast.dept.id}`)).status).toBe(200);
   });
 
   it.each([['departmentId=nope'], ['foo=bar']])('400 validation_failed for the query %s', async (qs) => {
-    const res = await as(cast.admin).get(`/api/groups?${qs}`);
+    const res = await as(org.cast.admin).get(`/api/groups?${qs}`);
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('validation_failed');
   });
@@ -171,42 +137,42 @@ describe('GET /groups', () => {
 
 describe('GET /groups/:id', () => {
   it('answers {group} with its members (user summaries), ordered by name', async () => {
-    const zed = await f.makeUser({ department: cast.dept, name: 'Zed' });
-    const amy = await f.makeUser({ department: cast.dept, name: 'Amy' });
-    const g = await f.makeGroup({ department: cast.dept, members: [zed, amy] });
-    const res = await as(cast.ceo).get(`/api/groups/${g.id}`);
+    const zed = await org.f.makeUser({ department: org.cast.dept, name: 'Zed' });
+    const amy = await org.f.makeUser({ department: org.cast.dept, name: 'Amy' });
+    const g = await org.f.makeGroup({ department: org.cast.dept, members: [zed, amy] });
+    const res = await as(org.cast.ceo).get(`/api/groups/${g.id}`);
     expect(res.status).toBe(200);
-    expect(res.body.group).toEqual(expect.objectContaining({ id: g.id, memberCount: 2, departmentId: cast.dept.id }));
+    expect(res.body.group).toEqual(expect.objectContaining({ id: g.id, memberCount: 2, departmentId: org.cast.dept.id }));
     expect(res.body.group.members.map((m: any) => m.id)).toEqual([amy.id, zed.id]);
     expect(res.body.group.members[0]).toEqual(
-      expect.objectContaining({ id: amy.id, name: 'Amy', email: amy.email, departmentId: cast.dept.id }),
+      expect.objectContaining({ id: amy.id, name: 'Amy', email: amy.email, departmentId: org.cast.dept.id }),
     );
     expect(res.text).not.toMatch(/password/i);
   });
 
   it('404 not_found for an unknown id; 404 for a malformed one', async () => {
-    const unknown = await as(cast.admin).get(`/api/groups/${randomUUID()}`);
+    const unknown = await as(org.cast.admin).get(`/api/groups/${randomUUID()}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: 'not_found', message: 'Group not found' });
-    expect((await as(cast.admin).get('/api/groups/not-a-uuid')).status).toBe(404);
-    expect((await as(cast.manager).get('/api/groups/not-a-uuid')).status).toBe(404);
+    expect((await as(org.cast.admin).get('/api/groups/not-a-uuid')).status).toBe(404);
+    expect((await as(org.cast.manager).get('/api/groups/not-a-uuid')).status).toBe(404);
   });
 });
 
 describe('POST /groups', () => {
   it('creates: 201 {group} with no members', async () => {
-    const res = await as(cast.manager).post('/api/groups', {
+    const res = await as(org.cast.manager).post('/api/groups', {
       name: `  Design ${tag()} `,
       description: 'Pixels',
-      departmentId: cast.dept.id,
+      departmentId: org.cast.dept.id,
     });
     expect(res.status).toBe(201);
     expect(res.body.group).toEqual({
       id: expect.any(String),
       name: expect.stringMatching(/^Design [0-9a-f]{8}$/),
       description: 'Pixels',
-      departmentId: cast.dept.id,
-      department: { id: cast.dept.id, name: cast.dept.name, color: cast.dept.color },
+      departmentId: org.cast.dept.id,
+      department: { id: org.cast.dept.id, name: org.cast.dept.name, color: org.cast.dept.color },
       memberCount: 0,
       members: [],
       createdAt: expect.any(String),
@@ -214,13 +180,13 @@ describe('POST /groups', () => {
   });
 
   it('a manager creates groups only in their own department', async () => {
-    const res = await as(cast.manager).post('/api/groups', { name: `Elsewhere ${tag()}`, departmentId: cast.otherDept.id });
+    const res = await as(org.cast.manager).post('/api/groups', { name: `Elsewhere ${tag()}`, departmentId: org.cast.otherDept.id });
     expect(res.status).toBe(403);
-    expect(await sql(`select 1 from groups where department_id = ? and name like 'Elsewhere%'`, [cast.otherDept.id])).toHaveLength(0);
+    expect(await sql(`select 1 from groups where department_id = ? and name like 'Elsewhere%'`, [org.cast.otherDept.id])).toHaveLength(0);
   });
 
   it('400 validation_failed (field departmentId) for an unknown department', async () => {
-    const res = await as(cast.admin).post('/api/groups', { name: 'Orphan', departmentId: randomUUID() });
+    const res = await as(org.cast.admin).post('/api/groups', { name: 'Orphan', departmentId: randomUUID() });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('validation_failed');
     expect(res.body.details).toEqual([{ field: 'departmentId', message: 'Department not found' }]);
@@ -228,17 +194,17 @@ describe('POST /groups', () => {
 
   it('409 group_name_exists for a name taken in the same department; other departments may reuse it', async () => {
     const name = `Dup ${tag()}`;
-    expect((await as(cast.admin).post('/api/groups', { name, departmentId: cast.dept.id })).status).toBe(201);
-    const dup = await as(cast.admin).post('/api/groups', { name, departmentId: cast.dept.id });
+    expect((await as(org.cast.admin).post('/api/groups', { name, departmentId: org.cast.dept.id })).status).toBe(201);
+    const dup = await as(org.cast.admin).post('/api/groups', { name, departmentId: org.cast.dept.id });
     expect(dup.status).toBe(409);
     expect(dup.body.error).toBe('group_name_exists');
-    expect((await as(cast.admin).post('/api/groups', { name, departmentId: cast.otherDept.id })).status).toBe(201);
+    expect((await as(org.cast.admin).post('/api/groups', { name, departmentId: org.cast.otherDept.id })).status).toBe(201);
   });
 
   it('concurrent creations of one name in one department: exactly one succeeds', async () => {
     const name = `Race ${tag()}`;
     const results = await Promise.all(
-      Array.from({ length: 5 }, () => as(cast.admin).post('/api/groups', { name, departmentId: cast.dept.id })),
+      Array.from({ length: 5 }, () => as(org.cast.admin).post('/api/groups', { name, departmentId: org.cast.dept.id })),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
   });
@@ -251,7 +217,7 @@ describe('POST /groups', () => {
     ['a blank name', { name: ' ', departmentId: randomUUID() }],
     ['an unknown field', { name: 'x', departmentId: randomUUID(), members: [] }],
   ])('400 validation_failed for %s', async (_label, body) => {
-    const res = await as(cast.admin).post('/api/groups', body);
+    const res = await as(org.cast.admin).post('/api/groups', body);
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('validation_failed');
   });
@@ -259,24 +225,24 @@ describe('POST /groups', () => {
 
 describe('PATCH /groups/:id', () => {
   it('renames and re-describes; answers {group}', async () => {
-    const g = await f.makeGroup({ department: cast.dept });
-    const res = await as(cast.manager).patch(`/api/groups/${g.id}`, { name: `Renamed ${tag()}`, description: 'Now described' });
+    const g = await org.f.makeGroup({ department: org.cast.dept });
+    const res = await as(org.cast.manager).patch(`/api/groups/${g.id}`, { name: `Renamed ${tag()}`, description: 'Now described' });
     expect(res.status).toBe(200);
     expect(res.body.group).toEqual(expect.objectContaining({ id: g.id, description: 'Now described', memberCount: 0, members: [] }));
     expect(res.body.group.name).toMatch(/^Renamed /);
   });
 
   it('the department is fixed: departmentId is not an updatable field', async () => {
-    const g = await f.makeGroup({ department: cast.dept });
-    const res = await as(cast.admin).patch(`/api/groups/${g.id}`, { departmentId: cast.otherDept.id });
+    const g = await org.f.makeGroup({ department: org.cast.dept });
+    const res = await as(org.cast.admin).patch(`/api/groups/${g.id}`, { departmentId: org.cast.otherDept.id });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('validation_failed');
   });
 
   it("409 group_name_exists when renaming onto a sibling's name", async () => {
-    const a = await f.makeGroup({ department: cast.dept });
-    const b = await f.makeGroup({ department: cast.dept });
-    const res = await as(cast.admin).patch(`/api/groups/${b.id}`, { name: a.name });
+    const a = await org.f.makeGroup({ department: org.cast.dept });
+    const b = await org.f.makeGroup({ department: org.cast.dept });
+    const res = await as(org.cast.admin).patch(`/api/groups/${b.id}`, { name: a.name });
     expect(res.status).toBe(409);
     expect(res.body.error).toBe('group_name_exists');
   });
@@ -286,67 +252,67 @@ describe('PATCH /groups/:id', () => {
     ['a numeric description', { description: 1 }],
     ['an unknown field', { color: '#fff' }],
   ])('400 validation_failed for %s', async (_label, body) => {
-    const g = await f.makeGroup({ department: cast.dept });
-    expect((await as(cast.admin).patch(`/api/groups/${g.id}`, body)).status).toBe(400);
+    const g = await org.f.makeGroup({ department: org.cast.dept });
+    expect((await as(org.cast.admin).patch(`/api/groups/${g.id}`, body)).status).toBe(400);
   });
 
   it('404 for an unknown or malformed id', async () => {
-    expect((await as(cast.admin).patch(`/api/groups/${randomUUID()}`, { name: 'x' })).status).toBe(404);
-    expect((await as(cast.admin).patch('/api/groups/123', { name: 'x' })).status).toBe(404);
+    expect((await as(org.cast.admin).patch(`/api/groups/${randomUUID()}`, { name: 'x' })).status).toBe(404);
+    expect((await as(org.cast.admin).patch('/api/groups/123', { name: 'x' })).status).toBe(404);
   });
 });
 
 describe('DELETE /groups/:id', () => {
   it('deletes the group and its memberships: {success: true, id}; the users remain', async () => {
-    const u = await f.makeUser({ department: cast.dept });
-    const g = await f.makeGroup({ department: cast.dept, members: [u] });
-    const res = await as(cast.manager).delete(`/api/groups/${g.id}`);
+    const u = await org.f.makeUser({ department: org.cast.dept });
+    const g = await org.f.makeGroup({ department: org.cast.dept, members: [u] });
+    const res = await as(org.cast.manager).delete(`/api/groups/${g.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, id: g.id });
     expect(await memberIds(g.id)).toEqual([]);
     expect(await sql(`select 1 from users where id = ?`, [u.id])).toHaveLength(1);
-    expect((await as(cast.admin).get(`/api/groups/${g.id}`)).status).toBe(404);
+    expect((await as(org.cast.admin).get(`/api/groups/${g.id}`)).status).toBe(404);
   });
 
   it('409 group_has_grants while a project grant targets the group (no grant disappears unaudited)', async () => {
-    const g = await f.makeGroup({ department: cast.dept });
-    const grant = await f.makeGrant({ group: g, tier: 'edit' });
-    const res = await as(cast.admin).delete(`/api/groups/${g.id}`);
+    const g = await org.f.makeGroup({ department: org.cast.dept });
+    const grant = await org.f.makeGrant({ group: g, tier: 'edit' });
+    const res = await as(org.cast.admin).delete(`/api/groups/${g.id}`);
     expect(res.status).toBe(409);
     expect(res.body.error).toBe('group_has_grants');
     expect(await sql(`select 1 from project_grants where id = ?`, [grant.id])).toHaveLength(1);
   });
 
   it('404 for an unknown or malformed id', async () => {
-    expect((await as(cast.admin).delete(`/api/groups/${randomUUID()}`)).status).toBe(404);
-    expect((await as(cast.admin).delete('/api/groups/x')).status).toBe(404);
+    expect((await as(org.cast.admin).delete(`/api/groups/${randomUUID()}`)).status).toBe(404);
+    expect((await as(org.cast.admin).delete('/api/groups/x')).status).toBe(404);
   });
 });
 
 describe('group members', () => {
   let g: Group;
   beforeEach(async () => {
-    g = await f.makeGroup({ department: cast.dept });
+    g = await org.f.makeGroup({ department: org.cast.dept });
   });
 
   it('POST /:id/members adds users of the department and answers {group}; re-adding is harmless', async () => {
-    const a = await f.makeUser({ department: cast.dept });
-    const b = await f.makeUser({ department: cast.dept });
-    const res = await as(cast.manager).post(`/api/groups/${g.id}/members`, { userIds: [a.id, b.id, b.id] });
+    const a = await org.f.makeUser({ department: org.cast.dept });
+    const b = await org.f.makeUser({ department: org.cast.dept });
+    const res = await as(org.cast.manager).post(`/api/groups/${g.id}/members`, { userIds: [a.id, b.id, b.id] });
     expect(res.status).toBe(200);
     expect(res.body.group.memberCount).toBe(2);
     expect(res.body.group.members.map((m: any) => m.id).sort()).toEqual([a.id, b.id].sort());
-    const again = await as(cast.manager).post(`/api/groups/${g.id}/members`, { userIds: [a.id] });
+    const again = await as(org.cast.manager).post(`/api/groups/${g.id}/members`, { userIds: [a.id] });
     expect(again.status).toBe(200);
     expect(again.body.group.memberCount).toBe(2);
   });
 
   it("409 user_not_in_department for users outside the group's department, all or nothing", async () => {
-    const inside = await f.makeUser({ department: cast.dept });
-    const outside = await f.makeUser({ department: cast.otherDept });
-    const none = await f.makeUser();
-    for (const stranger of [outside, none, cast.admin]) {
-      const res = await as(cast.admin).post(`/api/groups/${g.id}/members`, { userIds: [inside.id, stranger.id] });
+    const inside = await org.f.makeUser({ department: org.cast.dept });
+    const outside = await org.f.makeUser({ department: org.cast.otherDept });
+    const none = await org.f.makeUser();
+    for (const stranger of [outside, none, org.cast.admin]) {
+      const res = await as(org.cast.admin).post(`/api/groups/${g.id}/members`, { userIds: [inside.id, stranger.id] });
       expect(res.status).toBe(409);
       expect(res.body.error).toBe('user_not_in_department');
       expect(res.body.message).toContain(stranger.id);
@@ -355,9 +321,9 @@ describe('group members', () => {
   });
 
   it('400 validation_failed (field userIds) for unknown user ids, and nothing is added', async () => {
-    const inside = await f.makeUser({ department: cast.dept });
+    const inside = await org.f.makeUser({ department: org.cast.dept });
     const ghost = randomUUID();
-    const res = await as(cast.admin).post(`/api/groups/${g.id}/members`, { userIds: [inside.id, ghost] });
+    const res = await as(org.cast.admin).post(`/api/groups/${g.id}/members`, { userIds: [inside.id, ghost] });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('validation_failed');
     expect(res.body.details).toEqual([{ field: 'userIds', message: `Unknown user id(s): ${ghost}` }]);
@@ -371,33 +337,33 @@ describe('group members', () => {
     ['a number', { userIds: 3 }],
     ['an unknown field', { userIds: [randomUUID()], replace: true }],
   ])('400 validation_failed for %s', async (_label, body) => {
-    const res = await as(cast.admin).post(`/api/groups/${g.id}/members`, body);
+    const res = await as(org.cast.admin).post(`/api/groups/${g.id}/members`, body);
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('validation_failed');
   });
 
   it('404 for an unknown or malformed group', async () => {
-    const u = await f.makeUser({ department: cast.dept });
-    expect((await as(cast.admin).post(`/api/groups/${randomUUID()}/members`, { userIds: [u.id] })).status).toBe(404);
-    expect((await as(cast.admin).post('/api/groups/bad/members', { userIds: [u.id] })).status).toBe(404);
+    const u = await org.f.makeUser({ department: org.cast.dept });
+    expect((await as(org.cast.admin).post(`/api/groups/${randomUUID()}/members`, { userIds: [u.id] })).status).toBe(404);
+    expect((await as(org.cast.admin).post('/api/groups/bad/members', { userIds: [u.id] })).status).toBe(404);
   });
 
   it('DELETE /:id/members/:userId removes one membership: {success: true, id}', async () => {
-    const a = await f.makeUser({ department: cast.dept });
-    const b = await f.makeUser({ department: cast.dept });
-    const grp = await f.makeGroup({ department: cast.dept, members: [a, b] });
-    const res = await as(cast.manager).delete(`/api/groups/${grp.id}/members/${a.id}`);
+    const a = await org.f.makeUser({ department: org.cast.dept });
+    const b = await org.f.makeUser({ department: org.cast.dept });
+    const grp = await org.f.makeGroup({ department: org.cast.dept, members: [a, b] });
+    const res = await as(org.cast.manager).delete(`/api/groups/${grp.id}/members/${a.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, id: a.id });
     expect(await memberIds(grp.id)).toEqual([b.id]);
     // the user keeps their department
-    expect((await sql(`select department_id from users where id = ?`, [a.id]))[0].department_id).toBe(cast.dept.id);
+    expect((await sql(`select department_id from users where id = ?`, [a.id]))[0].department_id).toBe(org.cast.dept.id);
   });
 
   it('404 member_not_found for a non-member, an unknown and a malformed user id', async () => {
-    const outsider = await f.makeUser({ department: cast.dept });
+    const outsider = await org.f.makeUser({ department: org.cast.dept });
     for (const id of [outsider.id, randomUUID(), 'zzz']) {
-      const res = await as(cast.admin).delete(`/api/groups/${g.id}/members/${id}`);
+      const res = await as(org.cast.admin).delete(`/api/groups/${g.id}/members/${id}`);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'not_found', message: 'The user is not a member of this group' });
     }
@@ -405,14 +371,14 @@ describe('group members', () => {
 
   it('a membership never survives its user moving department, even when both happen at once', async () => {
     for (let i = 0; i < 5; i++) {
-      const grp = await f.makeGroup({ department: cast.dept });
-      const u = await f.makeUser({ department: cast.dept });
+      const grp = await org.f.makeGroup({ department: org.cast.dept });
+      const u = await org.f.makeUser({ department: org.cast.dept });
       await Promise.all([
-        as(cast.admin).post(`/api/groups/${grp.id}/members`, { userIds: [u.id] }),
-        as(cast.admin).post(`/api/departments/${cast.otherDept.id}/members`, { userIds: [u.id], replace: true }),
+        as(org.cast.admin).post(`/api/groups/${grp.id}/members`, { userIds: [u.id] }),
+        as(org.cast.admin).post(`/api/departments/${org.cast.otherDept.id}/members`, { userIds: [u.id], replace: true }),
       ]);
       const [row] = await sql(`select department_id from users where id = ?`, [u.id]);
-      expect(row.department_id).toBe(cast.otherDept.id);
+      expect(row.department_id).toBe(org.cast.otherDept.id);
       expect(await memberIds(grp.id)).toEqual([]);
     }
   });

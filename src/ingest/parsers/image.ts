@@ -2,7 +2,8 @@ import sharp from 'sharp';
 import type { OcrLimits, ParseLimits } from '../limits';
 import { LimitError } from '../limits';
 import { IngestError, ImageKind, ParsedPage } from '../types';
-import { checkOcrPages, checkPixels, recognisePage } from './ocr-pages';
+import { checkOcrPages, checkPixels } from './ocr-pages';
+import { OrderedPages } from './ocr-spread';
 
 // the parser thread decodes one image at a time: libvips's own threads would run beside the
 // pool's (at the server's priority), and its cache would keep decoded pages the thread no longer needs
@@ -76,9 +77,9 @@ export async function readImage(
   if (pages > limits.pdfMaxPages) throw new LimitError(`the image has ${pages} pages, more than the limit of ${limits.pdfMaxPages}`);
   checkOcrPages(pages, ocr);
   onTotal(pages);
-  for (let page = 0; page < pages; page++) {
-    onPage(await recognisePage(page + 1, () => decodePage(kind, buf, page, page + 1, ocr), ocr));
-    await pace();
-  }
+  // pages may be recognised by other threads of the pool meanwhile (ocr-spread.ts), handed on in order
+  const out = new OrderedPages(ocr, onPage, pace);
+  for (let page = 0; page < pages; page++) await out.scan(page + 1, () => decodePage(kind, buf, page, page + 1, ocr));
+  await out.finish();
   return pages;
 }

@@ -1,7 +1,7 @@
 import type { OcrLimits } from '../limits';
 import { LimitError } from '../limits';
 import type { ParsedPage } from '../types';
-import { GrayImage, recognise } from './ocr';
+import { GrayImage, OcrResult, recognise } from './ocr';
 
 /**
  * What every reader that recognises pages (images, scanned PDF pages) shares: the OCR limits and
@@ -41,12 +41,30 @@ export function checkOcrPages(count: number, ocr: OcrLimits, more = false): void
  * tells that the page is blank: null) and ends; the page as a reader hands it on.
  */
 export async function recognisePage(pageNumber: number, image: () => Promise<GrayImage | null>, ocr: OcrLimits): Promise<ParsedPage> {
-  listener?.(pageNumber);
-  try {
+  return onPageClock(pageNumber, async () => {
     const pixels = await image();
     if (!pixels) return { pageNumber, text: '' };
-    const { text, confidence, boxes } = await recognise(pixels, ocr);
-    return { pageNumber, text, method: 'ocr', confidence, boxes };
+    return ocrPage(pageNumber, await recognise(pixels, ocr));
+  });
+}
+
+/** A recognised page as a reader hands it on. */
+export const ocrPage = (pageNumber: number, { text, confidence, boxes }: OcrResult): ParsedPage => ({
+  pageNumber,
+  text,
+  method: 'ocr',
+  confidence,
+  boxes,
+});
+
+/**
+ * Runs `work` for page `pageNumber` with the pool told when it starts and ends (the page's
+ * processor-time limit counts it): its recognition, or its drawing before another thread recognises it.
+ */
+export async function onPageClock<T>(pageNumber: number, work: () => Promise<T>): Promise<T> {
+  listener?.(pageNumber);
+  try {
+    return await work();
   } finally {
     listener?.(null);
   }

@@ -2,12 +2,14 @@ import { setPriority } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
 import { workerData } from 'piscina';
 import { IndexTask, RowBatch, RowBuilder } from '../index-rows';
-import type { ParseLimits } from '../limits';
+import { LimitError, type ParseLimits } from '../limits';
 import type { OriginalRef } from '../originals';
 import { readOriginal } from './read-original';
 import { addPageRun, IngestError, ParsedPage, DocumentKind, PageRun } from '../types';
 import { parseInThread } from './index';
+import { GrayImage, OcrResult, recognise } from './ocr';
 import { onRecognition } from './ocr-pages';
+import { takeOffered, useOcrHelpers } from './ocr-spread';
 import { ownThreadId } from './thread-clock';
 import { threadSpoiled } from './thread-health';
 
@@ -24,7 +26,21 @@ export interface ParseTask {
   limits: ParseLimits;
   port: MessagePort;
   index?: IndexTask;
+  /** Other threads of the pool that may recognise this document's pages (pool threads less one). */
+  helpers?: number;
+  /** A page task: one page offered by a document's thread (ocr-spread.ts), recognised here. */
+  ocrPage?: { pageNumber: number; image: GrayImage; claim: Int32Array };
 }
+
+/** Why a page or document failed, as it crosses between threads (an error's class does not). */
+export interface Failure {
+  name: string;
+  message: string;
+  ingest: boolean;
+}
+
+/** What a page task gives back: the page's words, nothing (the page was taken back), or why it failed. */
+export type PageOutcome = { result: OcrResult } | { takenBack: true } | { error: Failure };
 
 /** Messages on a task's port, in order; `done` or `failed` is the last. */
 export type ParseMessage =
@@ -41,10 +57,46 @@ export type ParseMessage =
   | ({ type: 'rows' } & RowBatch)
   /** `spoiled`: the thread is not to be reused; the pool ends its task, which ends the thread (thread-health.ts). */
   | { type: 'done'; pages: number; chunks: number; runs: PageRun[]; spoiled: boolean }
-  | { type: 'failed'; name: string; message: string; ingest: boolean; spoiled: boolean };
+  | ({ type: 'failed'; spoiled: boolean } & Failure)
+  /** A drawn page offered to the pool's other threads (ocr-spread.ts). */
+  | { type: 'offer'; pageNumber: number; image: GrayImage; claim: Int32Array };
 
-/** The server acknowledges each batch of rows once it is in PostgreSQL. */
-export type ParseReply = { type: 'ack' };
+/** The server acknowledges each batch of rows once it is in PostgreSQL, and hands back offered pages' outcomes. */
+export type ParseReply = { type: 'ack' } | ({ type: 'recognised'; pageNumber: number } & PageOutcome);
+
+/** An error from another thread, with its kind back. */
+const revive = (f: Failure): Error =>
+  f.ingest ? (f.name === 'LimitError' ? new LimitError(f.message) : new IngestError(f.message)) : new Error(f.message);
+
+/** Why `e` failed the work, as it is told across threads. */
+function failure(e: unknown): Failure {
+  const err = e as Error;
+  // a stack overflow or an over-long string is the file's doing too, so it is not retried
+  if (err instanceof RangeError && /call stack/i.test(err.message))
+    return { name: 'LimitError', message: 'the document nests too deeply to read (parser stack exhausted)', ingest: true };
+  if (err instanceof RangeError && /length/i.test(err.message))
+    return { name: 'LimitError', message: 'document expands to more text than the parser can hold', ingest: true };
+  return { name: err?.name ?? 'Error', message: String(err?.message ?? e), ingest: e instanceof IngestError };
+}
+
+/**
+ * A page task: recognises one offered page unless its document's thread has taken it back. Its
+ * thread and its recognition are told on the port, so the pool counts them against the document.
+ */
+async function recogniseOffered(task: ParseTask): Promise<PageOutcome> {
+  const { port } = task;
+  const { pageNumber, image, claim } = task.ocrPage!;
+  try {
+    port.postMessage({ type: 'start', tid: THREAD_ID } satisfies ParseMessage);
+    if (!takeOffered(claim)) return { takenBack: true };
+    port.postMessage({ type: 'recognising', pageNumber } satisfies ParseMessage);
+    return { result: await recognise(image, task.limits.ocr!) };
+  } catch (e) {
+    return { error: failure(e) };
+  } finally {
+    port.close();
+  }
+}
 
 /** The transferred file as a Buffer, no longer held by the task. */
 function takeData(task: ParseTask): Buffer {
@@ -80,16 +132,36 @@ const MAX_UNACKED = 2;
  * back over the task's own port, so results stream to the server while later pages are read, and
  * an error keeps its kind (an IngestError is not retried) without relying on how errors clone.
  */
-export default async function parseTask(task: ParseTask): Promise<void> {
+export default async function parseTask(task: ParseTask): Promise<void | PageOutcome> {
+  if (task.ocrPage) return recogniseOffered(task);
   const { port } = task;
   const post = (m: ParseMessage) => port.postMessage(m);
   let unacked = 0;
   let resume: (() => void) | null = null;
+  const offered = new Map<number, { resolve: (r: OcrResult | null) => void; reject: (e: Error) => void }>();
   port.on('message', (m: ParseReply) => {
+    if (m?.type === 'recognised') {
+      const o = offered.get(m.pageNumber);
+      offered.delete(m.pageNumber);
+      if ('error' in m) o?.reject(revive(m.error));
+      else o?.resolve('result' in m ? m.result : null);
+    }
     if (m?.type !== 'ack') return;
     unacked--;
     resume?.();
   });
+  useOcrHelpers(
+    task.helpers
+      ? {
+          threads: task.helpers,
+          offer: (pageNumber, image, claim) =>
+            new Promise((resolve, reject) => {
+              offered.set(pageNumber, { resolve, reject });
+              post({ type: 'offer', pageNumber, image, claim });
+            }),
+        }
+      : null,
+  );
   const builder = task.index
     ? new RowBuilder(task.index, task.limits.maxChunks, (m) => {
         if (m.type === 'rows') unacked++;
@@ -129,17 +201,10 @@ export default async function parseTask(task: ParseTask): Promise<void> {
     builder?.finish();
     post({ type: 'done', pages, chunks: builder?.chunkCount ?? 0, runs, spoiled: threadSpoiled() });
   } catch (e) {
-    const err = e as Error;
-    // a stack overflow or an over-long string is the file's doing too, so it is not retried
-    const failure =
-      err instanceof RangeError && /call stack/i.test(err.message)
-        ? { name: 'LimitError', message: 'the document nests too deeply to read (parser stack exhausted)', ingest: true }
-        : err instanceof RangeError && /length/i.test(err.message)
-          ? { name: 'LimitError', message: 'document expands to more text than the parser can hold', ingest: true }
-          : { name: err?.name ?? 'Error', message: String(err?.message ?? e), ingest: e instanceof IngestError };
-    post({ type: 'failed', ...failure, spoiled: threadSpoiled() });
+    post({ type: 'failed', ...failure(e), spoiled: threadSpoiled() });
   } finally {
     onRecognition(null);
+    useOcrHelpers(null);
     port.close();
   }
   // the outcome is posted; a spoiled thread keeps its task open until the pool ends the thread

@@ -1,7 +1,6 @@
 import type { OcrLimits } from '../limits';
-import type { ParsedPage } from '../types';
 import type { GrayImage } from './ocr';
-import { checkOcrPages, recognisePage } from './ocr-pages';
+import { checkOcrPages } from './ocr-pages';
 
 /*
  * The scanned pages of a PDF: which pages need OCR, how many of them a document has, and their
@@ -155,19 +154,15 @@ async function renderPage(doc: PdfDoc, page: PdfPage, ocr: OcrLimits): Promise<G
 }
 
 /**
- * Renders and recognises page `n` of a PDF (its page number stays pdf.js's); a page that draws
- * nothing is blank, an empty page of text. `ops` is pdf.js's OPS table.
+ * Draws page `n` of a PDF for recognition (its page number stays pdf.js's); a page that draws
+ * nothing is blank (null), an empty page of text. `ops` is pdf.js's OPS table. Called under the
+ * page's clock: a page that draws for ever is the page's doing.
  */
-export async function recognisePdfPage(doc: PdfDoc, n: number, ocr: OcrLimits, ops: Record<string, number>): Promise<ParsedPage> {
+export async function drawPdfPage(doc: PdfDoc, n: number, ocr: OcrLimits, ops: Record<string, number>): Promise<GrayImage | null> {
   const page = await doc.getPage(n);
   const painting = new Set(PAINTING.map((name) => ops[name]));
   try {
-    // the pool's clock for the page starts with its drawing: a page that draws for ever is the page's doing
-    return await recognisePage(
-      n,
-      async () => ((await page.getOperatorList()).fnArray.some((op) => painting.has(op)) ? renderPage(doc, page, ocr) : null),
-      ocr,
-    );
+    return (await page.getOperatorList()).fnArray.some((op) => painting.has(op)) ? await renderPage(doc, page, ocr) : null;
   } finally {
     page.cleanup();
   }

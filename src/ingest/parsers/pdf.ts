@@ -5,7 +5,8 @@ import { spoilThread } from './thread-health';
 import { RunningLineFilter } from '../running-lines';
 import { withSections } from '../sections';
 import { IngestError, ParsedPage } from '../types';
-import { checkScannedPages, looksScanned, PdfDoc, recognisePdfPage } from './pdf-ocr';
+import { OrderedPages } from './ocr-spread';
+import { checkScannedPages, drawPdfPage, looksScanned, PdfDoc } from './pdf-ocr';
 import { boxOnPage, layoutPageBoxes, type PdfTextItem } from './pdf-layout';
 
 export { layoutPage, layoutPageBoxes, type PdfTextItem } from './pdf-layout';
@@ -130,9 +131,11 @@ export async function readPdf(
     );
     let next = 1;
     // a page with too little text for its area is rendered and recognised (OCR); the pages that
-    // need it are counted against OCR_MAX_PAGES when the first is met, before any is recognised
+    // need it are counted against OCR_MAX_PAGES when the first is met, before any is recognised.
+    // Scanned pages may be recognised by other threads of the pool meanwhile (ocr-spread.ts).
     const { ocr } = limits;
     let scansChecked = false;
+    const out = new OrderedPages(ocr ?? null, (page) => running.push(page), pace);
     for (let n = 1; n <= doc.numPages; n++) {
       for (; next <= doc.numPages && next < n + AHEAD; next++) {
         const p = read(next);
@@ -151,13 +154,13 @@ export async function readPdf(
       ) {
         if (!scansChecked) await checkScannedPages(doc as unknown as PdfDoc, n, ocr);
         scansChecked = true;
-        running.push(await recognisePdfPage(doc as unknown as PdfDoc, n, ocr, lib.OPS));
+        await out.scan(n, () => drawPdfPage(doc as unknown as PdfDoc, n, ocr, lib.OPS));
       } else {
         const { text, boxes } = layoutPageBoxes(items);
-        running.push({ pageNumber: n, text, ...(boxes.length ? { boxes } : {}) });
+        await out.page({ pageNumber: n, text, ...(boxes.length ? { boxes } : {}) });
       }
-      await pace();
     }
+    await out.finish();
     running.finish();
     return doc.numPages;
   } catch (e) {

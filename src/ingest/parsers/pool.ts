@@ -1,22 +1,16 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { LimitError, ParseLimits, PoolLimits } from '../limits';
 import { DocumentKind, IngestError, PageRun, ParsedPage, ParseOptions } from '../types';
 import type { IndexTask, RowBatch } from '../index-rows';
 import type { OriginalRef } from '../originals';
-import type { ParserThreadData, ParseMessage, ParseReply, ParseTask } from './parse-worker';
-import { threadCpuMs } from './thread-clock';
+import type { PageOutcome, ParserThreadData, ParseMessage, ParseReply, ParseTask } from './parse-worker';
+import { ParseClock } from './parse-clock';
 
-/**
- * A parse that waits without working (its thread starved, or blocked) is stopped after this many
- * times the processor-time limit in wall-clock time.
- */
-export const WALL_FACTOR = 10;
-/** The granularity of /proc's processor times. */
-const CLOCK_TICK_MS = 10;
+export { WALL_FACTOR } from './parse-clock';
 
 /**
  * The compiled worker script. Under ts-jest this module is TypeScript but worker threads need
@@ -35,7 +29,12 @@ export interface ParseResult {
   pages: number;
   chunks: number;
   runs: PageRun[];
+  /** How many threads recognised its pages (0 without OCR; more than 1 when they were spread over the pool). */
+  ocrThreads: number;
 }
+
+/** Threads that recognised pages of the document. */
+const ocrThreads = (clock: ParseClock): number => new Set(clock.recognisedBy.values()).size;
 
 /**
  * Every parser runs here: a piscina pool of worker threads, each with a heap limit, and a
@@ -73,17 +72,22 @@ export class ParserPool {
    * read, `onProgress` follows each page (PDFs know their page count up front; the others report
    * at the end). Rejects with IngestError (LimitError for a limit) for a file that cannot be read,
    * with the signal's reason when `signal` aborts, and with a plain Error when a worker died for
-   * another reason (retryable).
+   * another reason (retryable). `onResult` gets what the parse read (how many threads recognised its pages).
    */
-  async parse(kind: DocumentKind, buf: Buffer | OriginalRef, opts: ParseOptions = {}): Promise<ParsedPage[]> {
+  async parse(
+    kind: DocumentKind,
+    buf: Buffer | OriginalRef,
+    opts: ParseOptions & { onResult?: (r: ParseResult) => void } = {},
+  ): Promise<ParsedPage[]> {
     const pages: ParsedPage[] = [];
-    await this.run(kind, buf, undefined, opts, {
+    const result = await this.run(kind, buf, undefined, opts, {
       page: (page) => {
         pages.push(page);
         opts.onPage?.(page);
         return pages.length;
       },
     });
+    opts.onResult?.(result);
     return pages;
   }
 
@@ -128,13 +132,14 @@ export class ParserPool {
     const source = data ? { data } : { original: { url: this.dbUrl!, ref: buf as OriginalRef } };
     const stop = new AbortController();
     let total = 0;
-    let result: ParseResult = { pages: 0, chunks: 0, runs: [] };
+    let result: ParseResult = { pages: 0, chunks: 0, runs: [], ocrThreads: 0 };
     // progress writes and row batches are chained, so they land in order and their errors surface
     let chain: Promise<void> = Promise.resolve();
-    let timer: NodeJS.Timeout | undefined;
+    /** The document's page tasks (ocr-spread.ts): ended with a failed document, left to finish otherwise. */
+    const subtasks = new AbortController();
+    let over: (e: Error) => void = () => undefined;
+    const clock = new ParseClock(this.pool_.timeoutMs, this.limits.ocr?.pageTimeoutMs ?? 0, (e) => over(e));
     let settled = false;
-    /** Time spent writing rows (not counted against the parse time limit). */
-    let writing = 0;
     let onAbort: (() => void) | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
@@ -142,6 +147,7 @@ export class ParserPool {
           if (settled) return;
           settled = true;
           stop.abort();
+          subtasks.abort();
           reject(e);
         };
         const then = (step: () => Promise<void> | void) => {
@@ -151,54 +157,16 @@ export class ParserPool {
         onAbort = () => fail(signal?.reason instanceof Error ? signal.reason : new Error('parsing aborted'));
         signal?.addEventListener('abort', onAbort, { once: true });
         const progress = (done: number) => onProgress && then(() => onProgress(done, Math.max(total, done)));
-        // the processor-time budget: PARSER_TIMEOUT_SECONDS, and OCR_PAGE_TIMEOUT_SECONDS more for
-        // each page recognised, which may itself use no more than that (a page is told by the worker)
-        let clock: { tid: number | null; cpu0: number | null; started: number } | null = null;
-        let budget = this.pool_.timeoutMs;
-        const pageLimit = this.limits.ocr?.pageTimeoutMs ?? 0;
-        const pageS = Math.round(pageLimit / 100) / 10;
-        let ocrPage: { n: number; cpu0: number | null; started: number } | null = null;
-        const cpuNow = () => (clock?.tid == null ? null : threadCpuMs(clock.tid));
-        const check = () => {
-          clearTimeout(timer);
-          if (settled || !clock) return;
-          // processor time is the file's doing; time spent waiting for the cores or for row
-          // writes is not. Where it cannot be read, wall-clock time less the writes stands in.
-          const now = cpuNow();
-          const readable = now !== null && clock.cpu0 !== null;
-          const factor = readable ? WALL_FACTOR : 1;
-          const used = readable ? now - clock.cpu0! : 0;
-          const waited = performance.now() - clock.started - writing;
-          const budgetS = Math.round(budget / 100) / 10;
-          if (used >= budget) return fail(new LimitError(`parsing used more than ${budgetS} s of processor time`));
-          if (waited >= factor * budget) return fail(new LimitError(`parsing took longer than ${Math.round(budgetS * factor)} s`));
-          let wait = Math.min(budget - used, factor * budget - waited);
-          if (ocrPage) {
-            const pageUsed = now === null || ocrPage.cpu0 === null ? 0 : now - ocrPage.cpu0;
-            const pageWaited = performance.now() - ocrPage.started;
-            const over = pageUsed >= pageLimit ? 'used more than' : pageWaited >= factor * pageLimit ? 'took longer than' : null;
-            if (over) {
-              const s = over === 'used more than' ? `${pageS} s of processor time` : `${Math.round(pageS * factor)} s`;
-              return fail(new LimitError(`recognising page ${ocrPage.n} ${over} ${s} (OCR_PAGE_TIMEOUT_SECONDS)`));
-            }
-            wait = Math.min(wait, pageLimit - pageUsed, factor * pageLimit - pageWaited);
-          }
-          timer = setTimeout(check, Math.max(0, wait) + CLOCK_TICK_MS);
-        };
+        over = fail;
+        let tid: number | null = null;
         port1.on('message', (m: ParseMessage) => {
           if (m.type === 'start') {
             // the clock starts when a worker takes the task, not while it waits in the queue
-            clock = { tid: m.tid, cpu0: null, started: performance.now() };
-            clock.cpu0 = cpuNow();
-            timer = setTimeout(check, budget);
-          } else if (m.type === 'recognising') {
-            if (m.pageNumber === null) ocrPage = null;
-            else {
-              budget += pageLimit;
-              ocrPage = { n: m.pageNumber, cpu0: cpuNow(), started: performance.now() };
-              check();
-            }
-          } else if (m.type === 'total') total = m.pagesTotal;
+            tid = m.tid;
+            clock.threadStart('document', m.tid);
+          } else if (m.type === 'recognising') clock.recognising(tid, m.pageNumber);
+          else if (m.type === 'offer') this.offer(kind, m, port1, clock, subtasks.signal, fail);
+          else if (m.type === 'total') total = m.pagesTotal;
           else if (m.type === 'page') progress(handle.page?.(m.page) ?? 0);
           else if (m.type === 'read') progress(m.pagesDone);
           else if (m.type === 'analysis') then(() => handle.analysis?.(m.language));
@@ -207,11 +175,11 @@ export class ParserPool {
             then(async () => {
               const t0 = performance.now();
               await handle.rows?.({ json: m.json, count: m.count });
-              writing += performance.now() - t0;
+              clock.wrote(performance.now() - t0);
               if (!settled) port1.postMessage({ type: 'ack' } satisfies ParseReply);
             });
           else if (m.type === 'done') {
-            result = { pages: m.pages, chunks: m.chunks, runs: m.runs };
+            result = { pages: m.pages, chunks: m.chunks, runs: m.runs, ocrThreads: ocrThreads(clock) };
             then(() => {
               if (!settled) {
                 settled = true;
@@ -232,26 +200,77 @@ export class ParserPool {
             if (m.spoiled) fail(err);
             else if (!settled) {
               settled = true;
+              // pages still being recognised for the document are no longer wanted
+              subtasks.abort();
               reject(err);
             }
           }
         });
-        const task: ParseTask = { kind, ...source, limits: this.limits, port: port2, ...(index ? { index } : {}) };
+        const helpers = this.limits.ocr ? this.pool_.threads - 1 : 0;
+        const task: ParseTask = { kind, ...source, limits: this.limits, port: port2, helpers, ...(index ? { index } : {}) };
         this.piscina
           .run(task, { transferList: (data ? [data, port2] : [port2]) as never, signal: stop.signal })
-          .catch((err: Error & { code?: string }) => {
-            if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY')
-              fail(new LimitError(`parser ran out of memory (limit ${this.pool_.maxHeapMb} MB)`));
-            else fail(new Error(`the parser stopped unexpectedly (${err?.message ?? err})`));
-          });
+          .catch((err: Error & { code?: string }) => fail(this.stopped(err)));
       });
     } finally {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
-      clearTimeout(timer);
+      clock.stop();
       port1.close();
     }
     await chain.catch(() => undefined); // nothing of ours may still run (e.g. on a transaction) once we return
     return result;
+  }
+
+  /** Why a task's thread stopped: out of its heap (a limit), or anything else (retryable). */
+  private stopped(err: Error & { code?: string }): Error {
+    return err?.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      ? new LimitError(`parser ran out of memory (limit ${this.pool_.maxHeapMb} MB)`)
+      : new Error(`the parser stopped unexpectedly (${err?.message ?? err})`);
+  }
+
+  /**
+   * Runs a page offered by a document's thread (ocr-spread.ts) as a page task: queued in the pool like
+   * any task, in a thread with the same heap limit and priority, its processor time counted against
+   * the document (and the page's own limit), its outcome handed back to the document's thread.
+   */
+  private offer(
+    kind: DocumentKind,
+    m: Extract<ParseMessage, { type: 'offer' }>,
+    document: MessagePort,
+    clock: ParseClock,
+    signal: AbortSignal,
+    fail: (e: Error) => void,
+  ): void {
+    const key = `page ${m.pageNumber}`;
+    const { port1, port2 } = new MessageChannel();
+    let ended = false;
+    let tid: number | null = null;
+    port1.on('message', (s: ParseMessage) => {
+      if (ended) return;
+      if (s.type === 'start') {
+        tid = s.tid;
+        clock.threadStart(key, s.tid);
+      } else if (s.type === 'recognising') clock.recognising(tid, s.pageNumber);
+    });
+    const task: ParseTask = {
+      kind,
+      limits: this.limits,
+      port: port2,
+      ocrPage: { pageNumber: m.pageNumber, image: m.image, claim: m.claim },
+    };
+    (this.piscina.run(task, { transferList: [port2] as never, signal }) as Promise<PageOutcome>)
+      .then(
+        (outcome) => {
+          if ('error' in outcome && !outcome.error.ingest) fail(new Error(`parsing failed: ${outcome.error.message}`));
+          else document.postMessage({ type: 'recognised', pageNumber: m.pageNumber, ...outcome } satisfies ParseReply);
+        },
+        (err: Error & { code?: string }) => signal.aborted || fail(this.stopped(err)),
+      )
+      .finally(() => {
+        ended = true;
+        clock.threadEnd(key);
+        port1.close();
+      });
   }
 
   /** Whether scans and images are recognised (OCR on). */

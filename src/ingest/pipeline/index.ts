@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../../config';
 import type { Logger } from '../../logger';
-import { ingestFailureReason } from '../../observability/ingest-metrics';
+import { ingestFailureReason } from './failure-reason';
 import { scopedLogger } from '../../observability/request-context';
 import type { Metrics } from '../../observability/metrics';
 import { query } from '../../db/sql';

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import PgBoss from 'pg-boss';
 import type { Logger } from '../../logger';
 import { currentRequestId, makeScope, runInScope } from '../../observability/request-context';
-import { JOBS_SCHEMA, JobKind, JobSettings, queueOptions } from './queues';
+import { JOBS_SCHEMA } from '../../db/schemas';
+import { JobKind, JobSettings, queueOptions } from './queues';
 import { query } from '../../db/sql';
 
 /** A job as its handler sees it. */

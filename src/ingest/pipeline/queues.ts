@@ -1,8 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { EMBED_QUEUE } from '../../search';
 
-/** pg-boss keeps its tables in this schema of the application's database. */
-export const JOBS_SCHEMA = 'pgboss';
 /** Ingestion jobs; a job's data is `{ documentId, requestId? }`. */
 export const INGEST_QUEUE = 'document-ingest';
 /** Jobs that used up their retries (or whose worker kept dying) land here; its worker marks the document failed. */

@@ -38,7 +38,7 @@ import { mountPlayground } from './playground';
 import { jitGateway } from './jit';
 import { buildGraphqlSchema } from './schema';
 import { WsSessions } from './ws-sessions';
-import { graphqlMetricsPlugin } from '../../observability/graphql-metrics';
+import { graphqlMetricsPlugin } from './metrics-plugin';
 
 export const GRAPHQL_PATH = '/graphql';
 

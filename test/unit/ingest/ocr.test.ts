@@ -6,7 +6,7 @@ import { detectFormat } from '../../../src/ingest/detect';
 import { LimitError } from '../../../src/ingest/limits';
 import { ParserPool } from '../../../src/ingest/parsers/pool';
 import { DocumentKind, IngestError, ParsedPage } from '../../../src/ingest/types';
-import { manyPageScan, pixelFloodPng } from '../../support/hostile-ocr';
+import { imagePdf, manyPageScan, pixelFloodPng } from '../../support/hostile-ocr';
 
 jest.setTimeout(180_000);
 
@@ -134,6 +134,64 @@ describe('OCR through the parser pool', () => {
     expect(pages[0].text).toContain('yellow badge');
     expect(pages[1].text).toContain('server room');
     expect(pages[1].text).not.toContain('yellow badge');
+  });
+});
+
+describe("one document's pages spread over the pool's threads", () => {
+  it('recognises a multi-page scan in more than one thread, pages in order, as one thread reads them', async () => {
+    const two = loadConfig({ ...env, PARSER_THREADS: '2' });
+    const spread = new ParserPool(two.parseLimits, two.parserPool);
+    try {
+      // both threads started, with their engines loaded: the second is free when the scan comes
+      await Promise.all([spread.parse('gif', fixture('library-hours.gif')), spread.parse('webp', fixture('fire-drill.webp'))]);
+      let threads = 0;
+      const pages = await spread.parse('pdf', fixture('scanned-contract.pdf'), { onResult: (r) => (threads = r.ocrThreads) });
+      expect(threads).toBe(2);
+      let one = 0;
+      const alone = await pool.parse('pdf', fixture('scanned-contract.pdf'), { onResult: (r) => (one = r.ocrThreads) });
+      expect(one).toBe(1);
+      expect(pages.map((p) => [p.pageNumber, p.method])).toEqual(alone.map((p) => [p.pageNumber, 'ocr']));
+      // the same words, confidences and boxes whichever thread read a page
+      expect(pages).toEqual(alone);
+    } finally {
+      await spread.destroy();
+    }
+  });
+
+  it('fails the document on a page over OCR_PAGE_TIMEOUT_SECONDS wherever it is recognised, and the pool reads the next one', async () => {
+    const limited = loadConfig({ ...env, PARSER_THREADS: '2', OCR_PAGE_TIMEOUT_SECONDS: '1' });
+    const spread = new ParserPool(limited.parseLimits, { ...limited.parserPool, nice: 0 });
+    const sharp = (await import('sharp')).default;
+    const gray = async (img: ReturnType<typeof sharp>) => {
+      const { data, info } = await img.toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+      return { width: info.width, height: info.height, pixels: data, dpi: 150 };
+    };
+    const text = await gray(sharp(fixture('notice.png')).flatten({ background: '#ffffff' }));
+    // 2,500² pixels of noise: Tesseract looks for text in it for many seconds
+    const noise = await gray(
+      sharp({
+        create: { width: 2500, height: 2500, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 80 } },
+      }),
+    );
+    try {
+      await Promise.all([spread.parse('gif', fixture('library-hours.gif')), spread.parse('webp', fixture('fire-drill.webp'))]);
+      // the later pages are offered to the other thread (the document's thread keeps the first), which
+      // recognises them unless the document's thread takes one back first: the page's limit holds either way
+      const err = await spread.parse('pdf', imagePdf([text, text, noise])).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LimitError);
+      expect((err as Error).message).toMatch(
+        /^recognising page 3 (used more than 1 s of processor time|took longer than 10 s) \(OCR_PAGE_TIMEOUT_SECONDS\)$/,
+      );
+      // the threads were ended and fresh ones read the next document
+      const pages = await spread.parse('pdf', imagePdf([text, text, text]));
+      expect(pages.map((p) => [p.pageNumber, p.text.includes('renovation')])).toEqual([
+        [1, true],
+        [2, true],
+        [3, true],
+      ]);
+    } finally {
+      await spread.destroy();
+    }
   });
 });
 

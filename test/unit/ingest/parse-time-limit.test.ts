@@ -92,7 +92,7 @@ describe('the parse time limit', () => {
       { title: 'Note', statedLanguage: null },
       { onAnalysis: () => sleep(2_500), onRows: () => Promise.resolve() },
     );
-    expect(result).toEqual({ pages: 1, chunks: 1, runs: [{ from: 1, to: 1, method: 'text', confidence: null }] });
+    expect(result).toEqual({ pages: 1, chunks: 1, runs: [{ from: 1, to: 1, method: 'text', confidence: null }], ocrThreads: 0 });
   });
 
   (linux ? it : it.skip)(`stops a parse that waits more than ${WALL_FACTOR} times the limit`, async () => {

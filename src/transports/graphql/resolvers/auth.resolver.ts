@@ -1,7 +1,7 @@
 import { Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { Actor } from '../../../access/actor';
 import { presentMe } from '../../../presenters/user.presenter';
-import { LoginInput, LogoutInput, RefreshInput } from '../../../services/auth.inputs';
+import { LoginInput, LogoutInput, RefreshInput } from '../../../auth/auth.inputs';
 import { PUBLIC } from '../auth-checker';
 import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg } from '../params';

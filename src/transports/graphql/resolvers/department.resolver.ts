@@ -4,6 +4,7 @@ import { presentDepartment } from '../../../presenters/department.presenter';
 import { presentUserSummary } from '../../../presenters/user.presenter';
 import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from '../../../services/departments.inputs';
 import type { DepartmentView } from '../../../services/departments.service';
+import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg, ValidArgs } from '../params';
 import { DeleteResultType, PageArgs } from '../types/common.type';
@@ -18,7 +19,20 @@ const present = (v: DepartmentView): GraphDepartmentDto => presentDepartment(v.d
 type DepartmentRoot = DepartmentType & { _count?: DepartmentCountsType };
 
 @Resolver(() => DepartmentType)
-export class DepartmentResolver {
+export class DepartmentResolver extends crudResolver({
+  name: 'Department',
+  type: DepartmentType,
+  create: CreateDepartmentInput,
+  update: UpdateDepartmentInput,
+  calls: (s) => s.departments,
+  present,
+  describe: {
+    get: 'GET /departments/:id',
+    create: 'POST /departments (admin, superadmin)',
+    update: "PATCH /departments/:id (admin, superadmin, the department's manager)",
+    delete: 'DELETE /departments/:id (admin, superadmin; 409 while referenced)',
+  },
+}) {
   @Authorized()
   @Query(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
   async departments(
@@ -28,43 +42,6 @@ export class DepartmentResolver {
   ): Promise<PageOf<GraphDepartmentDto>> {
     const { items, total } = await ctx.services.departments.list(actor, page);
     return { items: items.map(present), total };
-  }
-
-  @Authorized()
-  @Query(() => DepartmentType, { description: 'GET /departments/:id' })
-  async department(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<GraphDepartmentDto> {
-    return present(await ctx.services.departments.get(actor, id));
-  }
-
-  @Authorized()
-  @Mutation(() => DepartmentType, { description: 'POST /departments (admin, superadmin)' })
-  async createDepartment(
-    @ValidArg('input', CreateDepartmentInput) input: CreateDepartmentInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<GraphDepartmentDto> {
-    return present(await ctx.services.departments.create(actor, input));
-  }
-
-  @Authorized()
-  @Mutation(() => DepartmentType, { description: "PATCH /departments/:id (admin, superadmin, the department's manager)" })
-  async updateDepartment(
-    @Arg('id', () => ID) id: string,
-    @ValidArg('input', UpdateDepartmentInput) input: UpdateDepartmentInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<GraphDepartmentDto> {
-    return present(await ctx.services.departments.update(actor, id, input));
-  }
-
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /departments/:id (admin, superadmin; 409 while referenced)' })
-  async deleteDepartment(
-    @Arg('id', () => ID) id: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<DeleteResultDto> {
-    return { success: true, ...(await ctx.services.departments.delete(actor, id)) };
   }
 
   @Authorized()

@@ -3,6 +3,7 @@ import type { Actor } from '../../../access/actor';
 import { presentGroup } from '../../../presenters/group.presenter';
 import { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from '../../../services/groups.inputs';
 import type { GroupView } from '../../../services/groups.service';
+import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
 import { CurrentActor, ValidArg, ValidArgs } from '../params';
 import { DeleteResultType, PageArgs } from '../types/common.type';
@@ -14,7 +15,20 @@ import type { DeleteResultDto, GroupDto, UserSummaryDto } from '../../../present
 const present = (v: GroupView): GroupDto => presentGroup(v.group, v);
 
 @Resolver(() => GroupType)
-export class GroupResolver {
+export class GroupResolver extends crudResolver({
+  name: 'Group',
+  type: GroupType,
+  create: CreateGroupInput,
+  update: UpdateGroupInput,
+  calls: (s) => s.groups,
+  present,
+  describe: {
+    get: 'GET /groups/:id',
+    create: "POST /groups (admin, superadmin, the department's manager)",
+    update: 'PATCH /groups/:id',
+    delete: 'DELETE /groups/:id (409 while grants target it)',
+  },
+}) {
   @Authorized()
   @Query(() => GroupPage, { description: "GET /groups (admin, superadmin, the CEO; a manager sees their department's)" })
   async groups(
@@ -25,39 +39,6 @@ export class GroupResolver {
   ): Promise<PageOf<GroupDto>> {
     const { items, total } = await ctx.services.groups.list(actor, filter, page);
     return { items: items.map(present), total };
-  }
-
-  @Authorized()
-  @Query(() => GroupType, { description: 'GET /groups/:id' })
-  async group(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<GroupDto> {
-    return present(await ctx.services.groups.get(actor, id));
-  }
-
-  @Authorized()
-  @Mutation(() => GroupType, { description: "POST /groups (admin, superadmin, the department's manager)" })
-  async createGroup(
-    @ValidArg('input', CreateGroupInput) input: CreateGroupInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<GroupDto> {
-    return present(await ctx.services.groups.create(actor, input));
-  }
-
-  @Authorized()
-  @Mutation(() => GroupType, { description: 'PATCH /groups/:id' })
-  async updateGroup(
-    @Arg('id', () => ID) id: string,
-    @ValidArg('input', UpdateGroupInput) input: UpdateGroupInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<GroupDto> {
-    return present(await ctx.services.groups.update(actor, id, input));
-  }
-
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /groups/:id (409 while grants target it)' })
-  async deleteGroup(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DeleteResultDto> {
-    return { success: true, ...(await ctx.services.groups.delete(actor, id)) };
   }
 
   @Authorized()

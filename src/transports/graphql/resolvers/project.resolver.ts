@@ -2,9 +2,10 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Roo
 import type { Actor } from '../../../access/actor';
 import { presentProjectDetail, presentProjectListItem } from '../../../presenters/project.presenter';
 import { CreateProjectInput, UpdateProjectInput } from '../../../services/projects.inputs';
+import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg, ValidArgs } from '../params';
-import { DeleteResultType, PageArgs } from '../types/common.type';
+import { CurrentActor, ValidArgs } from '../params';
+import { PageArgs } from '../types/common.type';
 import { AccessSourceEnum, TierEnum } from '../types/enums';
 import { ConversationType } from '../types/chat.type';
 import { DocumentType } from '../types/document.type';
@@ -12,14 +13,7 @@ import { ProjectGrantType } from '../types/grant.type';
 import { ProjectCountsType, ProjectMemberType, ProjectPage, ProjectType, RemoveMemberResultType } from '../types/project.type';
 import type { PageOf } from '../types/common.type';
 import type { GraphConversationSummaryDto } from '../../../presenters/conversation.presenter';
-import type {
-  DeleteResultDto,
-  DocumentDto,
-  GrantDto,
-  ProjectDetailDto,
-  ProjectListItemDto,
-  ProjectMemberDto,
-} from '../../../presenters/dto.generated';
+import type { DocumentDto, GrantDto, ProjectListItemDto, ProjectMemberDto } from '../../../presenters/dto.generated';
 
 /** What reaches Project's field resolvers: a presented project, with whatever its view carried. */
 type ProjectRoot = ProjectType & {
@@ -30,7 +24,20 @@ type ProjectRoot = ProjectType & {
 };
 
 @Resolver(() => ProjectType)
-export class ProjectResolver {
+export class ProjectResolver extends crudResolver({
+  name: 'Project',
+  type: ProjectType,
+  create: CreateProjectInput,
+  update: UpdateProjectInput,
+  calls: (s) => s.projects,
+  present: presentProjectDetail,
+  describe: {
+    get: 'GET /projects/:id (any tier)',
+    create: 'POST /projects (admin, superadmin)',
+    update: 'PATCH /projects/:id (edit tier; ownerId needs full)',
+    delete: 'DELETE /projects/:id (full tier)',
+  },
+}) {
   @Authorized()
   @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
   async projects(
@@ -40,39 +47,6 @@ export class ProjectResolver {
   ): Promise<PageOf<ProjectListItemDto>> {
     const { items, total } = await ctx.services.projects.list(actor, page);
     return { items: items.map(presentProjectListItem), total };
-  }
-
-  @Authorized()
-  @Query(() => ProjectType, { description: 'GET /projects/:id (any tier)' })
-  async project(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<ProjectDetailDto> {
-    return presentProjectDetail(await ctx.services.projects.get(actor, id));
-  }
-
-  @Authorized()
-  @Mutation(() => ProjectType, { description: 'POST /projects (admin, superadmin)' })
-  async createProject(
-    @ValidArg('input', CreateProjectInput) input: CreateProjectInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<ProjectDetailDto> {
-    return presentProjectDetail(await ctx.services.projects.create(actor, input));
-  }
-
-  @Authorized()
-  @Mutation(() => ProjectType, { description: 'PATCH /projects/:id (edit tier; ownerId needs full)' })
-  async updateProject(
-    @Arg('id', () => ID) id: string,
-    @ValidArg('input', UpdateProjectInput) input: UpdateProjectInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<ProjectDetailDto> {
-    return presentProjectDetail(await ctx.services.projects.update(actor, id, input));
-  }
-
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:id (full tier)' })
-  async deleteProject(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DeleteResultDto> {
-    return { success: true, ...(await ctx.services.projects.delete(actor, id)) };
   }
 
   @Authorized()

@@ -1,5 +1,5 @@
 // REST operations: Sign-in, tokens and users.
-import { LoginInput, LogoutInput, RefreshInput, OidcCallbackInput } from '../../../services/auth.inputs';
+import { LoginInput, LogoutInput, RefreshInput, OidcCallbackInput } from '../../../auth/auth.inputs';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput } from '../../../services/users.inputs';
 import { CreateKeyInput, ListKeysQuery } from '../../../services/keys.inputs';
 import { ref, wrap, deleted, list, type Operation } from './operation';

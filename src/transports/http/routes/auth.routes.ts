@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { LoginInput, LogoutInput, OidcCallbackInput, RefreshInput } from '../../../services/auth.inputs';
+import { LoginInput, LogoutInput, OidcCallbackInput, RefreshInput } from '../../../auth/auth.inputs';
 import { presentMe } from '../../../presenters/user.presenter';
 import { parse } from '../../../validation';
 import { OIDC_COOKIE } from '../../../auth/oidc';

@@ -4,6 +4,7 @@ import { presentUserSummary } from '../../../presenters/user.presenter';
 import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from '../../../services/departments.inputs';
 import type { DepartmentView } from '../../../services/departments.service';
 import { parse } from '../../../validation';
+import { crudRoutes } from '../crud-routes';
 import { routeWith } from '../route';
 import type { Services } from '../../../services';
 
@@ -16,26 +17,14 @@ export function departmentsRoutes(s: Services): Router {
     '/departments',
     route({ auth: 'required' }, async (req) => ({ departments: (await s.departments.list(req.actor)).items.map(present) })),
   );
-  r.post(
-    '/departments',
-    route({ auth: 'required', status: 201 }, async (req) => ({
-      department: present(await s.departments.create(req.actor, await parse(CreateDepartmentInput, req.body))),
-    })),
-  );
-  r.get(
-    '/departments/:id',
-    route({ auth: 'required' }, async (req) => ({ department: present(await s.departments.get(req.actor, req.params.id)) })),
-  );
-  r.patch(
-    '/departments/:id',
-    route({ auth: 'required' }, async (req) => ({
-      department: present(await s.departments.update(req.actor, req.params.id, await parse(UpdateDepartmentInput, req.body))),
-    })),
-  );
-  r.delete(
-    '/departments/:id',
-    route({ auth: 'required' }, async (req) => ({ success: true, ...(await s.departments.delete(req.actor, req.params.id)) })),
-  );
+  crudRoutes(r, route, {
+    path: '/departments',
+    key: 'department',
+    calls: s.departments,
+    present,
+    create: CreateDepartmentInput,
+    update: UpdateDepartmentInput,
+  });
   r.get(
     '/departments/:id/members',
     route({ auth: 'required' }, async (req) => ({

@@ -3,6 +3,7 @@ import { presentGroup } from '../../../presenters/group.presenter';
 import { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from '../../../services/groups.inputs';
 import type { GroupView } from '../../../services/groups.service';
 import { parse, parseQuery } from '../../../validation';
+import { crudRoutes } from '../crud-routes';
 import { routeWith } from '../route';
 import type { Services } from '../../../services';
 
@@ -17,26 +18,7 @@ export function groupsRoutes(s: Services): Router {
       groups: (await s.groups.list(req.actor, await parseQuery(ListGroupsQuery, req.query))).items.map(present),
     })),
   );
-  r.post(
-    '/groups',
-    route({ auth: 'required', status: 201 }, async (req) => ({
-      group: present(await s.groups.create(req.actor, await parse(CreateGroupInput, req.body))),
-    })),
-  );
-  r.get(
-    '/groups/:id',
-    route({ auth: 'required' }, async (req) => ({ group: present(await s.groups.get(req.actor, req.params.id)) })),
-  );
-  r.patch(
-    '/groups/:id',
-    route({ auth: 'required' }, async (req) => ({
-      group: present(await s.groups.update(req.actor, req.params.id, await parse(UpdateGroupInput, req.body))),
-    })),
-  );
-  r.delete(
-    '/groups/:id',
-    route({ auth: 'required' }, async (req) => ({ success: true, ...(await s.groups.delete(req.actor, req.params.id)) })),
-  );
+  crudRoutes(r, route, { path: '/groups', key: 'group', calls: s.groups, present, create: CreateGroupInput, update: UpdateGroupInput });
   r.post(
     '/groups/:id/members',
     route({ auth: 'required' }, async (req) => ({

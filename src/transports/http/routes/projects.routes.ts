@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { presentProjectDetail, presentProjectListItem } from '../../../presenters/project.presenter';
 import { CreateProjectInput, UpdateProjectInput } from '../../../services/projects.inputs';
-import { parse } from '../../../validation';
+import { crudRoutes } from '../crud-routes';
 import { routeWith } from '../route';
 import type { Services } from '../../../services';
 
@@ -14,31 +14,14 @@ export function projectsRoutes(s: Services): Router {
       projects: (await s.projects.list(req.actor)).items.map(presentProjectListItem),
     })),
   );
-  r.post(
-    '/projects',
-    route({ auth: 'required', status: 201 }, async (req) => ({
-      project: presentProjectDetail(await s.projects.create(req.actor, await parse(CreateProjectInput, req.body))),
-    })),
-  );
-  r.get(
-    '/projects/:id',
-    route({ auth: 'required' }, async (req) => ({
-      project: presentProjectDetail(await s.projects.get(req.actor, String(req.params.id))),
-    })),
-  );
-  r.patch(
-    '/projects/:id',
-    route({ auth: 'required' }, async (req) => ({
-      project: presentProjectDetail(await s.projects.update(req.actor, String(req.params.id), await parse(UpdateProjectInput, req.body))),
-    })),
-  );
-  r.delete(
-    '/projects/:id',
-    route({ auth: 'required' }, async (req) => ({
-      success: true,
-      ...(await s.projects.delete(req.actor, String(req.params.id))),
-    })),
-  );
+  crudRoutes(r, route, {
+    path: '/projects',
+    key: 'project',
+    calls: s.projects,
+    present: presentProjectDetail,
+    create: CreateProjectInput,
+    update: UpdateProjectInput,
+  });
   // DESIGN: deletes answer {success: true, id}; the id is the removed member's user id
   r.delete(
     '/projects/:id/members/:userId',

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { presentUserListEntry, presentUserRecord } from '../../../presenters/user.presenter';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput } from '../../../services/users.inputs';
-import { parse, parseQuery } from '../../../validation';
+import { parseQuery } from '../../../validation';
+import { crudRoutes } from '../crud-routes';
 import { routeWith } from '../route';
 import type { Services } from '../../../services';
 
@@ -20,25 +21,13 @@ export function usersRoutes(s: Services): Router {
     '/users/me',
     route({ auth: 'required' }, async (req) => ({ user: presentUserRecord(await s.users.me(req.actor)) })),
   );
-  r.get(
-    '/users/:id',
-    route({ auth: 'required' }, async (req) => ({ user: presentUserRecord(await s.users.get(req.actor, req.params.id)) })),
-  );
-  r.post(
-    '/users',
-    route({ auth: 'required', status: 201 }, async (req) => ({
-      user: presentUserRecord(await s.users.create(req.actor, await parse(CreateUserInput, req.body))),
-    })),
-  );
-  r.patch(
-    '/users/:id',
-    route({ auth: 'required' }, async (req) => ({
-      user: presentUserRecord(await s.users.update(req.actor, req.params.id, await parse(UpdateUserInput, req.body))),
-    })),
-  );
-  r.delete(
-    '/users/:id',
-    route({ auth: 'required' }, async (req) => ({ success: true, ...(await s.users.delete(req.actor, req.params.id)) })),
-  );
+  crudRoutes(r, route, {
+    path: '/users',
+    key: 'user',
+    calls: s.users,
+    present: presentUserRecord,
+    create: CreateUserInput,
+    update: UpdateUserInput,
+  });
   return r;
 }

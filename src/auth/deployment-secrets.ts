@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeyCipher, decryptLegacyApiKey, isLegacyApiKey } from '../llm/api-key-crypto';
-import type { ServiceContext } from './context';
+import type { ServiceContext } from '../db/service-context';
 import { query } from '../db/sql';
 
 const JWT_SECRET_KEY = 'jwt_secret';

@@ -1,5 +1,5 @@
-import { IngestError } from '../ingest/types';
-import type { IngestFailureReason } from './metrics';
+import { IngestError } from '../types';
+import type { IngestFailureReason } from '../../observability/metrics';
 
 /**
  * A failed ingestion attempt's reason as one of a fixed set of labels (the readable message,

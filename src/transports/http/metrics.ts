@@ -2,8 +2,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bearerToken } from '../transports/bearer';
-import type { Metrics } from './metrics';
+import { bearerToken } from '../bearer';
+import type { Metrics } from '../../observability/metrics';
 
 declare module 'express-serve-static-core' {
   interface Locals {

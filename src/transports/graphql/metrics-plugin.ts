@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { Metrics } from './metrics';
+import type { Metrics } from '../../observability/metrics';
 
 /**
  * Apollo plugin: each HTTP GraphQL operation's duration by operation name (capped; `anonymous`

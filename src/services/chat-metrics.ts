@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ChatEvent } from '../presenters/chat-event.presenter';
-import type { Metrics } from './metrics';
+import type { Metrics } from '../observability/metrics';
 
 /**
  * Observes a chat stream as its consumer (SSE or the GraphQL subscription) reads it: time to

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { MetricSources } from './metrics';
-import { query } from '../db/sql';
+import type { MetricSources } from '../observability/metrics';
+import { query } from './sql';
 
 /** pg-boss job states (v10), all reported so a series never vanishes when its count drops to 0. */
 const JOB_STATES = ['created', 'retry', 'active', 'completed', 'cancelled', 'failed'] as const;
