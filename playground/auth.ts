@@ -5,6 +5,9 @@
  * through `refresh` when a request comes back unauthorized (the spec's client rule), and sign-out
  * through `POST /api/auth/logout`, which revokes the refresh token on the server.
  */
+import type { GraphQLFormattedError } from 'graphql';
+import type { LoginUserDto, TokenPairDto } from '../web/lib/wire.generated';
+
 export interface Session {
   accessToken: string;
   refreshToken: string;
@@ -36,23 +39,29 @@ export function onSession(l: Listener): () => void {
   return () => listeners.delete(l);
 }
 
-async function post(
-  url: string,
-  query: string,
-  variables: unknown,
-): Promise<{ data?: any; errors?: Array<{ message: string; extensions?: { code?: string } }> }> {
+/** A GraphQL answer whose `data` has the server's wire shapes (the mutations below mirror REST's). */
+interface Answer<T> {
+  data?: T | null;
+  errors?: readonly GraphQLFormattedError[];
+}
+
+async function post<T>(url: string, query: string, variables: unknown): Promise<Answer<T>> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
     body: JSON.stringify({ query, variables }),
   });
-  return res.json();
+  return (await res.json()) as Answer<T>;
 }
 
 export async function signIn(url: string, email: string, password: string): Promise<Session> {
-  const r = await post(url, 'mutation($i: LoginInput!) { login(input: $i) { accessToken refreshToken user { email } } }', {
-    i: { email, password },
-  });
+  const r = await post<{ login: TokenPairDto & { user: Pick<LoginUserDto, 'email'> } }>(
+    url,
+    'mutation($i: LoginInput!) { login(input: $i) { accessToken refreshToken user { email } } }',
+    {
+      i: { email, password },
+    },
+  );
   if (!r.data?.login) throw new Error(r.errors?.[0]?.message ?? 'sign-in failed');
   const s = { accessToken: r.data.login.accessToken, refreshToken: r.data.login.refreshToken, email: r.data.login.user.email };
   setSession(s);
@@ -95,9 +104,13 @@ export function refreshSession(url: string): Promise<Session | null> {
     const s = currentSession();
     if (!s) return null;
     try {
-      const r = await post(url, 'mutation($i: RefreshInput!) { refresh(input: $i) { accessToken refreshToken } }', {
-        i: { refreshToken: s.refreshToken },
-      });
+      const r = await post<{ refresh: TokenPairDto }>(
+        url,
+        'mutation($i: RefreshInput!) { refresh(input: $i) { accessToken refreshToken } }',
+        {
+          i: { refreshToken: s.refreshToken },
+        },
+      );
       if (!r.data?.refresh) {
         setSession(null);
         return null;

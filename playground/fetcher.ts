@@ -41,7 +41,7 @@ export function playgroundFetcher(url: string, onRefreshed: () => void): Fetcher
   });
 
   const run = (params: Parameters<Fetcher>[0], opts: FetcherOpts | undefined, headers: Record<string, unknown>) =>
-    inner(params, { ...opts, headers: lowerCased(headers) } as FetcherOpts);
+    inner(params, { ...opts, headers: lowerCased(headers) });
 
   return async (params, opts) => {
     const headers = { ...(opts?.headers ?? {}) } as Record<string, unknown>;
@@ -92,7 +92,7 @@ function wrapIterable(source: AsyncIterable<ExecutionResult>, retry: () => Promi
         const again = await retry();
         if (!again) throw err;
         if (isAsyncIterable(again)) yield* again;
-        else yield again as ExecutionResult;
+        else yield again;
       }
     },
   };

@@ -65,7 +65,7 @@ function HeaderScrub({ scrub }: { scrub: number }) {
     if (!headerEditor || scrub === 0) return;
     let current: Record<string, unknown>;
     try {
-      current = JSON.parse(headerEditor.getValue() || '{}');
+      current = JSON.parse(headerEditor.getValue() || '{}') as Record<string, unknown>;
     } catch {
       return; // not JSON: the user is mid-edit; leave it
     }
@@ -107,7 +107,7 @@ function SignIn({ session }: { session: Session | null }) {
     );
   }
   return (
-    <form className="docqa-signin" aria-label="Sign in" onSubmit={submit}>
+    <form className="docqa-signin" aria-label="Sign in" onSubmit={(e) => void submit(e)}>
       <span className="docqa-title">DocQA GraphQL</span>
       <label>
         Email

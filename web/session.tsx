@@ -7,7 +7,7 @@ export interface Session {
   user: User;
   /** What the server says the caller may do (GET /auth/capabilities): navigation and controls follow it. */
   can: Capabilities;
-  signOut(): Promise<void>;
+  signOut: () => Promise<void>;
 }
 
 export const SessionContext = createContext<Session | null>(null);

@@ -81,6 +81,7 @@ describe('architecture rules fire on deliberate violations', () => {
     ['src/services/nullable-actor.ts', 'no-restricted-syntax', 'non-null Actor'],
     ['src/presenters/untyped.presenter.ts', 'explicit-function-return-type', 'Missing return type'],
     ['src/services/too-long.ts', 'max-lines', 'Maximum allowed is 300'],
+    ['web/reads-server-source.ts', 'no-restricted-imports', 'web/lib/types.ts'],
   ])('eslint refuses %s (%s)', (file, rule, says) => {
     const out = failingRun(bin('eslint'), ['--no-ignore', path.join(FIXTURE, file)], ROOT);
     expect(out).toContain(rule);

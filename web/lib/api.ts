@@ -5,7 +5,7 @@
  * refresh (shared by concurrent callers, since refresh rotates the token) and one retry; a failed
  * refresh ends the session (the spec's client rule).
  */
-import type { Capabilities, User } from './types';
+import type { Capabilities, ErrorDto, LoginResultDto, TokenPairDto, User } from './types';
 
 const REFRESH_KEY = 'docqa.refreshToken';
 
@@ -26,7 +26,7 @@ export async function errorFrom(res: Response): Promise<ApiError> {
   let code = `http_${res.status}`;
   let message = `The server answered ${res.status} ${res.statusText}`.trim();
   try {
-    const body = (await res.json()) as { error?: string; message?: string };
+    const body = (await res.json()) as Partial<ErrorDto>;
     if (body.error) code = body.error;
     message = body.message ?? body.error ?? message;
   } catch {
@@ -36,11 +36,8 @@ export async function errorFrom(res: Response): Promise<ApiError> {
   return new ApiError(res.status, code, message, Number.isFinite(ra) && ra >= 0 ? ra : null);
 }
 
-export interface SignedIn {
-  user: User;
-  accessToken: string;
-  refreshToken: string;
-}
+/** What sign-in answers (`POST /auth/login`, `POST /auth/oidc/callback`). */
+export type SignedIn = LoginResultDto;
 
 export class Api {
   private access: string | null = null;
@@ -128,7 +125,7 @@ export class Api {
         this.forget();
         return false;
       }
-      const body = (await res.json()) as { accessToken: string; refreshToken: string };
+      const body = (await res.json()) as TokenPairDto;
       this.keep(body.accessToken, body.refreshToken);
       return true;
     })().finally(() => {

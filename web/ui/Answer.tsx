@@ -10,7 +10,7 @@ export const TurnView = memo(function TurnView({
   actions,
 }: {
   turn: Turn;
-  onCite(t: CitationTarget): void;
+  onCite: (t: CitationTarget) => void;
   /** Copy, regenerate and feedback under a finished answer (AnswerActions.tsx). */
   actions?: ReactNode;
 }) {
@@ -50,7 +50,7 @@ export const TurnView = memo(function TurnView({
 });
 
 /** The passages the answer cites, as a short list under it. */
-function Sources({ turn, onCite }: { turn: Turn; onCite(t: CitationTarget): void }) {
+function Sources({ turn, onCite }: { turn: Turn; onCite: (t: CitationTarget) => void }) {
   const cited = [...new Set(splitCitations(turn.content).flatMap((p) => (p.kind === 'cite' ? [p.n] : [])))]
     .sort((a, b) => a - b)
     .map((n) => citationTarget(turn, n))

@@ -3,13 +3,13 @@ import { ApiError } from '../lib/api';
 import { askStream, type AskRequest } from '../lib/chat-stream';
 import { applyEvent, turnsFrom, type CitationTarget, type Turn } from '../lib/chat-turns';
 import { navigate, projectPath } from '../lib/router';
-import type { ChatModes, Message, ModelChoice } from '../lib/types';
+import type { ChatModes, ConversationDetailDto, FeedbackDto, ModelChoice } from '../lib/types';
 import { useSession } from '../session';
 import { TurnView } from './Answer';
 import { AnswerActions } from './AnswerActions';
 import { Conversations } from './Conversations';
 import { Composer } from './Composer';
-import { ErrorText, Link, useLoad } from './common';
+import { ErrorText, useLoad } from './common';
 import { CitationDialog } from './CitationDialog';
 import { SourceDialog } from './SourceDialog';
 
@@ -46,11 +46,11 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
     if (!conversationId) return setTurns([]);
     const ctl = new AbortController();
     const path = `/chat/conversations/${encodeURIComponent(conversationId)}`;
-    api.get<{ feedback: Array<{ messageId: string; rating: 'up' | 'down' }> }>(`${path}/feedback`, ctl.signal).then(
+    api.get<{ feedback: FeedbackDto[] }>(`${path}/feedback`, ctl.signal).then(
       (r) => setRated(new Map(r.feedback.map((x) => [x.messageId, x.rating]))),
       () => setRated(new Map()),
     );
-    api.get<{ conversation: { messages: Message[] } }>(path, ctl.signal).then(
+    api.get<{ conversation: ConversationDetailDto }>(path, ctl.signal).then(
       (r) => setTurns(turnsFrom(r.conversation.messages)),
       (e: unknown) => !ctl.signal.aborted && setLoadError(e instanceof Error ? e.message : 'The conversation could not be loaded'),
     );

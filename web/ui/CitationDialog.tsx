@@ -8,7 +8,7 @@ import { DocumentViewer } from './DocumentViewer';
  * (DocumentViewer), and a link that opens the same view as a page of its own (shareable with anyone
  * who has access). Escape closes it, and focus goes back to the citation that opened it.
  */
-export function CitationDialog({ projectId, target, onClose }: { projectId: string; target: CitationTarget; onClose(): void }) {
+export function CitationDialog({ projectId, target, onClose }: { projectId: string; target: CitationTarget; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<Element | null>(document.activeElement);
   useEffect(() => {

@@ -20,8 +20,8 @@ export function Composer({
   modes: ChatModes | undefined;
   models: ModelChoice[];
   streaming: boolean;
-  onAsk(r: AskRequest): void;
-  onStop(): void;
+  onAsk: (r: AskRequest) => void;
+  onStop: () => void;
 }) {
   const [message, setMessage] = useState('');
   const [mode, setMode] = useState<Mode>('docs');

@@ -15,7 +15,7 @@ export function Conversations({
   conversationId: string | null;
   /** Bumped by the Ask screen when an answer ends, so the list (titles, counts) is read again. */
   version: number;
-  onDeleted(id: string): void;
+  onDeleted: (id: string) => void;
 }) {
   const { api } = useSession();
   const [search, setSearch] = useState('');

@@ -16,8 +16,8 @@ export const DocumentRow = memo(function DocumentRow({
 }: {
   doc: DocumentInfo;
   canEdit: boolean;
-  onUpdate(d: DocumentInfo): void;
-  onRemoved(id: string): void;
+  onUpdate: (d: DocumentInfo) => void;
+  onRemoved: (id: string) => void;
 }) {
   const { api } = useSession();
   const [confirming, setConfirming] = useState(false);

@@ -24,7 +24,7 @@ export interface ViewerTarget {
  * marked. The marked passage is a <mark> holding the cited words. A citation whose chunk is gone
  * (re-analysed since) opens its page unmarked; one whose document was deleted says so.
  */
-export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPage?(page: number): void }) {
+export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPage?: (page: number) => void }) {
   const { api } = useSession();
   const loaded = useLoad(
     async (signal) => {
@@ -61,7 +61,7 @@ export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPag
   );
 }
 
-function PdfView(props: { doc: DocumentInfo; source: ChunkSource | null; initialPage: number; onPage?(page: number): void }) {
+function PdfView(props: { doc: DocumentInfo; source: ChunkSource | null; initialPage: number; onPage?: (page: number) => void }) {
   const { doc, source } = props;
   const { api } = useSession();
   const [pdf, setPdf] = useState<PDFDocumentProxy | null>(null);

@@ -11,7 +11,7 @@ const ACCEPT =
   '.pdf,.docx,.md,.markdown,.mdown,.txt,.text,.log,.json,.info,.rst,.adoc,.asciidoc,.html,.htm,.xhtml,.xlsx,.ods,.csv,.tsv,.tab,.pptx,.odp,.odt,.epub,.rtf,.eml,.mbox,.msg,.doc,.xls,.ppt,.png,.jpg,.jpeg,.tif,.tiff,.webp,.gif';
 
 /** A project's documents: drop or pick files (an upload queue), live progress, delete and reindex. */
-export function Documents({ projectId, tier, onChanged }: { projectId: string; tier: Tier; onChanged(): void }) {
+export function Documents({ projectId, tier, onChanged }: { projectId: string; tier: Tier; onChanged: () => void }) {
   const { api } = useSession();
   const canEdit = tier === 'edit' || tier === 'full';
   const list = useLoad(

@@ -1,12 +1,9 @@
 import { useState, type FormEvent } from 'react';
+import type { EffectiveAccessDto } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, messageOf, sourceLabel, TIER_LABEL } from './common';
+import { NamePicker } from './controls';
 import { useTargets } from './targets';
-
-interface Access {
-  tier: string | null;
-  source: string | null;
-}
 
 const SOURCE: Record<string, string> = {
   platform: 'their platform role',
@@ -21,7 +18,7 @@ const SOURCE: Record<string, string> = {
 export function EffectiveAccess({ projectId }: { projectId: string }) {
   const { api } = useSession();
   const [name, setName] = useState('');
-  const [result, setResult] = useState<{ who: string; access: Access } | null>(null);
+  const [result, setResult] = useState<{ who: string; access: EffectiveAccessDto } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const targets = useTargets('user', name);
   const submit = async (e: FormEvent) => {
@@ -32,7 +29,9 @@ export function EffectiveAccess({ projectId }: { projectId: string }) {
     if (!match) return setError('Pick a person from the suggestions.');
     setError(null);
     try {
-      const r = await api.get<{ access: Access }>(`/projects/${encodeURIComponent(projectId)}/access/${encodeURIComponent(match.id)}`);
+      const r = await api.get<{ access: EffectiveAccessDto }>(
+        `/projects/${encodeURIComponent(projectId)}/access/${encodeURIComponent(match.id)}`,
+      );
       setResult({ who: match.label, access: r.access });
     } catch (err) {
       setError(messageOf(err));
@@ -44,12 +43,7 @@ export function EffectiveAccess({ projectId }: { projectId: string }) {
       <form className="row wrap" onSubmit={(e) => void submit(e)}>
         <label className="inline grow">
           Person
-          <input list="effective-people" value={name} onChange={(e) => setName(e.target.value)} required autoComplete="off" />
-          <datalist id="effective-people">
-            {targets.options.map((o) => (
-              <option key={o.id} value={o.label} />
-            ))}
-          </datalist>
+          <NamePicker listId="effective-people" value={name} onChange={setName} options={targets.options} required />
         </label>
         <button type="submit">Check access</button>
       </form>

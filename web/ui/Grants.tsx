@@ -2,9 +2,9 @@ import { useState, type FormEvent } from 'react';
 import type { Grant, TargetType, Tier } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, Loading, TIER_LABEL, useAction, useLoad } from './common';
+import { Choices, choicesOf, NamePicker } from './controls';
 import { useTargets } from './targets';
 
-const TIERS: Tier[] = ['use', 'edit', 'full'];
 const TYPE_LABEL: Record<TargetType, string> = { user: 'Person', group: 'Group', department: 'Department' };
 
 function targetOf(g: Grant): { type: TargetType; label: string } {
@@ -58,18 +58,13 @@ export function Grants({ projectId }: { projectId: string }) {
                     <span className="badge">{TYPE_LABEL[t.type]}</span> {t.label}
                   </td>
                   <td>
-                    <select
+                    <Choices
                       aria-label={`Access for ${t.label}`}
                       value={g.tier}
                       disabled={action.busy}
                       onChange={(e) => void upsert(t.type, targetId, e.target.value as Tier)}
-                    >
-                      {TIERS.map((tier) => (
-                        <option key={tier} value={tier}>
-                          {TIER_LABEL[tier]}
-                        </option>
-                      ))}
-                    </select>
+                      choices={choicesOf(TIER_LABEL)}
+                    />
                   </td>
                   <td>
                     <button type="button" onClick={() => remove(g)} disabled={action.busy} aria-label={`Remove access for ${t.label}`}>
@@ -87,7 +82,7 @@ export function Grants({ projectId }: { projectId: string }) {
   );
 }
 
-function AddGrant({ onAdd, busy }: { onAdd(type: TargetType, id: string, tier: Tier): Promise<void>; busy: boolean }) {
+function AddGrant({ onAdd, busy }: { onAdd: (type: TargetType, id: string, tier: Tier) => Promise<void>; busy: boolean }) {
   const [type, setType] = useState<TargetType>('user');
   const [name, setName] = useState('');
   const [tier, setTier] = useState<Tier>('use');
@@ -109,35 +104,17 @@ function AddGrant({ onAdd, busy }: { onAdd(type: TargetType, id: string, tier: T
     <form className="card form add-grant" onSubmit={submit} aria-labelledby="add-grant-title">
       <h3 id="add-grant-title">Give access</h3>
       <div className="row wrap">
-        <label className="inline">
-          To a
-          <select value={type} onChange={(e) => setType(e.target.value as TargetType)}>
-            {(Object.keys(TYPE_LABEL) as TargetType[]).map((t) => (
-              <option key={t} value={t}>
-                {TYPE_LABEL[t].toLowerCase()}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choices
+          label="To a"
+          value={type}
+          onChange={(e) => setType(e.target.value as TargetType)}
+          choices={choicesOf(TYPE_LABEL).map(([v, l]) => [v, l.toLowerCase()] as const)}
+        />
         <label className="inline grow">
           Name
-          <input list="grant-targets" value={name} onChange={(e) => setName(e.target.value)} required autoComplete="off" />
-          <datalist id="grant-targets">
-            {targets.options.map((o) => (
-              <option key={o.id} value={o.label} />
-            ))}
-          </datalist>
+          <NamePicker listId="grant-targets" value={name} onChange={setName} options={targets.options} required />
         </label>
-        <label className="inline">
-          Access
-          <select value={tier} onChange={(e) => setTier(e.target.value as Tier)}>
-            {TIERS.map((t) => (
-              <option key={t} value={t}>
-                {TIER_LABEL[t]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choices label="Access" value={tier} onChange={(e) => setTier(e.target.value as Tier)} choices={choicesOf(TIER_LABEL)} />
         <button type="submit" className="primary" disabled={busy}>
           Give access
         </button>

@@ -1,10 +1,9 @@
-import { useEffect } from 'react';
 import { projectPath } from '../lib/router';
-import type { ProjectSummary, RecentConversation } from '../lib/types';
+import type { ChatModelDto, ProjectSummary, RecentConversation } from '../lib/types';
 import { useSession } from '../session';
 import { formatWhen } from '../lib/citations';
 import { CreateProject } from './CreateProject';
-import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad } from './common';
+import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
 import { ProviderForm } from './ProviderForm';
 
 /** The first screen: whether chat has a model, the caller's projects, and recent conversations. */
@@ -13,13 +12,8 @@ export function Home() {
   const projects = useLoad((s) => api.get<{ projects: ProjectSummary[] }>('/projects', s), []);
   const recent = useLoad((s) => api.get<{ conversations: RecentConversation[] }>('/chat/recent?limit=8', s), []);
   // the server's own provider resolution: a model from a provider or from LLM_*, or none at all
-  const chatModel = useLoad(
-    (s) => api.get<{ model: { label: string; source: 'provider' | 'environment' } | null }>('/providers/chat-model', s),
-    [],
-  );
-  useEffect(() => {
-    document.title = 'Projects · DocQA';
-  }, []);
+  const chatModel = useLoad((s) => api.get<ChatModelDto>('/providers/chat-model', s), []);
+  useTitle('Projects');
   const noModel = chatModel.data && chatModel.data.model === null;
   const model = chatModel.data?.model;
 

@@ -9,7 +9,7 @@ export const citationLabel = (t: CitationTarget) => `Source ${t.n}: ${t.document
  * An answer's text rendered as Markdown (web/lib/markdown.ts: the model's HTML is never markup).
  * Citation links are handled by one click listener on the block, so they open the cited passage.
  */
-export function MarkdownAnswer({ turn, onCite }: { turn: Turn; onCite(t: CitationTarget): void }) {
+export function MarkdownAnswer({ turn, onCite }: { turn: Turn; onCite: (t: CitationTarget) => void }) {
   const html = useMemo(
     () =>
       renderMarkdown(turn.content, (n) => {

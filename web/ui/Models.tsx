@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { AdminProvider, ProviderTest } from '../lib/types';
 import { useSession } from '../session';
-import { ErrorText, Loading, messageOf, useAction, useLoad } from './common';
+import { ErrorText, Loading, messageOf, useAction, useLoad, useTitle } from './common';
 import { ProviderForm, TestResult } from './ProviderForm';
 
 /** Providers for engineers and the superadmin: list, enable/disable, make default, test, add. */
@@ -9,9 +9,7 @@ export function Models() {
   const { api, can } = useSession();
   const list = useLoad((s) => api.get<{ providers: AdminProvider[] }>('/providers/admin', s), []);
   const action = useAction();
-  useEffect(() => {
-    document.title = 'Language models · DocQA';
-  }, []);
+  useTitle('Language models');
   if (!can.manageProviders)
     return (
       <section>

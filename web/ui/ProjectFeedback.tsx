@@ -1,30 +1,20 @@
-import { useState } from 'react';
 import { formatWhen } from '../lib/citations';
 import { projectPath } from '../lib/router';
+import type { FeedbackDto } from '../lib/types';
 import { useSession } from '../session';
-import { ErrorText, Link, Loading, useLoad } from './common';
-
-interface Feedback {
-  id: string;
-  conversationId: string;
-  rating: 'up' | 'down';
-  comment: string | null;
-  createdAt: string;
-  user: { id: string; name: string; email: string } | null;
-  answer: string;
-}
+import { Link, useLoad } from './common';
+import { ListStatus, Pager, useFilteredPages } from './controls';
 
 const PAGE = 50;
 
 /** Feedback on this project's answers, for admins' quality work (GET /projects/:projectId/feedback). */
 export function ProjectFeedback({ projectId }: { projectId: string }) {
   const { api } = useSession();
-  const [rating, setRating] = useState('');
-  const [offset, setOffset] = useState(0);
+  const { filters, bind, offset, setOffset } = useFilteredPages({ rating: '' });
   const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
-  if (rating) qs.set('rating', rating);
+  if (filters.rating) qs.set('rating', filters.rating);
   const list = useLoad(
-    (s) => api.get<{ feedback: Feedback[]; total: number }>(`/projects/${encodeURIComponent(projectId)}/feedback?${qs}`, s),
+    (s) => api.get<{ feedback: FeedbackDto[]; total: number }>(`/projects/${encodeURIComponent(projectId)}/feedback?${qs}`, s),
     [projectId, qs.toString()],
   );
   const total = list.data?.total ?? 0;
@@ -33,21 +23,13 @@ export function ProjectFeedback({ projectId }: { projectId: string }) {
       <h2 id="feedback-title">Feedback on answers</h2>
       <label className="inline">
         Rating
-        <select
-          value={rating}
-          onChange={(e) => {
-            setRating(e.target.value);
-            setOffset(0);
-          }}
-        >
+        <select {...bind('rating')}>
           <option value="">Any</option>
           <option value="up">Good answers</option>
           <option value="down">Bad answers</option>
         </select>
       </label>
-      {list.loading && !list.data && <Loading what="feedback" />}
-      <ErrorText>{list.error}</ErrorText>
-      {list.data?.feedback.length === 0 && <p className="muted">No feedback yet.</p>}
+      <ListStatus loaded={list} what="feedback" count={list.data?.feedback.length} none="No feedback yet." />
       <ul className="plain-list">
         {list.data?.feedback.map((f) => (
           <li key={f.id} className="card">
@@ -61,17 +43,7 @@ export function ProjectFeedback({ projectId }: { projectId: string }) {
           </li>
         ))}
       </ul>
-      <nav className="row pager" aria-label="Pages of feedback">
-        <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-          Previous page
-        </button>
-        <span className="muted" role="status">
-          {total ? `${offset + 1}–${Math.min(offset + PAGE, total)} of ${total}` : ''}
-        </span>
-        <button type="button" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
-          Next page
-        </button>
-      </nav>
+      <Pager label="Pages of feedback" offset={offset} page={PAGE} total={total} onOffset={setOffset} />
     </section>
   );
 }

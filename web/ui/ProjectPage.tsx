@@ -1,9 +1,8 @@
-import { useEffect } from 'react';
 import { projectPath, type Route } from '../lib/router';
 import type { ProjectDetail, ProjectSummary } from '../lib/types';
 import { useSession } from '../session';
 import { Ask } from './Ask';
-import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad } from './common';
+import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
 import { Documents } from './Documents';
 import { EffectiveAccess } from './EffectiveAccess';
 import { Grants } from './Grants';
@@ -24,9 +23,7 @@ export function ProjectPage({ route }: { route: ProjectRoute }) {
   const detail = useLoad((s) => api.get<{ project: ProjectDetail }>(`/projects/${encodeURIComponent(projectId)}`, s), [projectId]);
   const project = detail.data?.project;
   const tier = summary.data?.accessTier ?? 'use';
-  useEffect(() => {
-    if (project) document.title = `${project.name} · DocQA`;
-  }, [project]);
+  useTitle(project?.name);
 
   if (detail.error)
     return (

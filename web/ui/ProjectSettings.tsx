@@ -4,7 +4,7 @@ import { useSession } from '../session';
 import { ErrorText, useAction, useLoad } from './common';
 
 /** Instructions, model and topK (`edit` and `full` tier). */
-export function ProjectSettings({ project, onSaved }: { project: ProjectDetail; onSaved(): void }) {
+export function ProjectSettings({ project, onSaved }: { project: ProjectDetail; onSaved: () => void }) {
   const { api } = useSession();
   const models = useLoad((s) => api.get<{ models: ModelChoice[] }>('/providers/models', s), []);
   const [instructions, setInstructions] = useState(project.instructions ?? '');

@@ -29,7 +29,7 @@ export function TestResult({ result }: { result: ProviderTest | null }) {
 }
 
 /** Adds an OpenAI-compatible provider; "Test" tries the typed configuration before it is saved. */
-export function ProviderForm({ onSaved, firstRun = false }: { onSaved(): void; firstRun?: boolean }) {
+export function ProviderForm({ onSaved, firstRun = false }: { onSaved: () => void; firstRun?: boolean }) {
   const { api } = useSession();
   const [name, setName] = useState('');
   const [baseUrl, setBaseUrl] = useState('');

@@ -89,7 +89,7 @@ export function ReaderView({ doc, source, page }: { doc: DocumentInfo; source: C
           <button
             type="button"
             onClick={() =>
-              api.get<DocumentText>(`/documents/${encodeURIComponent(doc.id)}/text?from=${next}`).then(
+              void api.get<DocumentText>(`/documents/${encodeURIComponent(doc.id)}/text?from=${next}`).then(
                 (w) => setMore((m) => [...m, w]),
                 (e: unknown) => setMoreError(e instanceof Error ? e.message : String(e)),
               )

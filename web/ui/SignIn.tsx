@@ -3,7 +3,7 @@ import type { Api } from '../lib/api';
 import type { User } from '../lib/types';
 import { ErrorText, messageOf } from './common';
 
-export function SignIn({ api, notice, onSignedIn }: { api: Api; notice?: string; onSignedIn(u: User): void }) {
+export function SignIn({ api, notice, onSignedIn }: { api: Api; notice?: string; onSignedIn: (u: User) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);

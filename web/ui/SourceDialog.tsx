@@ -5,7 +5,7 @@ import { useSession } from '../session';
 import { ErrorText, Loading, useLoad } from './common';
 
 /** The cited passage (GET /api/chat/chunks/:id/source) in a modal dialog: document, page, paragraph. */
-export function SourceDialog({ target, onClose }: { target: CitationTarget; onClose(): void }) {
+export function SourceDialog({ target, onClose }: { target: CitationTarget; onClose: () => void }) {
   const { api } = useSession();
   const ref = useRef<HTMLDialogElement>(null);
   const web = !!target.url || target.chunkId.startsWith('web-');

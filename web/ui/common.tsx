@@ -5,7 +5,7 @@ export interface Loaded<T> {
   data: T | undefined;
   error: string | null;
   loading: boolean;
-  reload(): void;
+  reload: () => void;
 }
 
 /** Runs `load` on mount and whenever `deps` change; the latest answer wins. */
@@ -44,7 +44,7 @@ export function messageOf(e: unknown): string {
 }
 
 /** Runs an action, keeping its busy flag and error in state. */
-export function useAction(): { busy: boolean; error: string | null; run(fn: () => Promise<void>): Promise<void>; clear(): void } {
+export function useAction(): { busy: boolean; error: string | null; run: (fn: () => Promise<void>) => Promise<void>; clear: () => void } {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const run = useCallback(async (fn: () => Promise<void>) => {
@@ -105,4 +105,11 @@ export function Loading({ what }: { what: string }) {
       Loading {what}…
     </p>
   );
+}
+
+/** Names the tab after the screen (`<title> · DocQA`) once the title is known. */
+export function useTitle(title: string | null | undefined): void {
+  useEffect(() => {
+    if (title) document.title = `${title} · DocQA`;
+  }, [title]);
 }

@@ -1,10 +1,11 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api';
 import { reaches } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, Loading, useLoad } from '../common';
+import { ErrorText, useLoad, useTitle } from '../common';
+import { ListStatus, ManagedCards, NamePicker } from '../controls';
 import { useTargets, type TargetOption } from '../targets';
-import { POSITION_LABEL, ruleMessage, type Department, type Person } from './org';
+import { POSITION_LABEL, ruleMessage, useChange, type Department, type Member } from './org';
 
 /**
  * Departments: admins create, edit and delete them and add or move members; a manager sees and
@@ -13,36 +14,28 @@ import { POSITION_LABEL, ruleMessage, type Department, type Person } from './org
 export function Departments() {
   const { api, can } = useSession();
   const list = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  const [open, setOpen] = useState<string | null>(null);
-  useEffect(() => {
-    document.title = 'Departments · DocQA';
-  }, []);
+  useTitle('Departments');
   return (
     <section className="admin" aria-labelledby="departments-title">
       <h1 id="departments-title">Departments</h1>
-      {list.loading && !list.data && <Loading what="departments" />}
-      <ErrorText>{list.error}</ErrorText>
-      {list.data?.departments.length === 0 && <p className="muted">No departments yet.</p>}
-      <ul className="plain-list dept-list">
-        {list.data?.departments.map((d) => (
-          <li key={d.id} className="card">
-            <div className="row wrap">
-              <span className="swatch" aria-hidden="true" style={{ background: d.color }} />
-              <h2 className="grow">{d.name}</h2>
-              {d._count && (
-                <span className="muted small">
-                  {d._count.members} members · {d._count.groups} groups · {d._count.grants} grants
-                </span>
-              )}
-              <button type="button" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
-                {open === d.id ? `Close ${d.name}` : `Manage ${d.name}`}
-              </button>
-            </div>
-            {d.description && <p className="muted">{d.description}</p>}
-            {open === d.id && <DepartmentDetail department={d} onChanged={list.reload} />}
-          </li>
-        ))}
-      </ul>
+      <ListStatus loaded={list} what="departments" count={list.data?.departments.length} none="No departments yet." />
+      <ManagedCards
+        items={list.data?.departments}
+        className="plain-list dept-list"
+        heading={(d) => (
+          <>
+            <span className="swatch" aria-hidden="true" style={{ background: d.color }} />
+            <h2 className="grow">{d.name}</h2>
+            {d._count && (
+              <span className="muted small">
+                {d._count.members} members · {d._count.groups} groups · {d._count.grants} grants
+              </span>
+            )}
+          </>
+        )}
+        extra={(d) => d.description && <p className="muted">{d.description}</p>}
+        detail={(d) => <DepartmentDetail department={d} onChanged={list.reload} />}
+      />
       {can.departments.create && <CreateDepartment onCreated={list.reload} />}
     </section>
   );
@@ -55,7 +48,7 @@ function DepartmentFields({
 }: {
   initial: Partial<Department>;
   submitLabel: string;
-  onSubmit(b: object): Promise<void>;
+  onSubmit: (b: object) => Promise<void>;
 }) {
   const [f, setF] = useState({ name: initial.name ?? '', color: initial.color ?? '#2563eb', description: initial.description ?? '' });
   const submit = (e: FormEvent) => {
@@ -83,7 +76,7 @@ function DepartmentFields({
   );
 }
 
-function CreateDepartment({ onCreated }: { onCreated(): void }) {
+function CreateDepartment({ onCreated }: { onCreated: () => void }) {
   const { api } = useSession();
   const [error, setError] = useState<string | null>(null);
   const [key, setKey] = useState(0);
@@ -110,25 +103,15 @@ function CreateDepartment({ onCreated }: { onCreated(): void }) {
   );
 }
 
-function DepartmentDetail({ department, onChanged }: { department: Department; onChanged(): void }) {
+function DepartmentDetail({ department, onChanged }: { department: Department; onChanged: () => void }) {
   const { api, can } = useSession();
   const base = `/departments/${encodeURIComponent(department.id)}`;
-  const members = useLoad((s) => api.get<{ members: Person[] }>(`${base}/members`, s), [department.id]);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const members = useLoad((s) => api.get<{ members: Member[] }>(`${base}/members`, s), [department.id]);
   const canEdit = reaches(can.departments.edit, department.id);
-  const run = async (fn: () => Promise<unknown>, said: string) => {
-    setError(null);
-    setNotice(null);
-    try {
-      await fn();
-      setNotice(said);
-      members.reload();
-      onChanged();
-    } catch (e) {
-      setError(ruleMessage(e));
-    }
-  };
+  const { error, notice, run } = useChange(() => {
+    members.reload();
+    onChanged();
+  });
   const add = (userId: string, name: string) =>
     run(async () => {
       try {
@@ -156,28 +139,16 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
       )}
       <h3>Members</h3>
       <ErrorText>{members.error}</ErrorText>
-      <ul className="plain-list">
-        {members.data?.members.map((m) => (
-          <li key={m.id} className="row">
-            <span className="grow">
-              {m.name}{' '}
-              <span className="muted small">
-                {m.email} · {POSITION_LABEL[m.orgPosition]}
-              </span>
-            </span>
-            {reaches(can.departments.removeMembers, department.id) && (
-              <button
-                type="button"
-                aria-label={`Remove ${m.name} from ${department.name}`}
-                onClick={() => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${department.name}.`)}
-              >
-                Remove
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
-      {members.data?.members.length === 0 && <p className="muted">No members.</p>}
+      <Members
+        of={department.name}
+        members={members.data?.members}
+        about={(m) => `${m.email} · ${POSITION_LABEL[m.orgPosition]}`}
+        onRemove={
+          reaches(can.departments.removeMembers, department.id)
+            ? (m) => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${department.name}.`)
+            : undefined
+        }
+      />
       {can.departments.addMembers && <AddMember label={`Add a member to ${department.name}`} onAdd={add} />}
       {can.departments.delete && (
         <button
@@ -194,13 +165,46 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
   );
 }
 
-type AddMemberProps = { label: string; onAdd(id: string, name: string): Promise<void> };
+/** The members of a department or group (`of`), each with `about` them, and a Remove button when `onRemove` is given. */
+export function Members({
+  of,
+  members,
+  about,
+  onRemove,
+}: {
+  of: string;
+  members: Member[] | undefined;
+  about: (m: Member) => string;
+  onRemove?: (m: Member) => void;
+}) {
+  return (
+    <>
+      <ul className="plain-list">
+        {members?.map((m) => (
+          <li key={m.id} className="row">
+            <span className="grow">
+              {m.name} <span className="muted small">{about(m)}</span>
+            </span>
+            {onRemove && (
+              <button type="button" aria-label={`Remove ${m.name} from ${of}`} onClick={() => onRemove(m)}>
+                Remove
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {members?.length === 0 && <p className="muted">No members.</p>}
+    </>
+  );
+}
+
+type AddMemberProps = { label: string; onAdd: (id: string, name: string) => Promise<void> };
 
 /**
  * A person picked by name, then added: from `people` when given (a group's candidates are its
  * department's members, which its managers can read), else from GET /users?search= (admins).
  */
-export function AddMember({ people, ...props }: AddMemberProps & { people?: Person[] }) {
+export function AddMember({ people, ...props }: AddMemberProps & { people?: Member[] }) {
   const [name, setName] = useState('');
   if (!people) return <AddMemberFromUsers {...props} name={name} setName={setName} />;
   const wanted = name.trim().toLowerCase();
@@ -210,7 +214,7 @@ export function AddMember({ people, ...props }: AddMemberProps & { people?: Pers
   return <AddMemberForm {...props} name={name} setName={setName} targets={{ options, error: null, loading: false }} />;
 }
 
-type NameState = { name: string; setName(n: string): void };
+type NameState = { name: string; setName: (n: string) => void };
 
 function AddMemberFromUsers(props: AddMemberProps & NameState) {
   return <AddMemberForm {...props} targets={useTargets('user', props.name)} />;
@@ -238,12 +242,7 @@ function AddMemberForm({
     <form className="row wrap" onSubmit={submit} aria-label={label}>
       <label className="inline grow">
         Person
-        <input list={listId} value={name} onChange={(e) => setName(e.target.value)} required autoComplete="off" />
-        <datalist id={listId}>
-          {targets.options.map((o) => (
-            <option key={o.id} value={o.label} />
-          ))}
-        </datalist>
+        <NamePicker listId={listId} value={name} onChange={setName} options={targets.options} required />
       </label>
       <button type="submit">Add member</button>
       <ErrorText>{error ?? targets.error}</ErrorText>

@@ -1,49 +1,41 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { reaches } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, Loading, useLoad } from '../common';
-import { AddMember } from './Departments';
-import { ruleMessage, type Department, type Group, type Person } from './org';
+import { ErrorText, useLoad, useTitle } from '../common';
+import { Choices, ListStatus, ManagedCards, namedChoices } from '../controls';
+import { AddMember, Members } from './Departments';
+import { ruleMessage, useChange, type Department, type Group, type Member } from './org';
 
 /** Groups (within a department): create, rename, delete; add and remove members. The server decides who may. */
 export function Groups() {
   const { api, can } = useSession();
   const list = useLoad((s) => api.get<{ groups: Group[] }>('/groups', s), []);
   const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  const [open, setOpen] = useState<string | null>(null);
   // groups are created in the departments the server lets the caller edit groups of
   const editable = departments.data?.departments.filter((d) => reaches(can.groups.edit, d.id)) ?? [];
-  useEffect(() => {
-    document.title = 'Groups · DocQA';
-  }, []);
+  useTitle('Groups');
   return (
     <section className="admin" aria-labelledby="groups-title">
       <h1 id="groups-title">Groups</h1>
-      {list.loading && !list.data && <Loading what="groups" />}
-      <ErrorText>{list.error}</ErrorText>
-      {list.data?.groups.length === 0 && <p className="muted">No groups yet.</p>}
-      <ul className="plain-list">
-        {list.data?.groups.map((g) => (
-          <li key={g.id} className="card">
-            <div className="row wrap">
-              <h2 className="grow">
-                {g.name} <span className="muted small">in {g.department?.name ?? 'a department'}</span>
-              </h2>
-              <span className="muted small">{g.memberCount} members</span>
-              <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
-                {open === g.id ? `Close ${g.name}` : `Manage ${g.name}`}
-              </button>
-            </div>
-            {open === g.id && <GroupDetail group={g} onChanged={list.reload} />}
-          </li>
-        ))}
-      </ul>
+      <ListStatus loaded={list} what="groups" count={list.data?.groups.length} none="No groups yet." />
+      <ManagedCards
+        items={list.data?.groups}
+        heading={(g) => (
+          <>
+            <h2 className="grow">
+              {g.name} <span className="muted small">in {g.department?.name ?? 'a department'}</span>
+            </h2>
+            <span className="muted small">{g.memberCount} members</span>
+          </>
+        )}
+        detail={(g) => <GroupDetail group={g} onChanged={list.reload} />}
+      />
       {editable.length > 0 && <CreateGroup departments={editable} onCreated={list.reload} />}
     </section>
   );
 }
 
-function CreateGroup({ departments, onCreated }: { departments: Department[]; onCreated(): void }) {
+function CreateGroup({ departments, onCreated }: { departments: Department[]; onCreated: () => void }) {
   const { api } = useSession();
   const [f, setF] = useState({ name: '', departmentId: departments[0].id });
   const [error, setError] = useState<string | null>(null);
@@ -66,16 +58,12 @@ function CreateGroup({ departments, onCreated }: { departments: Department[]; on
           Name
           <input required value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} />
         </label>
-        <label className="inline">
-          Department
-          <select value={f.departmentId} onChange={(e) => setF({ ...f, departmentId: e.target.value })}>
-            {departments.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choices
+          label="Department"
+          value={f.departmentId}
+          onChange={(e) => setF({ ...f, departmentId: e.target.value })}
+          choices={namedChoices(departments)}
+        />
         <button type="submit" className="primary">
           Create group
         </button>
@@ -85,7 +73,7 @@ function CreateGroup({ departments, onCreated }: { departments: Department[]; on
   );
 }
 
-function GroupDetail({ group, onChanged }: { group: Group; onChanged(): void }) {
+function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void }) {
   const { api, can } = useSession();
   const base = `/groups/${encodeURIComponent(group.id)}`;
   const detail = useLoad((s) => api.get<{ group: Group }>(base, s), [group.id]);
@@ -94,25 +82,15 @@ function GroupDetail({ group, onChanged }: { group: Group; onChanged(): void }) 
   const candidates = useLoad(
     (s) =>
       canEdit
-        ? api.get<{ members: Person[] }>(`/departments/${encodeURIComponent(group.departmentId)}/members`, s)
+        ? api.get<{ members: Member[] }>(`/departments/${encodeURIComponent(group.departmentId)}/members`, s)
         : Promise.resolve({ members: [] }),
     [group.departmentId, canEdit],
   );
   const [name, setName] = useState(group.name);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const run = async (fn: () => Promise<unknown>, said: string) => {
-    setError(null);
-    setNotice(null);
-    try {
-      await fn();
-      setNotice(said);
-      detail.reload();
-      onChanged();
-    } catch (e) {
-      setError(ruleMessage(e));
-    }
-  };
+  const { error, notice, run } = useChange(() => {
+    detail.reload();
+    onChanged();
+  });
   return (
     <div className="dept-detail">
       <ErrorText>{error ?? detail.error}</ErrorText>
@@ -135,25 +113,14 @@ function GroupDetail({ group, onChanged }: { group: Group; onChanged(): void }) 
         </form>
       )}
       <h3>Members</h3>
-      <ul className="plain-list">
-        {detail.data?.group.members?.map((m) => (
-          <li key={m.id} className="row">
-            <span className="grow">
-              {m.name} <span className="muted small">{m.email}</span>
-            </span>
-            {canEdit && (
-              <button
-                type="button"
-                aria-label={`Remove ${m.name} from ${group.name}`}
-                onClick={() => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${group.name}.`)}
-              >
-                Remove
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
-      {detail.data?.group.members?.length === 0 && <p className="muted">No members.</p>}
+      <Members
+        of={group.name}
+        members={detail.data?.group.members}
+        about={(m) => m.email}
+        onRemove={
+          canEdit ? (m) => void run(() => api.send('DELETE', `${base}/members/${m.id}`), `${m.name} left ${group.name}.`) : undefined
+        }
+      />
       {canEdit && (
         <>
           <AddMember

@@ -1,16 +1,10 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../../lib/router';
+import type { GrantsByUserDto } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, Link, Loading, TIER_LABEL, useLoad } from '../common';
-import { POSITION_LABEL, ROLE_LABEL, ruleMessage, type Department, type OrgPosition, type Person, type PlatformRole } from './org';
-
-interface Reach {
-  projectId: string;
-  tier: string;
-  project: { id: string; name: string };
-  group?: { id: string; name: string };
-  department?: { id: string; name: string };
-}
+import { ErrorText, Link, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
+import { Choices, choicesOf, namedChoices, TextField, useFields } from '../controls';
+import { POSITION_LABEL, ROLE_LABEL, ruleMessage, type Department, type Person, type PlatformRole } from './org';
 
 /** One person: edit, deactivate or reactivate, reset the password, delete; and what they can access, and why. */
 export function UserPage({ userId }: { userId: string }) {
@@ -18,16 +12,11 @@ export function UserPage({ userId }: { userId: string }) {
   const base = `/users/${encodeURIComponent(userId)}`;
   const user = useLoad((s) => api.get<{ user: Person }>(base, s), [userId]);
   const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  const access = useLoad(
-    (s) => api.get<{ direct: Reach[]; viaGroup: Reach[]; viaDepartment: Reach[] }>(`/grants/by-user/${encodeURIComponent(userId)}`, s),
-    [userId],
-  );
+  const access = useLoad((s) => api.get<GrantsByUserDto>(`/grants/by-user/${encodeURIComponent(userId)}`, s), [userId]);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const u = user.data?.user;
-  useEffect(() => {
-    if (u) document.title = `${u.name} · Users · DocQA`;
-  }, [u]);
+  useTitle(u && `${u.name} · Users`);
 
   const change = async (body: Record<string, unknown>, said: string) => {
     setError(null);
@@ -120,9 +109,9 @@ function EditUser({
 }: {
   user: Person;
   departments: Department[];
-  onSave(b: Record<string, unknown>): Promise<void>;
+  onSave: (b: Record<string, unknown>) => Promise<void>;
 }) {
-  const [f, setF] = useState({
+  const { values: f, field } = useFields({
     name: user.name,
     email: user.email,
     platformRole: user.platformRole,
@@ -140,22 +129,12 @@ function EditUser({
     if (f.departmentId !== (user.departmentId ?? '')) body.departmentId = f.departmentId || null;
     void onSave(body);
   };
-  const field = (k: keyof typeof f) => ({
-    value: f[k],
-    onChange: (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value }),
-  });
   return (
     <form className="card form" aria-labelledby="edit-user-title" onSubmit={submit}>
       <h2 id="edit-user-title">Details</h2>
       <div className="row wrap">
-        <label className="inline grow">
-          Name
-          <input required {...field('name')} />
-        </label>
-        <label className="inline grow">
-          Email
-          <input type="email" required {...field('email')} />
-        </label>
+        <TextField label="Name" required {...field('name')} />
+        <TextField label="Email" type="email" required {...field('email')} />
       </div>
       <div className="row wrap">
         <label className="inline">
@@ -168,27 +147,8 @@ function EditUser({
             ))}
           </select>
         </label>
-        <label className="inline">
-          Org position
-          <select {...field('orgPosition')}>
-            {(Object.keys(POSITION_LABEL) as OrgPosition[]).map((p) => (
-              <option key={p} value={p}>
-                {POSITION_LABEL[p]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="inline">
-          Department
-          <select {...field('departmentId')}>
-            <option value="">None</option>
-            {departments.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choices label="Org position" {...field('orgPosition')} choices={choicesOf(POSITION_LABEL)} />
+        <Choices label="Department" {...field('departmentId')} empty="None" choices={namedChoices(departments)} />
         <button type="submit" className="primary">
           Save changes
         </button>
@@ -197,7 +157,7 @@ function EditUser({
   );
 }
 
-function ResetPassword({ onReset }: { onReset(p: string): Promise<void> }) {
+function ResetPassword({ onReset }: { onReset: (p: string) => Promise<void> }) {
   const [open, setOpen] = useState(false);
   const [password, setPassword] = useState('');
   if (!open)

@@ -1,26 +1,35 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session';
-import { ErrorText, Link, Loading, useLoad } from '../common';
-import { POSITION_LABEL, ROLE_LABEL, ruleMessage, type Department, type OrgPosition, type Person, type PlatformRole } from './org';
+import { ErrorText, Link, Loading, useLoad, useTitle } from '../common';
+import { Choices, choicesOf, namedChoices, Pager, ScrollTable, TextField, useFields, useFilteredPages } from '../controls';
+import {
+  POSITION_LABEL,
+  ROLE_LABEL,
+  ruleMessage,
+  type Department,
+  type ListedPerson,
+  type OrgPosition,
+  type Person,
+  type PlatformRole,
+} from './org';
 
 const PAGE = 25;
 
 /** People (admins and the superadmin): search, filter, page; add a person with an initial password. */
 export function Users() {
   const { api } = useSession();
-  const [filters, setFilters] = useState({ search: '', platformRole: '', orgPosition: '', departmentId: '', status: '' });
-  const [offset, setOffset] = useState(0);
+  const { filters, bind, offset, setOffset } = useFilteredPages({
+    search: '',
+    platformRole: '',
+    orgPosition: '',
+    departmentId: '',
+    status: '',
+  });
   const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   for (const [k, v] of Object.entries(filters)) if (v) qs.set(k, v);
-  const users = useLoad((s) => api.get<{ users: Person[]; total: number }>(`/users?${qs}`, s), [qs.toString()]);
+  const users = useLoad((s) => api.get<{ users: ListedPerson[]; total: number }>(`/users?${qs}`, s), [qs.toString()]);
   const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  useEffect(() => {
-    document.title = 'Users · DocQA';
-  }, []);
-  const set = (k: keyof typeof filters, v: string) => {
-    setFilters((f) => ({ ...f, [k]: v }));
-    setOffset(0);
-  };
+  useTitle('Users');
   const total = users.data?.total ?? 0;
 
   return (
@@ -29,44 +38,14 @@ export function Users() {
       <form className="card row wrap filters" role="search" aria-label="Filter users" onSubmit={(e) => e.preventDefault()}>
         <label className="inline grow">
           Search
-          <input type="search" value={filters.search} onChange={(e) => set('search', e.target.value)} placeholder="Name or email" />
+          <input type="search" {...bind('search')} placeholder="Name or email" />
         </label>
-        <label className="inline">
-          Role
-          <select value={filters.platformRole} onChange={(e) => set('platformRole', e.target.value)}>
-            <option value="">Any</option>
-            {Object.entries(ROLE_LABEL).map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="inline">
-          Org position
-          <select value={filters.orgPosition} onChange={(e) => set('orgPosition', e.target.value)}>
-            <option value="">Any</option>
-            {Object.entries(POSITION_LABEL).map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="inline">
-          Department
-          <select value={filters.departmentId} onChange={(e) => set('departmentId', e.target.value)}>
-            <option value="">Any</option>
-            {departments.data?.departments.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choices label="Role" {...bind('platformRole')} empty="Any" choices={choicesOf(ROLE_LABEL)} />
+        <Choices label="Org position" {...bind('orgPosition')} empty="Any" choices={choicesOf(POSITION_LABEL)} />
+        <Choices label="Department" {...bind('departmentId')} empty="Any" choices={namedChoices(departments.data?.departments)} />
         <label className="inline">
           Status
-          <select value={filters.status} onChange={(e) => set('status', e.target.value)}>
+          <select {...bind('status')}>
             <option value="">Any</option>
             <option value="active">Active</option>
             <option value="inactive">Inactive</option>
@@ -75,50 +54,27 @@ export function Users() {
       </form>
       {users.loading && !users.data && <Loading what="people" />}
       <ErrorText>{users.error}</ErrorText>
-      <div className="table-wrap" tabIndex={0} role="region" aria-label="People, scrollable">
-        <table className="grant-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Position</th>
-              <th scope="col">Department</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data?.users.map((u) => (
-              <tr key={u.id}>
-                <td>
-                  <Link to={`/users/${u.id}`}>{u.name}</Link>
-                  <div className="muted small">{u.email}</div>
-                </td>
-                <td>{ROLE_LABEL[u.platformRole]}</td>
-                <td>{POSITION_LABEL[u.orgPosition]}</td>
-                <td>{u.department?.name ?? '—'}</td>
-                <td>{u.status === 'active' ? 'Active' : 'Inactive'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <nav className="row pager" aria-label="Pages of users">
-        <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-          Previous page
-        </button>
-        <span className="muted" role="status">
-          {total === 0 ? 'No one matches.' : `${offset + 1}–${Math.min(offset + PAGE, total)} of ${total}`}
-        </span>
-        <button type="button" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
-          Next page
-        </button>
-      </nav>
+      <ScrollTable label="People, scrollable" className="grant-table" columns={['Name', 'Role', 'Position', 'Department', 'Status']}>
+        {users.data?.users.map((u) => (
+          <tr key={u.id}>
+            <td>
+              <Link to={`/users/${u.id}`}>{u.name}</Link>
+              <div className="muted small">{u.email}</div>
+            </td>
+            <td>{ROLE_LABEL[u.platformRole]}</td>
+            <td>{POSITION_LABEL[u.orgPosition]}</td>
+            <td>{u.department?.name ?? '—'}</td>
+            <td>{u.status === 'active' ? 'Active' : 'Inactive'}</td>
+          </tr>
+        ))}
+      </ScrollTable>
+      <Pager label="Pages of users" offset={offset} page={PAGE} total={total} none="No one matches." onOffset={setOffset} />
       <CreateUser departments={departments.data?.departments ?? []} onCreated={users.reload} />
     </section>
   );
 }
 
-function CreateUser({ departments, onCreated }: { departments: Department[]; onCreated(): void }) {
+function CreateUser({ departments, onCreated }: { departments: Department[]; onCreated: () => void }) {
   const { api } = useSession();
   const empty = {
     name: '',
@@ -128,7 +84,7 @@ function CreateUser({ departments, onCreated }: { departments: Department[]; onC
     orgPosition: 'member' as OrgPosition,
     departmentId: '',
   };
-  const [form, setForm] = useState(empty);
+  const { values: form, setValues: setForm, field } = useFields(empty);
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const submit = async (e: FormEvent) => {
@@ -144,59 +100,22 @@ function CreateUser({ departments, onCreated }: { departments: Department[]; onC
       setError(ruleMessage(err));
     }
   };
-  const field = (k: keyof typeof empty) => ({
-    value: form[k],
-    onChange: (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value }),
-  });
   return (
     <form className="card form" aria-labelledby="add-user-title" onSubmit={(e) => void submit(e)}>
       <h2 id="add-user-title">Add a person</h2>
       <div className="row wrap">
-        <label className="inline grow">
-          Name
-          <input required {...field('name')} />
-        </label>
-        <label className="inline grow">
-          Email
-          <input type="email" required {...field('email')} />
-        </label>
-        <label className="inline grow">
-          Password
-          <input type="password" required minLength={8} autoComplete="new-password" {...field('password')} />
-        </label>
+        <TextField label="Name" required {...field('name')} />
+        <TextField label="Email" type="email" required {...field('email')} />
+        <TextField label="Password" type="password" required minLength={8} autoComplete="new-password" {...field('password')} />
       </div>
       <div className="row wrap">
-        <label className="inline">
-          Platform role
-          <select {...field('platformRole')}>
-            {(['none', 'admin', 'engineer'] as const).map((r) => (
-              <option key={r} value={r}>
-                {ROLE_LABEL[r]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="inline">
-          Org position
-          <select {...field('orgPosition')}>
-            {Object.entries(POSITION_LABEL).map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="inline">
-          Department
-          <select {...field('departmentId')}>
-            <option value="">None</option>
-            {departments.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choices
+          label="Platform role"
+          {...field('platformRole')}
+          choices={(['none', 'admin', 'engineer'] as const).map((r) => [r, ROLE_LABEL[r]] as const)}
+        />
+        <Choices label="Org position" {...field('orgPosition')} choices={choicesOf(POSITION_LABEL)} />
+        <Choices label="Department" {...field('departmentId')} empty="None" choices={namedChoices(departments)} />
         <button type="submit" className="primary">
           Add person
         </button>

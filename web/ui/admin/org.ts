@@ -1,42 +1,17 @@
 /** Shapes and words shared by the organisation's screens (users, departments, groups, audit log). */
+import { useState } from 'react';
 import { ApiError } from '../../lib/api';
+import type { DepartmentDto, GroupDto, OrgPosition, PlatformRole, UserDto, UserListEntryDto, UserSummaryDto } from '../../lib/types';
 
-export type PlatformRole = 'none' | 'admin' | 'engineer' | 'superadmin';
-export type OrgPosition = 'member' | 'manager' | 'ceo';
-
-export interface DepartmentRef {
-  id: string;
-  name: string;
-  color: string;
-}
-
-export interface Person {
-  id: string;
-  email: string;
-  name: string;
-  platformRole: PlatformRole;
-  orgPosition: OrgPosition;
-  departmentId: string | null;
-  department?: DepartmentRef | null;
-  status: 'active' | 'inactive';
-  lastLoginAt?: string | null;
-  createdAt?: string;
-}
-
-export interface Department extends DepartmentRef {
-  description: string;
-  _count?: { members: number; groups: number; grants: number };
-}
-
-export interface Group {
-  id: string;
-  name: string;
-  description: string | null;
-  departmentId: string;
-  department: DepartmentRef | null;
-  memberCount: number;
-  members?: Person[];
-}
+export type { OrgPosition, PlatformRole } from '../../lib/types';
+/** One user (`GET /users/:id`, `POST /users`). */
+export type Person = UserDto;
+/** A user as `GET /users` lists them, with their department. */
+export type ListedPerson = UserListEntryDto;
+/** A member of a department or a group. */
+export type Member = UserSummaryDto;
+export type Department = DepartmentDto;
+export type Group = GroupDto;
 
 export const ROLE_LABEL: Record<PlatformRole, string> = { none: 'None', admin: 'Admin', engineer: 'Engineer', superadmin: 'Superadmin' };
 export const POSITION_LABEL: Record<OrgPosition, string> = { member: 'Member', manager: 'Manager', ceo: 'CEO' };
@@ -61,4 +36,29 @@ export function ruleMessage(e: unknown): string {
     return RULES[e.code] ? `${RULES[e.code]} (${e.message})` : e.message;
   }
   return e instanceof Error ? e.message : 'Something went wrong';
+}
+
+/**
+ * Runs a change and says how it went: `said` once it is done (then `after`, to reload what it
+ * changed), or the rule the server named when it refused.
+ */
+export function useChange(after: () => void): {
+  error: string | null;
+  notice: string | null;
+  run: (fn: () => Promise<unknown>, said: string) => Promise<void>;
+} {
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const run = async (fn: () => Promise<unknown>, said: string) => {
+    setError(null);
+    setNotice(null);
+    try {
+      await fn();
+      setNotice(said);
+      after();
+    } catch (e) {
+      setError(ruleMessage(e));
+    }
+  };
+  return { error, notice, run };
 }
