@@ -279,13 +279,13 @@ export interface GrantsByUserDto {
 
 export interface AuditEntryDto {
   id: string;
-  action: 'grant_created' | 'grant_updated' | 'grant_deleted' | 'project_visibility_changed' | 'project_owner_changed' | 'project_created' | 'project_deleted' | 'user_role_changed' | 'user_status_changed' | 'group_member_added' | 'group_member_removed' | 'department_member_added' | 'department_member_removed' | 'key_created' | 'key_used_from_new_address' | 'key_revoked';
+  action: 'grant_created' | 'grant_updated' | 'grant_deleted' | 'project_visibility_changed' | 'project_owner_changed' | 'project_created' | 'project_deleted' | 'user_role_changed' | 'user_status_changed' | 'group_member_added' | 'group_member_removed' | 'department_member_added' | 'department_member_removed' | 'key_created' | 'key_used_from_new_address' | 'key_revoked' | 'user_created_by_sso';
   actorId: string | null;
   /** null for entries about a user (role, status, memberships) */
   projectId: string | null;
   targetType: 'user' | 'group' | 'department' | 'project' | 'key';
   targetId: string;
-  /** `tier`, `previousTier`, and per action further keys: `reason`; `isPrivate`/`previousIsPrivate`; `previousOwnerId`; `role`/`previousRole` (user_role_changed); `status`/`previousStatus` (user_status_changed); `groupId` (group_member_*); `departmentId` (department_member_*); `name`, `projectIds`, `platform`, `expiresAt` (key_created); `address` (key_used_from_new_address); `name`, `ownerId` (key_revoked) */
+  /** `tier`, `previousTier`, and per action further keys: `reason`; `isPrivate`/`previousIsPrivate`; `previousOwnerId`; `role`/`previousRole` (user_role_changed); `status`/`previousStatus` (user_status_changed); `groupId` (group_member_*); `departmentId` (department_member_*); `name`, `projectIds`, `platform`, `expiresAt` (key_created); `address` (key_used_from_new_address); `name`, `ownerId` (key_revoked); `issuer` (user_created_by_sso, and department_member_added with reason `sso_claim`) */
   metadata: Record<string, unknown>;
   createdAt: string;
   /** the actor's name now; null for the system or a deleted user */
