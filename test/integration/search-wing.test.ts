@@ -20,7 +20,7 @@ const SYNONYMS = [
 const ANSWER = 'Set HandleLidSwitch=ignore in logind.conf and restart the service.';
 const QUESTION = 'folding dozing service';
 
-jest.setTimeout(200_000);
+jest.setTimeout(400_000);
 
 let t: TestApp;
 let stub: Awaited<ReturnType<typeof startOpenAiStub>>;
@@ -45,7 +45,7 @@ const asActor = (u: User): Actor =>
     created_at: u.createdAt,
   });
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 90_000): Promise<T> {
+async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 150_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
