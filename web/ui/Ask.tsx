@@ -3,7 +3,6 @@ import { ApiError } from '../lib/api';
 import { askStream, type AskRequest } from '../lib/chat-stream';
 import { applyEvent, turnsFrom, type CitationTarget, type Turn } from '../lib/chat-turns';
 import { navigate, projectPath } from '../lib/router';
-import type { ChatModes, ConversationDetailDto, FeedbackDto, ModelChoice } from '../lib/types';
 import { useSession } from '../session';
 import { TurnView } from './Answer';
 import { AnswerActions } from './AnswerActions';
@@ -21,8 +20,8 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
   const [version, setVersion] = useState(0);
   /** The caller's earlier ratings of this conversation's answers, by message id. */
   const [rated, setRated] = useState<Map<string, 'up' | 'down'>>(new Map());
-  const modes = useLoad((s) => api.get<ChatModes>('/chat/config', s), []);
-  const models = useLoad((s) => api.get<{ models: ModelChoice[] }>('/providers/models', s), []);
+  const modes = useLoad((s) => api.get('/chat/config', s), []);
+  const models = useLoad((s) => api.get('/providers/models', s), []);
   const [turns, setTurns] = useState<Turn[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [streaming, setStreaming] = useState(false);
@@ -45,12 +44,12 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
     setLoadError(null);
     if (!conversationId) return setTurns([]);
     const ctl = new AbortController();
-    const path = `/chat/conversations/${encodeURIComponent(conversationId)}`;
-    api.get<{ feedback: FeedbackDto[] }>(`${path}/feedback`, ctl.signal).then(
+    const path = `/chat/conversations/${encodeURIComponent(conversationId)}` as const;
+    api.get(`${path}/feedback`, ctl.signal).then(
       (r) => setRated(new Map(r.feedback.map((x) => [x.messageId, x.rating]))),
       () => setRated(new Map()),
     );
-    api.get<{ conversation: ConversationDetailDto }>(path, ctl.signal).then(
+    api.get(path, ctl.signal).then(
       (r) => setTurns(turnsFrom(r.conversation.messages)),
       (e: unknown) => !ctl.signal.aborted && setLoadError(e instanceof Error ? e.message : 'The conversation could not be loaded'),
     );

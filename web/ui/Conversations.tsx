@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../lib/router';
-import type { ConversationSummary } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, Link, useAction, useLoad } from './common';
 
@@ -20,19 +19,13 @@ export function Conversations({
   const { api } = useSession();
   const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
-  const convs = useLoad(
-    (s) =>
-      api.get<{ conversations: ConversationSummary[] }>(
-        `/chat/projects/${encodeURIComponent(projectId)}/conversations${q ? `?search=${encodeURIComponent(q)}` : ''}`,
-        s,
-      ),
-    [projectId, q, version],
-  );
+  const list = `/chat/projects/${encodeURIComponent(projectId)}/conversations` as const;
+  const convs = useLoad((s) => api.get(q ? `${list}?search=${encodeURIComponent(q)}` : list, s), [projectId, q, version]);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
   const [title, setTitle] = useState('');
   const action = useAction();
-  const base = (id: string) => `/chat/conversations/${encodeURIComponent(id)}`;
+  const base = (id: string) => `/chat/conversations/${encodeURIComponent(id)}` as const;
 
   const rename = (e: FormEvent, id: string) => {
     e.preventDefault();

@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../lib/router';
-import type { ProjectDetail } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, useAction } from './common';
 
@@ -22,7 +21,7 @@ export function CreateProject() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
-      const { project } = await api.send<{ project: ProjectDetail }>('POST', '/projects', {
+      const { project } = await api.send('POST', '/projects', {
         name: name.trim(),
         description: description.trim() || undefined,
         isPrivate,

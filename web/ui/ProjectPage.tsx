@@ -1,5 +1,4 @@
 import { projectPath, type Route } from '../lib/router';
-import type { ProjectDetail, ProjectSummary } from '../lib/types';
 import { useSession } from '../session';
 import { Ask } from './Ask';
 import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
@@ -16,11 +15,8 @@ export function ProjectPage({ route }: { route: ProjectRoute }) {
   const { api, can } = useSession();
   const { projectId, tab } = route;
   // the caller's tier and its source are in the list only (the spec computes them per caller there)
-  const summary = useLoad(
-    async (s) => (await api.get<{ projects: ProjectSummary[] }>('/projects', s)).projects.find((p) => p.id === projectId) ?? null,
-    [projectId],
-  );
-  const detail = useLoad((s) => api.get<{ project: ProjectDetail }>(`/projects/${encodeURIComponent(projectId)}`, s), [projectId]);
+  const summary = useLoad(async (s) => (await api.get('/projects', s)).projects.find((p) => p.id === projectId) ?? null, [projectId]);
+  const detail = useLoad((s) => api.get(`/projects/${encodeURIComponent(projectId)}`, s), [projectId]);
   const project = detail.data?.project;
   const tier = summary.data?.accessTier ?? 'use';
   useTitle(project?.name);

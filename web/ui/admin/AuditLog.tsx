@@ -1,5 +1,4 @@
 import { formatWhen } from '../../lib/citations';
-import type { AuditEntryDto, ProjectSummary } from '../../lib/types';
 import { useSession } from '../../session';
 import { ErrorText, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
 import { Choices, namedChoices, NamePicker, Pager, ScrollTable, useFilteredPages } from '../controls';
@@ -31,14 +30,14 @@ export function AuditLog() {
   const { filters: f, set, bind, offset, setOffset } = useFilteredPages({ action: '', actor: '', projectId: '', from: '', to: '' });
   const actors = useTargets('user', f.actor);
   const actorId = f.actor ? actors.options.find((o) => o.label.toLowerCase() === f.actor.trim().toLowerCase())?.id : undefined;
-  const projects = useLoad((s) => api.get<{ projects: ProjectSummary[] }>('/projects', s), []);
+  const projects = useLoad((s) => api.get('/projects', s), []);
   const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   if (f.action) qs.set('action', f.action);
   if (actorId) qs.set('actorId', actorId);
   if (f.projectId) qs.set('projectId', f.projectId);
   if (f.from) qs.set('from', new Date(f.from).toISOString());
   if (f.to) qs.set('to', new Date(f.to).toISOString());
-  const log = useLoad((s) => api.get<{ entries: AuditEntryDto[]; total: number }>(`/audit-log?${qs}`, s), [qs.toString()]);
+  const log = useLoad((s) => api.get(`/audit-log?${qs}`, s), [qs.toString()]);
   useTitle('Audit log');
   const named = (id: string | null, name: string | null, gone: string) => (id ? (name ?? gone) : 'the system');
   const total = log.data?.total ?? 0;

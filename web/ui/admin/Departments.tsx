@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api';
-import { reaches } from '../../lib/types';
+import { reaches, type CreateDepartmentInput } from '../../lib/types';
 import { useSession } from '../../session';
 import { ErrorText, useLoad, useTitle } from '../common';
 import { ListStatus, ManagedCards, NamePicker } from '../controls';
@@ -13,7 +13,7 @@ import { POSITION_LABEL, ruleMessage, useChange, type Department, type Member } 
  */
 export function Departments() {
   const { api, can } = useSession();
-  const list = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
+  const list = useLoad((s) => api.get('/departments', s), []);
   useTitle('Departments');
   return (
     <section className="admin" aria-labelledby="departments-title">
@@ -48,7 +48,7 @@ function DepartmentFields({
 }: {
   initial: Partial<Department>;
   submitLabel: string;
-  onSubmit: (b: object) => Promise<void>;
+  onSubmit: (b: CreateDepartmentInput) => Promise<void>;
 }) {
   const [f, setF] = useState({ name: initial.name ?? '', color: initial.color ?? '#2563eb', description: initial.description ?? '' });
   const submit = (e: FormEvent) => {
@@ -105,8 +105,8 @@ function CreateDepartment({ onCreated }: { onCreated: () => void }) {
 
 function DepartmentDetail({ department, onChanged }: { department: Department; onChanged: () => void }) {
   const { api, can } = useSession();
-  const base = `/departments/${encodeURIComponent(department.id)}`;
-  const members = useLoad((s) => api.get<{ members: Member[] }>(`${base}/members`, s), [department.id]);
+  const base = `/departments/${encodeURIComponent(department.id)}` as const;
+  const members = useLoad((s) => api.get(`${base}/members`, s), [department.id]);
   const canEdit = reaches(can.departments.edit, department.id);
   const { error, notice, run } = useChange(() => {
     members.reload();

@@ -4,13 +4,13 @@ import { useSession } from '../../session';
 import { ErrorText, useLoad, useTitle } from '../common';
 import { Choices, ListStatus, ManagedCards, namedChoices } from '../controls';
 import { AddMember, Members } from './Departments';
-import { ruleMessage, useChange, type Department, type Group, type Member } from './org';
+import { ruleMessage, useChange, type Department, type Group } from './org';
 
 /** Groups (within a department): create, rename, delete; add and remove members. The server decides who may. */
 export function Groups() {
   const { api, can } = useSession();
-  const list = useLoad((s) => api.get<{ groups: Group[] }>('/groups', s), []);
-  const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
+  const list = useLoad((s) => api.get('/groups', s), []);
+  const departments = useLoad((s) => api.get('/departments', s), []);
   // groups are created in the departments the server lets the caller edit groups of
   const editable = departments.data?.departments.filter((d) => reaches(can.groups.edit, d.id)) ?? [];
   useTitle('Groups');
@@ -75,15 +75,12 @@ function CreateGroup({ departments, onCreated }: { departments: Department[]; on
 
 function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void }) {
   const { api, can } = useSession();
-  const base = `/groups/${encodeURIComponent(group.id)}`;
-  const detail = useLoad((s) => api.get<{ group: Group }>(base, s), [group.id]);
+  const base = `/groups/${encodeURIComponent(group.id)}` as const;
+  const detail = useLoad((s) => api.get(base, s), [group.id]);
   const canEdit = reaches(can.groups.edit, group.departmentId);
   // a group's members come from its department
   const candidates = useLoad(
-    (s) =>
-      canEdit
-        ? api.get<{ members: Member[] }>(`/departments/${encodeURIComponent(group.departmentId)}/members`, s)
-        : Promise.resolve({ members: [] }),
+    (s) => (canEdit ? api.get(`/departments/${encodeURIComponent(group.departmentId)}/members`, s) : Promise.resolve({ members: [] })),
     [group.departmentId, canEdit],
   );
   const [name, setName] = useState(group.name);

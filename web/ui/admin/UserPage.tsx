@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../../lib/router';
-import type { GrantsByUserDto } from '../../lib/types';
+import type { UpdateUserInput } from '../../lib/types';
 import { useSession } from '../../session';
 import { ErrorText, Link, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
 import { Choices, choicesOf, namedChoices, TextField, useFields } from '../controls';
@@ -9,16 +9,16 @@ import { POSITION_LABEL, ROLE_LABEL, ruleMessage, type Department, type Person, 
 /** One person: edit, deactivate or reactivate, reset the password, delete; and what they can access, and why. */
 export function UserPage({ userId }: { userId: string }) {
   const { api } = useSession();
-  const base = `/users/${encodeURIComponent(userId)}`;
-  const user = useLoad((s) => api.get<{ user: Person }>(base, s), [userId]);
-  const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  const access = useLoad((s) => api.get<GrantsByUserDto>(`/grants/by-user/${encodeURIComponent(userId)}`, s), [userId]);
+  const base = `/users/${encodeURIComponent(userId)}` as const;
+  const user = useLoad((s) => api.get(base, s), [userId]);
+  const departments = useLoad((s) => api.get('/departments', s), []);
+  const access = useLoad((s) => api.get(`/grants/by-user/${encodeURIComponent(userId)}`, s), [userId]);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const u = user.data?.user;
   useTitle(u && `${u.name} · Users`);
 
-  const change = async (body: Record<string, unknown>, said: string) => {
+  const change = async (body: UpdateUserInput, said: string) => {
     setError(null);
     setNotice(null);
     try {
@@ -109,7 +109,7 @@ function EditUser({
 }: {
   user: Person;
   departments: Department[];
-  onSave: (b: Record<string, unknown>) => Promise<void>;
+  onSave: (b: UpdateUserInput) => Promise<void>;
 }) {
   const { values: f, field } = useFields({
     name: user.name,
@@ -121,7 +121,7 @@ function EditUser({
   const submit = (e: FormEvent) => {
     e.preventDefault();
     // only what changed goes to the server, so an admin editing a name does not "change" a role
-    const body: Record<string, unknown> = {};
+    const body: UpdateUserInput = {};
     if (f.name !== user.name) body.name = f.name;
     if (f.email !== user.email) body.email = f.email;
     if (f.platformRole !== user.platformRole) body.platformRole = f.platformRole;

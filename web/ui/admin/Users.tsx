@@ -2,16 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session';
 import { ErrorText, Link, Loading, useLoad, useTitle } from '../common';
 import { Choices, choicesOf, namedChoices, Pager, ScrollTable, TextField, useFields, useFilteredPages } from '../controls';
-import {
-  POSITION_LABEL,
-  ROLE_LABEL,
-  ruleMessage,
-  type Department,
-  type ListedPerson,
-  type OrgPosition,
-  type Person,
-  type PlatformRole,
-} from './org';
+import { POSITION_LABEL, ROLE_LABEL, ruleMessage, type Department, type OrgPosition, type PlatformRole } from './org';
 
 const PAGE = 25;
 
@@ -27,8 +18,8 @@ export function Users() {
   });
   const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   for (const [k, v] of Object.entries(filters)) if (v) qs.set(k, v);
-  const users = useLoad((s) => api.get<{ users: ListedPerson[]; total: number }>(`/users?${qs}`, s), [qs.toString()]);
-  const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
+  const users = useLoad((s) => api.get(`/users?${qs}`, s), [qs.toString()]);
+  const departments = useLoad((s) => api.get('/departments', s), []);
   useTitle('Users');
   const total = users.data?.total ?? 0;
 
@@ -92,7 +83,7 @@ function CreateUser({ departments, onCreated }: { departments: Department[]; onC
     setError(null);
     setDone(null);
     try {
-      const { user } = await api.send<{ user: Person }>('POST', '/users', { ...form, departmentId: form.departmentId || undefined });
+      const { user } = await api.send('POST', '/users', { ...form, departmentId: form.departmentId || undefined });
       setDone(`${user.name} was added.`);
       setForm(empty);
       onCreated();
