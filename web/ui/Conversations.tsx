@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../lib/router';
 import { useSession } from '../session';
 import { ErrorText, Link, useAction, useLoad } from './common';
+import { SubmitOrCancel } from './controls';
 
 /** The project's conversations (the caller's own): search by title and text, rename, delete. */
 export function Conversations({
@@ -78,12 +79,7 @@ export function Conversations({
                     Title
                     <input value={title} onChange={(e) => setTitle(e.target.value)} required maxLength={200} autoFocus />
                   </label>
-                  <button type="submit" className="primary" disabled={action.busy}>
-                    Save title
-                  </button>
-                  <button type="button" onClick={() => setRenaming(null)}>
-                    Cancel
-                  </button>
+                  <SubmitOrCancel submit="Save title" busy={action.busy} onCancel={() => setRenaming(null)} />
                 </form>
               ) : (
                 <>

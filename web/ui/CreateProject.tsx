@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../lib/router';
 import { useSession } from '../session';
 import { ErrorText, useAction } from './common';
+import { SubmitOrCancel } from './controls';
 
 export function CreateProject() {
   const { api } = useSession();
@@ -47,12 +48,7 @@ export function CreateProject() {
       </label>
       <ErrorText>{action.error}</ErrorText>
       <div className="row">
-        <button type="submit" className="primary" disabled={action.busy}>
-          Create project
-        </button>
-        <button type="button" onClick={() => setOpen(false)}>
-          Cancel
-        </button>
+        <SubmitOrCancel submit="Create project" busy={action.busy} onCancel={() => setOpen(false)} />
       </div>
     </form>
   );

@@ -1,7 +1,7 @@
 import { projectPath, type Route } from '../lib/router';
 import { useSession } from '../session';
 import { Ask } from './Ask';
-import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
+import { Link, LoadFailed, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
 import { Documents } from './Documents';
 import { EffectiveAccess } from './EffectiveAccess';
 import { Grants } from './Grants';
@@ -21,14 +21,7 @@ export function ProjectPage({ route }: { route: ProjectRoute }) {
   const tier = summary.data?.accessTier ?? 'use';
   useTitle(project?.name);
 
-  if (detail.error)
-    return (
-      <section>
-        <h1>Project</h1>
-        <ErrorText>{detail.error}</ErrorText>
-        <Link to="/">Back to projects</Link>
-      </section>
-    );
+  if (detail.error) return <LoadFailed title="Project" error={detail.error} backTo="/" back="Back to projects" />;
   if (!project || summary.loading) return <Loading what="the project" />;
 
   const tabs: Array<{ id: typeof tab; label: string; show: boolean }> = [

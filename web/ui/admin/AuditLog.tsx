@@ -1,8 +1,9 @@
 import { formatWhen } from '../../lib/citations';
 import { useSession } from '../../session';
-import { ErrorText, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
+import { ErrorText, Loading, TIER_LABEL, useLoad } from '../common';
 import { Choices, namedChoices, NamePicker, Pager, ScrollTable, useFilteredPages } from '../controls';
 import { useTargets } from '../targets';
+import { AdminScreen } from './org';
 
 const ACTIONS = [
   'grant_created',
@@ -38,13 +39,11 @@ export function AuditLog() {
   if (f.from) qs.set('from', new Date(f.from).toISOString());
   if (f.to) qs.set('to', new Date(f.to).toISOString());
   const log = useLoad((s) => api.get(`/audit-log?${qs}`, s), [qs.toString()]);
-  useTitle('Audit log');
   const named = (id: string | null, name: string | null, gone: string) => (id ? (name ?? gone) : 'the system');
   const total = log.data?.total ?? 0;
 
   return (
-    <section className="admin" aria-labelledby="audit-title">
-      <h1 id="audit-title">Audit log</h1>
+    <AdminScreen id="audit" title="Audit log">
       <form className="card row wrap filters" aria-label="Filter the audit log" onSubmit={(e) => e.preventDefault()}>
         <Choices label="Action" {...bind('action')} empty="Any" choices={ACTIONS.map((a) => [a, a] as const)} />
         <label className="inline grow">
@@ -85,6 +84,6 @@ export function AuditLog() {
         ))}
       </ScrollTable>
       <Pager label="Pages of the audit log" offset={offset} page={PAGE} total={total} none="No entries match." onOffset={setOffset} />
-    </section>
+    </AdminScreen>
   );
 }

@@ -2,10 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api';
 import { reaches, type CreateDepartmentInput } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, useLoad, useTitle } from '../common';
+import { ErrorText, useLoad } from '../common';
 import { ListStatus, ManagedCards, NamePicker } from '../controls';
 import { useTargets, type TargetOption } from '../targets';
-import { POSITION_LABEL, ruleMessage, useChange, type Department, type Member } from './org';
+import { AdminScreen, POSITION_LABEL, ruleMessage, useChange, type Department, type Member } from './org';
 
 /**
  * Departments: admins create, edit and delete them and add or move members; a manager sees and
@@ -14,10 +14,8 @@ import { POSITION_LABEL, ruleMessage, useChange, type Department, type Member } 
 export function Departments() {
   const { api, can } = useSession();
   const list = useLoad((s) => api.get('/departments', s), []);
-  useTitle('Departments');
   return (
-    <section className="admin" aria-labelledby="departments-title">
-      <h1 id="departments-title">Departments</h1>
+    <AdminScreen id="departments" title="Departments">
       <ListStatus loaded={list} what="departments" count={list.data?.departments.length} none="No departments yet." />
       <ManagedCards
         items={list.data?.departments}
@@ -37,7 +35,7 @@ export function Departments() {
         detail={(d) => <DepartmentDetail department={d} onChanged={list.reload} />}
       />
       {can.departments.create && <CreateDepartment onCreated={list.reload} />}
-    </section>
+    </AdminScreen>
   );
 }
 
@@ -151,17 +149,24 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
       />
       {can.departments.addMembers && <AddMember label={`Add a member to ${department.name}`} onAdd={add} />}
       {can.departments.delete && (
-        <button
-          type="button"
-          className="danger"
-          onClick={() => {
-            if (window.confirm(`Delete the department ${department.name}?`)) void run(() => api.send('DELETE', base), 'Deleted.');
-          }}
-        >
-          Delete department
-        </button>
+        <DeleteButton what="department" name={department.name} onDelete={() => void run(() => api.send('DELETE', base), 'Deleted.')} />
       )}
     </div>
+  );
+}
+
+/** A department's or a group's Delete button, which asks first. */
+export function DeleteButton({ what, name, onDelete }: { what: 'department' | 'group'; name: string; onDelete: () => void }) {
+  return (
+    <button
+      type="button"
+      className="danger"
+      onClick={() => {
+        if (window.confirm(`Delete the ${what} ${name}?`)) onDelete();
+      }}
+    >
+      Delete {what}
+    </button>
   );
 }
 

@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { reaches } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, useLoad, useTitle } from '../common';
+import { ErrorText, useLoad } from '../common';
 import { Choices, ListStatus, ManagedCards, namedChoices } from '../controls';
-import { AddMember, Members } from './Departments';
-import { ruleMessage, useChange, type Department, type Group } from './org';
+import { AddMember, DeleteButton, Members } from './Departments';
+import { AdminScreen, ruleMessage, useChange, type Department, type Group } from './org';
 
 /** Groups (within a department): create, rename, delete; add and remove members. The server decides who may. */
 export function Groups() {
@@ -13,10 +13,8 @@ export function Groups() {
   const departments = useLoad((s) => api.get('/departments', s), []);
   // groups are created in the departments the server lets the caller edit groups of
   const editable = departments.data?.departments.filter((d) => reaches(can.groups.edit, d.id)) ?? [];
-  useTitle('Groups');
   return (
-    <section className="admin" aria-labelledby="groups-title">
-      <h1 id="groups-title">Groups</h1>
+    <AdminScreen id="groups" title="Groups">
       <ListStatus loaded={list} what="groups" count={list.data?.groups.length} none="No groups yet." />
       <ManagedCards
         items={list.data?.groups}
@@ -31,7 +29,7 @@ export function Groups() {
         detail={(g) => <GroupDetail group={g} onChanged={list.reload} />}
       />
       {editable.length > 0 && <CreateGroup departments={editable} onCreated={list.reload} />}
-    </section>
+    </AdminScreen>
   );
 }
 
@@ -125,15 +123,7 @@ function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void
             people={candidates.data?.members ?? []}
             onAdd={(id, who) => run(() => api.send('POST', `${base}/members`, { userIds: [id] }), `${who} joined ${group.name}.`)}
           />
-          <button
-            type="button"
-            className="danger"
-            onClick={() => {
-              if (window.confirm(`Delete the group ${group.name}?`)) void run(() => api.send('DELETE', base), 'Deleted.');
-            }}
-          >
-            Delete group
-          </button>
+          <DeleteButton what="group" name={group.name} onDelete={() => void run(() => api.send('DELETE', base), 'Deleted.')} />
         </>
       )}
     </div>

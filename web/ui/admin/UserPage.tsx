@@ -2,9 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../../lib/router';
 import type { UpdateUserInput } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, Link, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
-import { Choices, choicesOf, namedChoices, TextField, useFields } from '../controls';
-import { POSITION_LABEL, ROLE_LABEL, ruleMessage, type Department, type Person, type PlatformRole } from './org';
+import { ErrorText, Link, LoadFailed, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
+import { TextField, useFields } from '../controls';
+import { PlaceFields, ROLE_LABEL, ruleMessage, type Department, type Person, type PlatformRole } from './org';
 
 /** One person: edit, deactivate or reactivate, reset the password, delete; and what they can access, and why. */
 export function UserPage({ userId }: { userId: string }) {
@@ -40,14 +40,7 @@ export function UserPage({ userId }: { userId: string }) {
     }
   };
 
-  if (user.error)
-    return (
-      <section>
-        <h1>User</h1>
-        <ErrorText>{user.error}</ErrorText>
-        <Link to="/users">Back to users</Link>
-      </section>
-    );
+  if (user.error) return <LoadFailed title="User" error={user.error} backTo="/users" back="Back to users" />;
   if (!u) return <Loading what="the person" />;
   return (
     <section className="admin" aria-labelledby="user-title">
@@ -147,8 +140,7 @@ function EditUser({
             ))}
           </select>
         </label>
-        <Choices label="Org position" {...field('orgPosition')} choices={choicesOf(POSITION_LABEL)} />
-        <Choices label="Department" {...field('departmentId')} empty="None" choices={namedChoices(departments)} />
+        <PlaceFields field={field} departments={departments} />
         <button type="submit" className="primary">
           Save changes
         </button>
