@@ -17,10 +17,10 @@ function referenced(schema: Schema, all: Record<string, Schema>, seen: Set<strin
 }
 
 /** An input schema whose fields @IsOptional() lets be null says so (its generated JSON Schema does not). */
-function withNull(name: string, s: Schema, acceptsNull: ReadonlySet<string>): Schema {
+function withNull(s: Schema, acceptsNull: ReadonlySet<string>): Schema {
   const props = s.properties as Record<string, Schema> | undefined;
   if (!props) return s;
-  const nullable = (field: string, p: Schema): Schema => (acceptsNull.has(`${name}.${field}`) ? { oneOf: [p, { type: 'null' }] } : p);
+  const nullable = (field: string, p: Schema): Schema => (acceptsNull.has(field) ? { oneOf: [p, { type: 'null' }] } : p);
   return { ...s, properties: Object.fromEntries(Object.entries(props).map(([k, p]) => [k, nullable(k, p)])) };
 }
 
@@ -52,9 +52,9 @@ function responseOf(op: Schema): string {
  * are the class-validator input classes the server validates with: one type per input a JSON body
  * uses, and `Routes`, which maps every operation (`'PATCH /projects/:id'`, Express syntax, under
  * /api) to its body and its answer, so web/lib/api.ts refuses at compile time a call the server
- * would refuse. `acceptsNull` names the input fields (`Class.field`) that may be null.
+ * would refuse. `acceptsNull(input)` names the fields of an input class that may be null.
  */
-export function requestDeclarations(doc: Schema, acceptsNull: ReadonlySet<string>): string {
+export function requestDeclarations(doc: Schema, acceptsNull: (input: string) => ReadonlySet<string>): string {
   const schemas = (doc.components as { schemas: Record<string, Schema> }).schemas;
   const operations = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => ({
@@ -66,7 +66,7 @@ export function requestDeclarations(doc: Schema, acceptsNull: ReadonlySet<string
   for (const { op } of operations) if (op.requestBody) referenced(op.requestBody as Schema, schemas, used);
   const inputs = Object.keys(schemas)
     .filter((name) => used.has(name))
-    .map((name) => `export interface ${name} ${typeOf(withNull(name, schemas[name], acceptsNull), 0, refName)}`);
+    .map((name) => `export interface ${name} ${typeOf(withNull(schemas[name], acceptsNull(name)), 0, refName)}`);
   const routes = operations.map(({ key, op }) => {
     const body = bodyOf(op);
     const fields = [...(body ? [`    body: ${body};`] : []), `    response: ${responseOf(op)};`];

@@ -11,6 +11,7 @@ export async function typedCalls(api: Api, id: string, file: FormData): Promise<
   const { project } = await api.send('PATCH', `/projects/${id}`, { name: 'Q3', settings: { topK: 5 } });
   project.name.toUpperCase();
   await api.send('PATCH', `/users/${encodeURIComponent(id)}`, { departmentId: null });
+  await api.send('PATCH', `/projects/${id}`, { settings: { model: null } }); // null removes a settings key
   await api.send('POST', `/departments/${id}/members`, { userIds: [id], replace: true });
   await api.send('POST', '/auth/logout');
   (await api.send('POST', `/projects/${id}/documents`, file)).documents[0].name.trim();

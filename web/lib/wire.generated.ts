@@ -732,11 +732,11 @@ export interface CreateKeyInput {
 }
 
 export interface ProjectSettingsInput {
-  model?: string;
-  temperature?: number;
-  topK?: number;
-  embeddingModel?: string;
-  rerankModel?: string;
+  model?: string | null;
+  temperature?: number | null;
+  topK?: number | null;
+  embeddingModel?: string | null;
+  rerankModel?: string | null;
 }
 
 export interface CreateProjectInput {
