@@ -178,19 +178,10 @@ export class ProjectsService extends BaseService {
       });
       return this.detail(tx, project);
     });
-    // a new embedding model: the project's documents are queued for it now, not at the next sweep
-    if (embeddingModelChanged) await this.reembed(projectId);
+    // a new embedding model: the project's documents are queued for it now (best effort: else the sweep does)
+    if (embeddingModelChanged)
+      await this.search.reindex(projectId).catch((err) => this.logger.warn({ err, projectId }, 're-embedding not queued; the sweep will'));
     return detail;
-  }
-
-  /** Best effort after the commit: a failure leaves the re-embedding to the periodic sweep. */
-  private async reembed(projectId: string): Promise<void> {
-    try {
-      const queued = await this.search.reindex(projectId);
-      this.logger.info({ projectId, queued }, 'embedding model changed: documents queued for re-embedding');
-    } catch (err) {
-      this.logger.warn({ err, projectId }, 'queueing re-embedding failed; the embedding sweep will pick the project up');
-    }
   }
 
   /**
