@@ -3,9 +3,15 @@ import type { Actor } from '../../access/actor';
 import { parse } from '../../validation';
 import { actorOf, GraphqlContext } from './context';
 
-/** The authenticated caller (resolvers behind `@Authorized()` always have one). */
-export function CurrentActor() {
-  return createParameterDecorator<GraphqlContext>(({ context }): Actor => actorOf(context));
+/** The operation's context once a caller is signed in: what an operation behind `@Authorized()` works with. */
+export type Caller = GraphqlContext & { actor: Actor };
+
+/**
+ * The signed-in caller and the services and loaders to serve them with, in one parameter:
+ * `@Caller() { actor, services }: Caller` (resolvers behind `@Authorized()` always have an actor).
+ */
+export function Caller() {
+  return createParameterDecorator<GraphqlContext>(({ context }): Caller => ({ ...context, actor: actorOf(context) }));
 }
 
 /**

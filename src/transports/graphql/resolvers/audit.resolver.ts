@@ -1,9 +1,7 @@
-import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Authorized, Query, Resolver } from 'type-graphql';
 import { presentAuditEntry } from '../../../presenters/audit.presenter';
 import { AuditLogQuery } from '../../../services/audit.inputs';
-import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg } from '../params';
+import { Caller, ValidArg } from '../params';
 import { AuditEntryPage } from '../types/audit.type';
 import type { PageOf } from '../types/common.type';
 import type { AuditEntryDto } from '../../../presenters/dto.generated';
@@ -14,10 +12,9 @@ export class AuditResolver {
   @Query(() => AuditEntryPage, { description: 'GET /audit-log (admin, superadmin): newest first' })
   async auditLog(
     @ValidArg('filter', AuditLogQuery, { nullable: true }) filter: AuditLogQuery,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<PageOf<AuditEntryDto>> {
-    const { entries, total } = await ctx.services.audit.list(actor, filter);
+    const { entries, total } = await services.audit.list(actor, filter);
     return { items: entries.map(presentAuditEntry), total };
   }
 }

@@ -1,12 +1,11 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { presentGroup } from '../../../presenters/group.presenter';
 import { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from '../../../services/groups.inputs';
 import type { GroupView } from '../../../services/groups.service';
 import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg, ValidArgs } from '../params';
-import { DeleteResultType, PageArgs } from '../types/common.type';
+import { Caller, ValidArg, ValidArgs } from '../params';
+import { DeleteResultType, MemberArgs, PageArgs } from '../types/common.type';
 import { GroupPage, GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
 import type { PageOf } from '../types/common.type';
@@ -34,10 +33,9 @@ export class GroupResolver extends crudResolver({
   async groups(
     @ValidArg('filter', ListGroupsQuery, { nullable: true }) filter: ListGroupsQuery,
     @ValidArgs(PageArgs) page: PageArgs,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<PageOf<GroupDto>> {
-    const { items, total } = await ctx.services.groups.list(actor, filter, page);
+    const { items, total } = await services.groups.list(actor, filter, page);
     return { items: items.map(present), total };
   }
 
@@ -46,21 +44,15 @@ export class GroupResolver extends crudResolver({
   async addGroupMembers(
     @Arg('id', () => ID) id: string,
     @ValidArg('input', GroupMembersInput) input: GroupMembersInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<GroupDto> {
-    return present(await ctx.services.groups.addMembers(actor, id, input));
+    return present(await services.groups.addMembers(actor, id, input));
   }
 
   @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /groups/:id/members/:userId' })
-  async removeGroupMember(
-    @Arg('id', () => ID) id: string,
-    @Arg('userId', () => ID) userId: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<DeleteResultDto> {
-    return { success: true, ...(await ctx.services.groups.removeMember(actor, id, userId)) };
+  async removeGroupMember(@Args() { id, userId }: MemberArgs, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
+    return { success: true, ...(await services.groups.removeMember(actor, id, userId)) };
   }
 
   @FieldResolver(() => [UserType], { nullable: true, description: 'The members, by name (group readers)' })

@@ -1,9 +1,7 @@
-import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { presentCreatedKey, presentKey } from '../../../presenters/key.presenter';
 import { CreateKeyInput, ListKeysQuery } from '../../../services/keys.inputs';
-import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg } from '../params';
+import { Caller, ValidArg } from '../params';
 import { DeleteResultType } from '../types/common.type';
 import { ApiKeyType, CreatedKeyType } from '../types/key.type';
 import type { ApiKeyDto, CreatedKeyDto, DeleteResultDto } from '../../../presenters/dto.generated';
@@ -15,26 +13,21 @@ export class KeyResolver {
   @Query(() => [ApiKeyType], { description: "GET /keys: the caller's keys (admins: any user's, with userId)" })
   async keys(
     @ValidArg('filter', ListKeysQuery, { nullable: true }) filter: ListKeysQuery,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<ApiKeyDto[]> {
-    return (await ctx.services.keys.list(actor, filter)).map(presentKey);
+    return (await services.keys.list(actor, filter)).map(presentKey);
   }
 
   @Authorized()
   @Mutation(() => CreatedKeyType, { description: 'POST /keys: a key owned by the caller; the secret is shown once' })
-  async createKey(
-    @ValidArg('input', CreateKeyInput) input: CreateKeyInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<CreatedKeyDto> {
-    return presentCreatedKey(await ctx.services.keys.create(actor, input));
+  async createKey(@ValidArg('input', CreateKeyInput) input: CreateKeyInput, @Caller() { actor, services }: Caller): Promise<CreatedKeyDto> {
+    return presentCreatedKey(await services.keys.create(actor, input));
   }
 
   @Authorized()
   @Mutation(() => DeleteResultType, { description: 'DELETE /keys/:id: revokes a key' })
-  async revokeKey(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DeleteResultDto> {
-    await ctx.services.keys.revoke(actor, id);
+  async revokeKey(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
+    await services.keys.revoke(actor, id);
     return { success: true, id };
   }
 }

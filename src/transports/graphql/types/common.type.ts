@@ -20,6 +20,20 @@ export class PageArgs {
   offset: number = 0;
 }
 
+/** A department's or group's member: `removeGroupMember(id, userId)`. */
+@ArgsType()
+export class MemberArgs {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) userId!: string;
+}
+
+/** A user on a project: `removeProjectMember(projectId, userId)`, `effectiveAccess(projectId, userId)`. */
+@ArgsType()
+export class ProjectUserArgs {
+  @Field(() => ID) projectId!: string;
+  @Field(() => ID) userId!: string;
+}
+
 /** What a page field resolves to. */
 export interface PageOf<T> {
   items: T[];
