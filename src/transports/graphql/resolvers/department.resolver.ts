@@ -10,7 +10,7 @@ import { DeleteResultType, MemberArgs, PageArgs } from '../types/common.type';
 import { DepartmentCountsType, DepartmentPage, DepartmentType } from '../types/department.type';
 import { GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
-import type { PageOf } from '../types/common.type';
+import { presentPage, type PageOf } from '../types/common.type';
 import type { GraphDepartmentDto } from '../../../presenters/department.presenter';
 import type { DeleteResultDto, GroupDto, UserSummaryDto } from '../../../presenters/dto.generated';
 
@@ -35,8 +35,7 @@ export class DepartmentResolver extends crudResolver({
   @Authorized()
   @Query(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
   async departments(@ValidArgs(PageArgs) page: PageArgs, @Caller() { actor, services }: Caller): Promise<PageOf<GraphDepartmentDto>> {
-    const { items, total } = await services.departments.list(actor, page);
-    return { items: items.map(present), total };
+    return presentPage(await services.departments.list(actor, page), present);
   }
 
   @Authorized()

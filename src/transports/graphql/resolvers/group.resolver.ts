@@ -8,7 +8,7 @@ import { Caller, ValidArg, ValidArgs } from '../params';
 import { DeleteResultType, MemberArgs, PageArgs } from '../types/common.type';
 import { GroupPage, GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
-import type { PageOf } from '../types/common.type';
+import { presentPage, type PageOf } from '../types/common.type';
 import type { DeleteResultDto, GroupDto, UserSummaryDto } from '../../../presenters/dto.generated';
 
 const present = (v: GroupView): GroupDto => presentGroup(v.group, v);
@@ -35,8 +35,7 @@ export class GroupResolver extends crudResolver({
     @ValidArgs(PageArgs) page: PageArgs,
     @Caller() { actor, services }: Caller,
   ): Promise<PageOf<GroupDto>> {
-    const { items, total } = await services.groups.list(actor, filter, page);
-    return { items: items.map(present), total };
+    return presentPage(await services.groups.list(actor, filter, page), present);
   }
 
   @Authorized()

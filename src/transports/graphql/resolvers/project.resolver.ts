@@ -10,7 +10,7 @@ import { ConversationType } from '../types/chat.type';
 import { DocumentType } from '../types/document.type';
 import { ProjectGrantType } from '../types/grant.type';
 import { ProjectCountsType, ProjectMemberType, ProjectPage, ProjectType, RemoveMemberResultType } from '../types/project.type';
-import type { PageOf } from '../types/common.type';
+import { presentPage, type PageOf } from '../types/common.type';
 import type { GraphConversationSummaryDto } from '../../../presenters/conversation.presenter';
 import type { DocumentDto, GrantDto, ProjectListItemDto, ProjectMemberDto } from '../../../presenters/dto.generated';
 
@@ -40,8 +40,7 @@ export class ProjectResolver extends crudResolver({
   @Authorized()
   @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
   async projects(@ValidArgs(PageArgs) page: PageArgs, @Caller() { actor, services }: Caller): Promise<PageOf<ProjectListItemDto>> {
-    const { items, total } = await services.projects.list(actor, page);
-    return { items: items.map(presentProjectListItem), total };
+    return presentPage(await services.projects.list(actor, page), presentProjectListItem);
   }
 
   @Authorized()

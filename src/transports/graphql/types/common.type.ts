@@ -50,6 +50,11 @@ export function Page<T extends object>(item: ClassType<T>, name: string) {
   return PageType;
 }
 
+/** A page the service read (`{ items, total }`), its items presented. */
+export function presentPage<View, Dto>({ items, total }: PageOf<View>, present: (view: View) => Dto): PageOf<Dto> {
+  return { items: items.map(present), total };
+}
+
 /** Slices a list the service returns whole. */
 export function pageOf<T>(all: T[], page: PageArgs): PageOf<T> {
   return { items: all.slice(page.offset, page.offset + page.limit), total: all.length };
