@@ -60,6 +60,11 @@ export function pageOf<T>(all: T[], page: PageArgs): PageOf<T> {
   return { items: all.slice(page.offset, page.offset + page.limit), total: all.length };
 }
 
+/** A field holding an ISO timestamp; `nullable` where a view may lack it or it may be unset. */
+export function Timestamp(options: { nullable?: boolean } = {}): PropertyDecorator & MethodDecorator {
+  return Field(() => String, { ...options, description: 'ISO timestamp' });
+}
+
 /** `{success: true, id}`, what REST deletes answer. */
 @ObjectType('DeleteResult')
 export class DeleteResultType {
