@@ -1,4 +1,4 @@
-import type { AuthChecker } from 'type-graphql';
+import { Authorized, Mutation, Query, type AuthChecker } from 'type-graphql';
 import { UnauthorizedError } from '../../errors';
 import type { GraphqlContext } from './context';
 
@@ -14,3 +14,19 @@ export const authChecker: AuthChecker<GraphqlContext> = ({ context }, roles) => 
   if (context.actor) return true;
   throw context.authError ?? new UnauthorizedError('unauthorized', 'Authentication required');
 };
+
+type OperationOf = typeof Query;
+
+/** `@Authorized()` on an operation: what the signed-in forms below add to `@Query` and `@Mutation`. */
+function signedIn(operation: MethodDecorator): MethodDecorator {
+  return (target, key, descriptor) => {
+    operation(target, key, descriptor);
+    Authorized()(target, key, descriptor);
+  };
+}
+
+/** A query for signed-in callers: `@Authorized()` and `@Query(...)` in one (the public ones spell out `@Authorized(PUBLIC)`). */
+export const SignedInQuery = (...args: Parameters<OperationOf>): MethodDecorator => signedIn(Query(...args));
+
+/** A mutation for signed-in callers: `@Authorized()` and `@Mutation(...)` in one. */
+export const SignedInMutation = (...args: Parameters<OperationOf>): MethodDecorator => signedIn(Mutation(...args));

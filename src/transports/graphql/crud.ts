@@ -1,4 +1,5 @@
-import { Arg, Authorized, ClassType, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, ClassType, ID, Resolver } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from './auth-checker';
 import type { DeleteResultDto } from '../../presenters/dto.generated';
 import type { Services } from '../../services';
 import type { CrudCalls, WriteCalls } from '../crud';
@@ -35,14 +36,12 @@ export function writeResolver<View, Dto, Create extends object, Update extends o
 
   @Resolver()
   abstract class WriteResolver {
-    @Authorized()
-    @Mutation(() => kind.type, { name: `create${kind.name}`, description: kind.describe.create })
+    @SignedInMutation(() => kind.type, { name: `create${kind.name}`, description: kind.describe.create })
     async create(@ValidArg('input', kind.create) input: Create, @Caller() { actor, services }: Caller): Promise<Dto> {
       return kind.present(await kind.calls(services).create(actor, input));
     }
 
-    @Authorized()
-    @Mutation(() => kind.type, { name: `update${kind.name}`, description: kind.describe.update })
+    @SignedInMutation(() => kind.type, { name: `update${kind.name}`, description: kind.describe.update })
     async update(
       @Arg('id', idType) id: string,
       @ValidArg('input', kind.update) input: Update,
@@ -51,8 +50,7 @@ export function writeResolver<View, Dto, Create extends object, Update extends o
       return kind.present(await kind.calls(services).update(actor, id, input));
     }
 
-    @Authorized()
-    @Mutation(() => DeleteResultType, { name: `delete${kind.name}`, description: kind.describe.delete })
+    @SignedInMutation(() => DeleteResultType, { name: `delete${kind.name}`, description: kind.describe.delete })
     async delete(@Arg('id', idType) id: string, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
       return { success: true, ...(await kind.calls(services).delete(actor, id)) };
     }
@@ -66,8 +64,7 @@ export function crudResolver<View, Dto, Create extends object, Update extends ob
 
   @Resolver()
   abstract class CrudResolver extends writeResolver(kind) {
-    @Authorized()
-    @Query(() => kind.type, { name: field, description: kind.describe.get })
+    @SignedInQuery(() => kind.type, { name: field, description: kind.describe.get })
     async get(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<Dto> {
       return kind.present(await kind.calls(services).get(actor, id));
     }

@@ -1,4 +1,5 @@
-import { Authorized, Query, Resolver } from 'type-graphql';
+import { Resolver } from 'type-graphql';
+import { SignedInQuery } from '../auth-checker';
 import { presentAuditEntry } from '../../../presenters/audit.presenter';
 import { AuditLogQuery } from '../../../services/audit.inputs';
 import { Caller, ValidArg } from '../params';
@@ -8,8 +9,7 @@ import type { AuditEntryDto } from '../../../presenters/dto.generated';
 
 @Resolver()
 export class AuditResolver {
-  @Authorized()
-  @Query(() => AuditEntryPage, { description: 'GET /audit-log (admin, superadmin): newest first' })
+  @SignedInQuery(() => AuditEntryPage, { description: 'GET /audit-log (admin, superadmin): newest first' })
   async auditLog(
     @ValidArg('filter', AuditLogQuery, { nullable: true }) filter: AuditLogQuery,
     @Caller() { actor, services }: Caller,

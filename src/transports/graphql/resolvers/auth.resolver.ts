@@ -1,7 +1,7 @@
-import { Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
 import { presentMe } from '../../../presenters/user.presenter';
 import { LoginInput, LogoutInput, RefreshInput } from '../../../auth/auth.inputs';
-import { PUBLIC } from '../auth-checker';
+import { PUBLIC, SignedInQuery, SignedInMutation } from '../auth-checker';
 import { GraphqlContext } from '../context';
 import { Caller, ValidArg } from '../params';
 import { CapabilitiesType, LoginPayloadType, TokenPairType } from '../types/auth.type';
@@ -23,8 +23,7 @@ export class AuthResolver {
     return ctx.services.tokens.refresh(input.refreshToken);
   }
 
-  @Authorized()
-  @Mutation(() => Boolean, { description: "POST /auth/logout: revokes the given refresh token, or all of the caller's" })
+  @SignedInMutation(() => Boolean, { description: "POST /auth/logout: revokes the given refresh token, or all of the caller's" })
   async logout(
     @ValidArg('input', LogoutInput, { nullable: true }) input: LogoutInput,
     @Caller() { actor, services }: Caller,
@@ -33,14 +32,12 @@ export class AuthResolver {
     return true;
   }
 
-  @Authorized()
-  @Query(() => UserType, { description: 'GET /auth/me: the caller, re-read on every operation' })
+  @SignedInQuery(() => UserType, { description: 'GET /auth/me: the caller, re-read on every operation' })
   me(@Caller() { actor }: Caller): MeDto {
     return presentMe(actor);
   }
 
-  @Authorized()
-  @Query(() => CapabilitiesType, { description: 'GET /auth/capabilities: what the caller may do in the organisation' })
+  @SignedInQuery(() => CapabilitiesType, { description: 'GET /auth/capabilities: what the caller may do in the organisation' })
   capabilities(@Caller() { actor, services }: Caller): CapabilitiesDto {
     return services.users.capabilities(actor);
   }

@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Resolver, Root, Subscription } from 'type-graphql';
+import { SignedInQuery } from '../auth-checker';
 import type { SubscribeResolverData } from 'type-graphql';
 import { presentChatEvent } from '../../../presenters/chat-event.presenter';
 import {
@@ -24,14 +25,12 @@ type ConversationRoot = ConversationType & { messages?: MessageType[] };
 
 @Resolver(() => ConversationType)
 export class ChatResolver {
-  @Authorized()
-  @Query(() => ChatConfigType, { description: 'GET /chat/config: which modes this server offers' })
+  @SignedInQuery(() => ChatConfigType, { description: 'GET /chat/config: which modes this server offers' })
   chatConfig(@Caller() { actor, services }: Caller): ChatModesDto {
     return services.chat.modes(actor);
   }
 
-  @Authorized()
-  @Query(() => [ConversationType], {
+  @SignedInQuery(() => [ConversationType], {
     description: "GET /chat/projects/:projectId/conversations: the caller's own (use tier), newest first",
   })
   async conversations(
@@ -43,15 +42,13 @@ export class ChatResolver {
     return rows.map((r): GraphConversationSummaryDto => ({ ...presentConversationSummary(r), projectId: r.projectId }));
   }
 
-  @Authorized()
-  @Query(() => ConversationType, { description: 'GET /chat/conversations/:id: its author (with use tier) or platform staff' })
+  @SignedInQuery(() => ConversationType, { description: 'GET /chat/conversations/:id: its author (with use tier) or platform staff' })
   async conversation(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<ConversationDetailDto> {
     const { conversation, messages } = await services.conversations.get(actor, id);
     return presentConversationDetail(conversation, messages);
   }
 
-  @Authorized()
-  @Query(() => [ConversationType], { description: "GET /chat/recent: the caller's conversations across projects, newest first" })
+  @SignedInQuery(() => [ConversationType], { description: "GET /chat/recent: the caller's conversations across projects, newest first" })
   async recentConversations(
     @ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery,
     @Caller() { actor, services }: Caller,

@@ -1,4 +1,5 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentDepartment } from '../../../presenters/department.presenter';
 import { presentUserSummary } from '../../../presenters/user.presenter';
 import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from '../../../services/departments.inputs';
@@ -32,14 +33,12 @@ export class DepartmentResolver extends crudResolver({
     delete: 'DELETE /departments/:id (admin, superadmin; 409 while referenced)',
   },
 }) {
-  @Authorized()
-  @Query(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
+  @SignedInQuery(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
   async departments(@ValidArgs(PageArgs) page: PageArgs, @Caller() { actor, services }: Caller): Promise<PageOf<GraphDepartmentDto>> {
     return presentPage(await services.departments.list(actor, page), present);
   }
 
-  @Authorized()
-  @Mutation(() => [UserType], { description: 'POST /departments/:id/members (admin, superadmin): the members afterwards' })
+  @SignedInMutation(() => [UserType], { description: 'POST /departments/:id/members (admin, superadmin): the members afterwards' })
   async addDepartmentMembers(
     @Arg('id', () => ID) id: string,
     @ValidArg('input', AddDepartmentMembersInput) input: AddDepartmentMembersInput,
@@ -48,8 +47,7 @@ export class DepartmentResolver extends crudResolver({
     return (await services.departments.addMembers(actor, id, input)).map(presentUserSummary);
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, {
+  @SignedInMutation(() => DeleteResultType, {
     description: "DELETE /departments/:id/members/:userId (admin, superadmin, the CEO, the department's manager)",
   })
   async removeDepartmentMember(@Args() { id, userId }: MemberArgs, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {

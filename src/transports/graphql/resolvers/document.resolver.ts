@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import type { SubscribeResolverData } from 'type-graphql';
 import { PayloadTooLargeError } from '../../../errors';
 import {
@@ -30,8 +31,7 @@ import type { ChunkSourceDto, DeleteResultDto, DocumentDto, DocumentTextDto, Upl
 
 @Resolver(() => DocumentType)
 export class DocumentResolver {
-  @Authorized()
-  @Query(() => DocumentPage, { description: 'GET /projects/:projectId/documents (use tier), newest first' })
+  @SignedInQuery(() => DocumentPage, { description: 'GET /projects/:projectId/documents (use tier), newest first' })
   async documents(
     @Arg('projectId', () => ID) projectId: string,
     @ValidArg('filter', ListDocumentsInput, { nullable: true }) filter: ListDocumentsInput,
@@ -41,20 +41,17 @@ export class DocumentResolver {
     return pageOf((await services.documents.list(actor, projectId, filter)).map(presentDocument), page);
   }
 
-  @Authorized()
-  @Query(() => DocumentType, { description: 'GET /documents/:id (use tier): status, progress, counts, error' })
+  @SignedInQuery(() => DocumentType, { description: 'GET /documents/:id (use tier): status, progress, counts, error' })
   async document(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DocumentDto> {
     return presentDocument(await services.documents.get(actor, id));
   }
 
-  @Authorized()
-  @Query(() => ChunkSourceType, { description: "GET /chat/chunks/:chunkId/source (use tier on the chunk's project)" })
+  @SignedInQuery(() => ChunkSourceType, { description: "GET /chat/chunks/:chunkId/source (use tier on the chunk's project)" })
   async chunkSource(@Arg('chunkId', () => ID) chunkId: string, @Caller() { actor, services }: Caller): Promise<ChunkSourceDto> {
     return presentChunkSource(await services.documents.chunkSource(actor, chunkId));
   }
 
-  @Authorized()
-  @Query(() => DocumentTextType, {
+  @SignedInQuery(() => DocumentTextType, {
     description: "GET /documents/:id/text (use tier): a converted (not PDF or image) document's text, whole pages from `from` (default 1)",
   })
   async documentText(
@@ -65,8 +62,7 @@ export class DocumentResolver {
     return presentDocumentText(await services.documentText.text(actor, id, from ?? 1));
   }
 
-  @Authorized()
-  @Mutation(() => [DocumentType], {
+  @SignedInMutation(() => [DocumentType], {
     description: 'POST /projects/:projectId/documents (edit tier), files base64-encoded; ingestion runs in the background',
   })
   async uploadDocuments(
@@ -83,14 +79,12 @@ export class DocumentResolver {
     return (await services.documents.upload(actor, projectId, decoded, { language: language ?? undefined })).map(presentUploadResult);
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /documents/:id (edit tier)' })
+  @SignedInMutation(() => DeleteResultType, { description: 'DELETE /documents/:id (edit tier)' })
   async deleteDocument(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
     return { success: true, id: (await services.documents.delete(actor, id)).id };
   }
 
-  @Authorized()
-  @Mutation(() => DocumentType, { description: 'POST /documents/:id/reindex (edit tier)' })
+  @SignedInMutation(() => DocumentType, { description: 'POST /documents/:id/reindex (edit tier)' })
   async reindexDocument(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DocumentDto> {
     return presentDocument(await services.documents.reindex(actor, id));
   }

@@ -1,4 +1,5 @@
-import { Arg, Args, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ID, Resolver } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentConversationDetail } from '../../../presenters/conversation.presenter';
 import { presentFeedback } from '../../../presenters/feedback.presenter';
 import { presentEffectiveAccess } from '../../../presenters/grant.presenter';
@@ -19,8 +20,7 @@ import type {
 /** Conversation rename and delete, feedback on answers, the default chat model and one user's effective access: the REST routes' twins. */
 @Resolver()
 export class FeedbackResolver {
-  @Authorized()
-  @Mutation(() => ConversationType, { description: "PATCH /chat/conversations/:id: a new title (the conversation's author)" })
+  @SignedInMutation(() => ConversationType, { description: "PATCH /chat/conversations/:id: a new title (the conversation's author)" })
   async renameConversation(
     @Arg('id', () => ID) id: string,
     @ValidArg('input', RenameConversationInput) input: RenameConversationInput,
@@ -30,14 +30,12 @@ export class FeedbackResolver {
     return presentConversationDetail(conversation, messages);
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: "DELETE /chat/conversations/:id (the conversation's author)" })
+  @SignedInMutation(() => DeleteResultType, { description: "DELETE /chat/conversations/:id (the conversation's author)" })
   async deleteConversation(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
     return { success: true, ...(await services.conversations.delete(actor, id)) };
   }
 
-  @Authorized()
-  @Mutation(() => FeedbackType, {
+  @SignedInMutation(() => FeedbackType, {
     description: "POST /chat/messages/:messageId/feedback: up or down on an answer (the conversation's author)",
   })
   async giveFeedback(
@@ -48,8 +46,7 @@ export class FeedbackResolver {
     return presentFeedback(await services.feedback.give(actor, messageId, input));
   }
 
-  @Authorized()
-  @Query(() => [FeedbackType], { description: "GET /chat/conversations/:id/feedback: the caller's own feedback in a conversation" })
+  @SignedInQuery(() => [FeedbackType], { description: "GET /chat/conversations/:id/feedback: the caller's own feedback in a conversation" })
   async conversationFeedback(
     @Arg('conversationId', () => ID) conversationId: string,
     @Caller() { actor, services }: Caller,
@@ -57,8 +54,7 @@ export class FeedbackResolver {
     return (await services.feedback.mine(actor, conversationId)).map(presentFeedback);
   }
 
-  @Authorized()
-  @Query(() => FeedbackPage, { description: 'GET /projects/:projectId/feedback (admin, superadmin): newest first' })
+  @SignedInQuery(() => FeedbackPage, { description: 'GET /projects/:projectId/feedback (admin, superadmin): newest first' })
   async projectFeedback(
     @Arg('projectId', () => ID) projectId: string,
     @ValidArg('filter', FeedbackListQuery, { nullable: true }) filter: FeedbackListQuery,
@@ -68,14 +64,14 @@ export class FeedbackResolver {
     return { items: feedback.map(presentFeedback), total };
   }
 
-  @Authorized()
-  @Query(() => ChatModelType, { description: 'GET /providers/chat-model: the model chat uses by default, or none' })
+  @SignedInQuery(() => ChatModelType, { description: 'GET /providers/chat-model: the model chat uses by default, or none' })
   async chatModel(@Caller() { actor, services }: Caller): Promise<ChatModelDto> {
     return presentChatModel(await services.chatModel.describe(actor));
   }
 
-  @Authorized()
-  @Query(() => EffectiveAccessType, { description: "GET /projects/:projectId/access/:userId (full tier): a user's tier and its source" })
+  @SignedInQuery(() => EffectiveAccessType, {
+    description: "GET /projects/:projectId/access/:userId (full tier): a user's tier and its source",
+  })
   async effectiveAccess(
     @Args() { projectId, userId }: ProjectUserArgs,
     @Caller() { actor, services }: Caller,

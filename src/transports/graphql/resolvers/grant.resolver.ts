@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { granterView } from '../../../access/view-rules';
 import { presentGrant, presentGrantsByUser } from '../../../presenters/grant.presenter';
 import { UpsertGrantInput } from '../../../services/grants.inputs';
@@ -14,14 +15,12 @@ import type { DeleteResultDto, GrantDto, MemberUserDto, ProjectMemberDto } from 
 
 @Resolver(() => ProjectGrantType)
 export class GrantResolver {
-  @Authorized()
-  @Query(() => [ProjectGrantType], { description: 'GET /projects/:projectId/grants (use tier)' })
+  @SignedInQuery(() => [ProjectGrantType], { description: 'GET /projects/:projectId/grants (use tier)' })
   async projectGrants(@Arg('projectId', () => ID) projectId: string, @Caller() { actor, services }: Caller): Promise<GrantDto[]> {
     return (await services.grants.list(actor, projectId)).map(presentGrant);
   }
 
-  @Authorized()
-  @Mutation(() => GrantResultType, { description: 'POST /projects/:projectId/grants (full tier): an upsert on (project, target)' })
+  @SignedInMutation(() => GrantResultType, { description: 'POST /projects/:projectId/grants (full tier): an upsert on (project, target)' })
   async upsertGrant(
     @Arg('projectId', () => ID) projectId: string,
     @ValidArg('input', UpsertGrantInput) input: UpsertGrantInput,
@@ -31,8 +30,7 @@ export class GrantResolver {
     return { grant: presentGrant(grant), action };
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:projectId/grants/:grantId (full tier)' })
+  @SignedInMutation(() => DeleteResultType, { description: 'DELETE /projects/:projectId/grants/:grantId (full tier)' })
   async deleteGrant(
     @Arg('projectId', () => ID) projectId: string,
     @Arg('grantId', () => ID) grantId: string,
@@ -41,8 +39,7 @@ export class GrantResolver {
     return { success: true, ...(await services.grants.delete(actor, projectId, grantId)) };
   }
 
-  @Authorized()
-  @Query(() => GrantsByUserType, { description: 'GET /grants/by-user/:userId (admin, superadmin)' })
+  @SignedInQuery(() => GrantsByUserType, { description: 'GET /grants/by-user/:userId (admin, superadmin)' })
   async grantsByUser(@Arg('userId', () => ID) userId: string, @Caller() { actor, services }: Caller): Promise<GraphGrantsByUserDto> {
     return presentGrantsByUser(await services.grants.byUser(actor, userId));
   }

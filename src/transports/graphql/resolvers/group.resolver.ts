@@ -1,4 +1,5 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentGroup } from '../../../presenters/group.presenter';
 import { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from '../../../services/groups.inputs';
 import type { GroupView } from '../../../services/groups.service';
@@ -28,8 +29,7 @@ export class GroupResolver extends crudResolver({
     delete: 'DELETE /groups/:id (409 while grants target it)',
   },
 }) {
-  @Authorized()
-  @Query(() => GroupPage, { description: "GET /groups (admin, superadmin, the CEO; a manager sees their department's)" })
+  @SignedInQuery(() => GroupPage, { description: "GET /groups (admin, superadmin, the CEO; a manager sees their department's)" })
   async groups(
     @ValidArg('filter', ListGroupsQuery, { nullable: true }) filter: ListGroupsQuery,
     @ValidArgs(PageArgs) page: PageArgs,
@@ -38,8 +38,7 @@ export class GroupResolver extends crudResolver({
     return presentPage(await services.groups.list(actor, filter, page), present);
   }
 
-  @Authorized()
-  @Mutation(() => GroupType, { description: "POST /groups/:id/members: users of the group's department" })
+  @SignedInMutation(() => GroupType, { description: "POST /groups/:id/members: users of the group's department" })
   async addGroupMembers(
     @Arg('id', () => ID) id: string,
     @ValidArg('input', GroupMembersInput) input: GroupMembersInput,
@@ -48,8 +47,7 @@ export class GroupResolver extends crudResolver({
     return present(await services.groups.addMembers(actor, id, input));
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /groups/:id/members/:userId' })
+  @SignedInMutation(() => DeleteResultType, { description: 'DELETE /groups/:id/members/:userId' })
   async removeGroupMember(@Args() { id, userId }: MemberArgs, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
     return { success: true, ...(await services.groups.removeMember(actor, id, userId)) };
   }

@@ -1,4 +1,5 @@
-import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, ID, Resolver } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentCreatedKey, presentKey } from '../../../presenters/key.presenter';
 import { CreateKeyInput, ListKeysQuery } from '../../../services/keys.inputs';
 import { Caller, ValidArg } from '../params';
@@ -9,8 +10,7 @@ import type { ApiKeyDto, CreatedKeyDto, DeleteResultDto } from '../../../present
 /** Keys for programs (issue 38): the same service calls as POST/GET/DELETE /keys. */
 @Resolver(() => ApiKeyType)
 export class KeyResolver {
-  @Authorized()
-  @Query(() => [ApiKeyType], { description: "GET /keys: the caller's keys (admins: any user's, with userId)" })
+  @SignedInQuery(() => [ApiKeyType], { description: "GET /keys: the caller's keys (admins: any user's, with userId)" })
   async keys(
     @ValidArg('filter', ListKeysQuery, { nullable: true }) filter: ListKeysQuery,
     @Caller() { actor, services }: Caller,
@@ -18,14 +18,12 @@ export class KeyResolver {
     return (await services.keys.list(actor, filter)).map(presentKey);
   }
 
-  @Authorized()
-  @Mutation(() => CreatedKeyType, { description: 'POST /keys: a key owned by the caller; the secret is shown once' })
+  @SignedInMutation(() => CreatedKeyType, { description: 'POST /keys: a key owned by the caller; the secret is shown once' })
   async createKey(@ValidArg('input', CreateKeyInput) input: CreateKeyInput, @Caller() { actor, services }: Caller): Promise<CreatedKeyDto> {
     return presentCreatedKey(await services.keys.create(actor, input));
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /keys/:id: revokes a key' })
+  @SignedInMutation(() => DeleteResultType, { description: 'DELETE /keys/:id: revokes a key' })
   async revokeKey(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
     await services.keys.revoke(actor, id);
     return { success: true, id };

@@ -1,4 +1,5 @@
-import { Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentProjectDetail, presentProjectListItem } from '../../../presenters/project.presenter';
 import { CreateProjectInput, UpdateProjectInput } from '../../../services/projects.inputs';
 import { crudResolver } from '../crud';
@@ -37,14 +38,12 @@ export class ProjectResolver extends crudResolver({
     delete: 'DELETE /projects/:id (full tier)',
   },
 }) {
-  @Authorized()
-  @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
+  @SignedInQuery(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
   async projects(@ValidArgs(PageArgs) page: PageArgs, @Caller() { actor, services }: Caller): Promise<PageOf<ProjectListItemDto>> {
     return presentPage(await services.projects.list(actor, page), presentProjectListItem);
   }
 
-  @Authorized()
-  @Mutation(() => RemoveMemberResultType, { description: 'DELETE /projects/:id/members/:userId (edit tier; grants stay)' })
+  @SignedInMutation(() => RemoveMemberResultType, { description: 'DELETE /projects/:id/members/:userId (edit tier; grants stay)' })
   async removeProjectMember(
     @Args() { projectId, userId }: ProjectUserArgs,
     @Caller() { actor, services }: Caller,

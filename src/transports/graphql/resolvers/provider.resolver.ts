@@ -1,4 +1,5 @@
-import { Arg, Authorized, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Resolver } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentAdminProvider, presentModels, presentPublicProvider } from '../../../presenters/provider.presenter';
 import { CreateProviderInput, TestProviderInput, UpdateProviderInput } from '../../../services/providers.inputs';
 import { writeResolver } from '../crud';
@@ -26,26 +27,22 @@ export class ProviderResolver extends writeResolver({
     delete: 'DELETE /providers/:id (engineer, superadmin)',
   },
 }) {
-  @Authorized()
-  @Query(() => [ProviderType], { description: 'GET /providers: enabled providers, no secrets' })
+  @SignedInQuery(() => [ProviderType], { description: 'GET /providers: enabled providers, no secrets' })
   async providers(@Caller() { actor, services }: Caller): Promise<PublicProviderDto[]> {
     return (await services.providers.listEnabled(actor)).map(presentPublicProvider);
   }
 
-  @Authorized()
-  @Query(() => [ModelType], { description: 'GET /providers/models: one entry per model of every enabled provider' })
+  @SignedInQuery(() => [ModelType], { description: 'GET /providers/models: one entry per model of every enabled provider' })
   async providerModels(@Caller() { actor, services }: Caller): Promise<ModelDto[]> {
     return presentModels(await services.providers.listEnabled(actor));
   }
 
-  @Authorized()
-  @Query(() => [ProviderType], { description: 'GET /providers/admin (engineer, superadmin): every provider, keys masked' })
+  @SignedInQuery(() => [ProviderType], { description: 'GET /providers/admin (engineer, superadmin): every provider, keys masked' })
   async adminProviders(@Caller() { actor, services }: Caller): Promise<AdminProviderDto[]> {
     return (await services.providers.listAll(actor)).map(presentAdminProvider);
   }
 
-  @Authorized()
-  @Mutation(() => ProviderTestResultType, {
+  @SignedInMutation(() => ProviderTestResultType, {
     description: 'POST /providers/:id/test (engineer, superadmin); id "draft" tests an unsaved configuration',
   })
   async testProvider(

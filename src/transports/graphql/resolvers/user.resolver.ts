@@ -1,4 +1,5 @@
-import { Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { SignedInQuery } from '../auth-checker';
 import { presentUser } from '../../../presenters/user.presenter';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput } from '../../../services/users.inputs';
 import { crudResolver } from '../crud';
@@ -25,8 +26,7 @@ export class UserResolver extends crudResolver({
     delete: 'DELETE /users/:id (admin, superadmin)',
   },
 }) {
-  @Authorized()
-  @Query(() => UserPage, { description: 'GET /users (admin, superadmin): filters, literal search, limit/offset and total' })
+  @SignedInQuery(() => UserPage, { description: 'GET /users (admin, superadmin): filters, literal search, limit/offset and total' })
   async users(
     @ValidArg('filter', ListUsersQuery, { nullable: true }) filter: ListUsersQuery,
     @Caller() { actor, services }: Caller,
