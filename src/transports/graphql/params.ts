@@ -23,6 +23,11 @@ export function ValidArg<T extends object>(name: string, cls: ClassType<T>, opti
   return createParameterDecorator<GraphqlContext>(({ args }) => parse(cls, args[name]), { arg: { name, typeFunc: () => cls, options } });
 }
 
+/** A list's optional `filter` argument (REST's query string): validated like `ValidArg`, `{}` when left out. */
+export function FilterArg<T extends object>(cls: ClassType<T>) {
+  return ValidArg('filter', cls, { nullable: true });
+}
+
 /** Flattened arguments (an `@ArgsType` class such as PageArgs), validated with `parse()` like `ValidArg`. */
 export function ValidArgs<T extends object>(cls: ClassType<T>) {
   return Args(() => cls, { validateFn: async (value) => void (await parse(cls, value)) });

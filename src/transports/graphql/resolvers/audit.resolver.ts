@@ -2,7 +2,7 @@ import { Resolver } from 'type-graphql';
 import { SignedInQuery } from '../auth-checker';
 import { presentAuditEntry } from '../../../presenters/audit.presenter';
 import { AuditLogQuery } from '../../../services/audit.inputs';
-import { Caller, ValidArg } from '../params';
+import { Caller, FilterArg } from '../params';
 import { AuditEntryPage } from '../types/audit.type';
 import type { PageOf } from '../types/common.type';
 import type { AuditEntryDto } from '../../../presenters/dto.generated';
@@ -10,10 +10,7 @@ import type { AuditEntryDto } from '../../../presenters/dto.generated';
 @Resolver()
 export class AuditResolver {
   @SignedInQuery(() => AuditEntryPage, { description: 'GET /audit-log (admin, superadmin): newest first' })
-  async auditLog(
-    @ValidArg('filter', AuditLogQuery, { nullable: true }) filter: AuditLogQuery,
-    @Caller() { actor, services }: Caller,
-  ): Promise<PageOf<AuditEntryDto>> {
+  async auditLog(@FilterArg(AuditLogQuery) filter: AuditLogQuery, @Caller() { actor, services }: Caller): Promise<PageOf<AuditEntryDto>> {
     const { entries, total } = await services.audit.list(actor, filter);
     return { items: entries.map(presentAuditEntry), total };
   }

@@ -13,7 +13,7 @@ import {
 import { ListDocumentsInput } from '../../../services/documents.inputs';
 import type { DocumentProgress } from '../../../services/documents.service';
 import { actorOf, GraphqlContext } from '../context';
-import { Caller, ValidArg, ValidArgs } from '../params';
+import { Caller, FilterArg, ValidArg, ValidArgs } from '../params';
 import { abortableStream } from '../subscriptions';
 import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
 import {
@@ -34,7 +34,7 @@ export class DocumentResolver {
   @SignedInQuery(() => DocumentPage, { description: 'GET /projects/:projectId/documents (use tier), newest first' })
   async documents(
     @Arg('projectId', () => ID) projectId: string,
-    @ValidArg('filter', ListDocumentsInput, { nullable: true }) filter: ListDocumentsInput,
+    @FilterArg(ListDocumentsInput) filter: ListDocumentsInput,
     @ValidArgs(PageArgs) page: PageArgs,
     @Caller() { actor, services }: Caller,
   ): Promise<PageOf<DocumentDto>> {

@@ -5,7 +5,7 @@ import { presentFeedback } from '../../../presenters/feedback.presenter';
 import { presentEffectiveAccess } from '../../../presenters/grant.presenter';
 import { presentChatModel } from '../../../presenters/provider.presenter';
 import { FeedbackInput, FeedbackListQuery, RenameConversationInput } from '../../../services/chat.inputs';
-import { Caller, ValidArg } from '../params';
+import { Caller, FilterArg, ValidArg } from '../params';
 import { ConversationType } from '../types/chat.type';
 import { DeleteResultType, ProjectUserArgs, type PageOf } from '../types/common.type';
 import { ChatModelType, EffectiveAccessType, FeedbackPage, FeedbackType } from '../types/feedback.type';
@@ -57,7 +57,7 @@ export class FeedbackResolver {
   @SignedInQuery(() => FeedbackPage, { description: 'GET /projects/:projectId/feedback (admin, superadmin): newest first' })
   async projectFeedback(
     @Arg('projectId', () => ID) projectId: string,
-    @ValidArg('filter', FeedbackListQuery, { nullable: true }) filter: FeedbackListQuery,
+    @FilterArg(FeedbackListQuery) filter: FeedbackListQuery,
     @Caller() { actor, services }: Caller,
   ): Promise<PageOf<FeedbackDto>> {
     const { feedback, total } = await services.feedback.list(actor, projectId, filter);

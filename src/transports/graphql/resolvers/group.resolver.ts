@@ -5,7 +5,7 @@ import { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput 
 import type { GroupView } from '../../../services/groups.service';
 import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
-import { Caller, ValidArg, ValidArgs } from '../params';
+import { Caller, FilterArg, ValidArg, ValidArgs } from '../params';
 import { DeleteResultType, MemberArgs, PageArgs } from '../types/common.type';
 import { GroupPage, GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
@@ -31,7 +31,7 @@ export class GroupResolver extends crudResolver({
 }) {
   @SignedInQuery(() => GroupPage, { description: "GET /groups (admin, superadmin, the CEO; a manager sees their department's)" })
   async groups(
-    @ValidArg('filter', ListGroupsQuery, { nullable: true }) filter: ListGroupsQuery,
+    @FilterArg(ListGroupsQuery) filter: ListGroupsQuery,
     @ValidArgs(PageArgs) page: PageArgs,
     @Caller() { actor, services }: Caller,
   ): Promise<PageOf<GroupDto>> {

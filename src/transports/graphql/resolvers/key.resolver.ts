@@ -2,7 +2,7 @@ import { Arg, ID, Resolver } from 'type-graphql';
 import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentCreatedKey, presentKey } from '../../../presenters/key.presenter';
 import { CreateKeyInput, ListKeysQuery } from '../../../services/keys.inputs';
-import { Caller, ValidArg } from '../params';
+import { Caller, FilterArg, ValidArg } from '../params';
 import { DeleteResultType } from '../types/common.type';
 import { ApiKeyType, CreatedKeyType } from '../types/key.type';
 import type { ApiKeyDto, CreatedKeyDto, DeleteResultDto } from '../../../presenters/dto.generated';
@@ -11,10 +11,7 @@ import type { ApiKeyDto, CreatedKeyDto, DeleteResultDto } from '../../../present
 @Resolver(() => ApiKeyType)
 export class KeyResolver {
   @SignedInQuery(() => [ApiKeyType], { description: "GET /keys: the caller's keys (admins: any user's, with userId)" })
-  async keys(
-    @ValidArg('filter', ListKeysQuery, { nullable: true }) filter: ListKeysQuery,
-    @Caller() { actor, services }: Caller,
-  ): Promise<ApiKeyDto[]> {
+  async keys(@FilterArg(ListKeysQuery) filter: ListKeysQuery, @Caller() { actor, services }: Caller): Promise<ApiKeyDto[]> {
     return (await services.keys.list(actor, filter)).map(presentKey);
   }
 

@@ -4,7 +4,7 @@ import { presentUser } from '../../../presenters/user.presenter';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput } from '../../../services/users.inputs';
 import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
-import { Caller, ValidArg } from '../params';
+import { Caller, FilterArg } from '../params';
 import { ProjectType } from '../types/project.type';
 import { UserPage, UserType } from '../types/user.type';
 import type { PageOf } from '../types/common.type';
@@ -27,10 +27,7 @@ export class UserResolver extends crudResolver({
   },
 }) {
   @SignedInQuery(() => UserPage, { description: 'GET /users (admin, superadmin): filters, literal search, limit/offset and total' })
-  async users(
-    @ValidArg('filter', ListUsersQuery, { nullable: true }) filter: ListUsersQuery,
-    @Caller() { actor, services }: Caller,
-  ): Promise<PageOf<GraphUserDto>> {
+  async users(@FilterArg(ListUsersQuery) filter: ListUsersQuery, @Caller() { actor, services }: Caller): Promise<PageOf<GraphUserDto>> {
     const { users, total } = await services.users.list(actor, filter);
     return { items: users.map(presentUser), total };
   }
