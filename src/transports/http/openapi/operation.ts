@@ -45,9 +45,10 @@ export type OperationExtras = Omit<Operation, 'method' | 'path' | 'tag' | 'summa
 
 /**
  * The operations of one tag, one call each with the path, the summary and the success responses
- * first: `users.get('/users/:id', 'One user', { 200: wrap('user', ref('User')) })`.
+ * first: `users.get('/users/:id', 'One user', { 200: wrap('user', ref('User')) })`. `shared` holds
+ * what all of them declare (`{ auth: false }` for the public ones).
  */
-export function tagged(tag: string) {
+export function tagged(tag: string, shared: OperationExtras = {}) {
   const operation =
     (method: Method) =>
     (path: string, summary: string, ok: Operation['ok'], extras: OperationExtras = {}): Operation => ({
@@ -56,6 +57,7 @@ export function tagged(tag: string) {
       tag,
       summary,
       ok,
+      ...shared,
       ...extras,
     });
   return { get: operation('get'), post: operation('post'), patch: operation('patch'), delete: operation('delete') };

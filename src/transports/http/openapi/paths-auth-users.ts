@@ -5,39 +5,40 @@ import { CreateKeyInput, ListKeysQuery } from '../../../services/keys.inputs';
 import { crudOperations, deleted, list, page, ref, tagged, wrap, type Operation } from './operation';
 
 const auth = tagged('auth');
+/** Signing in itself: public, before the caller has a token. */
+const signIn = tagged('auth', { auth: false });
 const users = tagged('users');
 const keys = tagged('keys');
 
 export const AUTH_AND_USERS: Operation[] = [
-  auth.post(
+  signIn.post(
     '/auth/login',
     'Exchange e-mail and password for tokens',
     { 200: ref('LoginResult') },
-    { auth: false, body: LoginInput, errors: [401, 429, 503] },
+    { body: LoginInput, errors: [401, 429, 503] },
   ),
-  auth.get(
+  signIn.get(
     '/auth/sso',
     'What the sign-in page offers: single sign-on (its name) when OIDC_ISSUER is set, and whether password sign-in is on',
     { 200: ref('LoginOptions') },
-    { auth: false },
   ),
-  auth.get(
+  signIn.get(
     '/auth/oidc/start',
     'Single sign-on: redirects (302) to the identity provider (authorization code with PKCE, state and nonce), the flow kept in a signed HttpOnly cookie; 404 when not configured',
     { 302: null },
-    { auth: false, errors: [404] },
+    { errors: [404] },
   ),
-  auth.post(
+  signIn.post(
     '/auth/oidc/callback',
     'Single sign-on: `callbackUrl` is where the provider sent the browser back; tokens as a password login issues them. 401 `sso_failed` (wrong state or nonce, unverified email, inactive user, expired flow), 403 `sso_no_account` or `sso_domain_not_allowed`',
     { 200: ref('LoginResult') },
-    { auth: false, body: OidcCallbackInput, errors: [401, 403, 404] },
+    { body: OidcCallbackInput, errors: [401, 403, 404] },
   ),
-  auth.post(
+  signIn.post(
     '/auth/refresh',
     'Rotate a refresh token (reusing a rotated one revokes its family)',
     { 200: ref('TokenPair') },
-    { auth: false, body: RefreshInput, errors: [401] },
+    { body: RefreshInput, errors: [401] },
   ),
   auth.post(
     '/auth/logout',
