@@ -6,8 +6,8 @@ import type { GraphqlContext } from './context';
 export const PUBLIC = 'public';
 
 /**
- * Every operation declares its authentication with `@Authorized()` (like REST's `route({ auth })`):
- * public ones pass, the rest need an actor. Finer rules (roles, tiers) live in the services.
+ * Every operation declares its authentication with `@Authorized()`, most through `@SignedInQuery` and
+ * `@SignedInMutation` below (like REST's `r.get(path, { auth }, …)`): public ones pass, the rest need an actor. Finer rules (roles, tiers) live in the services.
  */
 export const authChecker: AuthChecker<GraphqlContext> = ({ context }, roles) => {
   if (roles.includes(PUBLIC)) return true;
