@@ -15,7 +15,8 @@ export const authChecker: AuthChecker<GraphqlContext> = ({ context }, roles) => 
   throw context.authError ?? new UnauthorizedError('unauthorized', 'Authentication required');
 };
 
-type OperationOf = typeof Query;
+/** What `@Query(...)` and `@Mutation(...)` take: the return type and the options (name, description). */
+type OperationArgs = Parameters<typeof Query>;
 
 /** `@Authorized()` on an operation: what the signed-in forms below add to `@Query` and `@Mutation`. */
 function signedIn(operation: MethodDecorator): MethodDecorator {
@@ -26,7 +27,7 @@ function signedIn(operation: MethodDecorator): MethodDecorator {
 }
 
 /** A query for signed-in callers: `@Authorized()` and `@Query(...)` in one (the public ones spell out `@Authorized(PUBLIC)`). */
-export const SignedInQuery = (...args: Parameters<OperationOf>): MethodDecorator => signedIn(Query(...args));
+export const SignedInQuery = (...args: OperationArgs): MethodDecorator => signedIn(Query(...args));
 
 /** A mutation for signed-in callers: `@Authorized()` and `@Mutation(...)` in one. */
-export const SignedInMutation = (...args: Parameters<OperationOf>): MethodDecorator => signedIn(Mutation(...args));
+export const SignedInMutation = (...args: OperationArgs): MethodDecorator => signedIn(Mutation(...args));
