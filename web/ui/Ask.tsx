@@ -29,6 +29,8 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
   const abort = useRef<AbortController | null>(null);
   /** The answer being streamed (from its `meta`): Stop asks the server to stop generating it. */
   const streamingId = useRef<string | null>(null);
+  /** Stop was pressed: the server is storing the answer so far, and its stream ends once it has. */
+  const stopping = useRef(false);
   /** The conversation this screen itself started (its URL changes, its turns stay). */
   const own = useRef<string | null>(null);
   const pending = useRef<((t: Turn) => Turn)[]>([]);
@@ -105,7 +107,8 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
           first = false;
         }
       }
-      if (!ended)
+      if (!ended && stopping.current) change((t) => ({ ...t, state: 'stopped' }), true);
+      else if (!ended)
         change((t) => ({ ...t, state: 'error', error: 'The answer stopped before it was finished: the connection ended.' }), true);
     } catch (err) {
       if (ctl.signal.aborted) change((t) => ({ ...t, state: 'stopped' }), true);
@@ -117,6 +120,7 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
       setStreaming(false);
       abort.current = null;
       streamingId.current = null;
+      stopping.current = false;
       setVersion((v) => v + 1);
     }
   };
@@ -182,10 +186,15 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
           streaming={streaming}
           onAsk={(r) => void ask(r)}
           onStop={() => {
-            // the server goes on with an answer nobody listens to (it can be resumed): stop it there too
+            // the answer is generated on the server whether anyone listens or not: stop it there, and read
+            // on until its stream ends (the partial answer stored, so Regenerate finds it); leave at
+            // once when there is no id yet, the request fails, or the end does not come within 5 s
             const id = streamingId.current;
-            if (id) void api.send('POST', `/chat/messages/${id}/stop`).catch(() => undefined);
-            abort.current?.abort();
+            const ctl = abort.current;
+            if (!id || !ctl) return ctl?.abort();
+            stopping.current = true;
+            api.send('POST', `/chat/messages/${id}/stop`).catch(() => ctl.abort());
+            setTimeout(() => ctl.abort(), 5000);
           }}
         />
       </section>

@@ -18,9 +18,8 @@ export function ProjectSettings({ project, onSaved }: { project: ProjectDetail; 
     e.preventDefault();
     setSaved(false);
     void action.run(async () => {
-      const settings: ProjectSettingsInput = {};
-      if (model) settings.model = model;
-      if (topK.trim()) settings.topK = Number(topK);
+      // an emptied field goes back to the server's default (null removes the stored key)
+      const settings: ProjectSettingsInput = { model: model || null, topK: topK.trim() ? Number(topK) : null };
       await api.send('PATCH', `/projects/${project.id}`, { instructions, settings });
       setSaved(true);
       onSaved();
