@@ -1,4 +1,5 @@
 import { Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DefaultNow } from './columns';
 import type { Tier } from './base';
 import { User } from './user.entity';
 
@@ -52,7 +53,7 @@ export class ApiKey {
   @Property({ type: 'integer', default: 0 })
   windowCount: number & Opt = 0;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @DefaultNow()
   createdAt: Date & Opt = new Date();
 }
 

@@ -1,4 +1,5 @@
 import { Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DefaultNow } from './columns';
 import { Conversation } from './conversation.entity';
 import { Project } from './project.entity';
 import { User } from './user.entity';
@@ -26,7 +27,7 @@ export class ChatStream {
   @Property({ type: 'timestamptz', nullable: true })
   endedAt?: Date | null;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @DefaultNow()
   createdAt: Date & Opt = new Date();
 }
 

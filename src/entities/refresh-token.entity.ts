@@ -1,4 +1,5 @@
 import { Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DefaultNow } from './columns';
 import { User } from './user.entity';
 
 /** Server-side record of an issued refresh token (its jti), so rotation and logout can revoke it. */
@@ -24,6 +25,6 @@ export class RefreshToken {
   @Property({ type: 'uuid', nullable: true })
   replacedBy?: string | null;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @DefaultNow()
   createdAt: Date & Opt = new Date();
 }
