@@ -2,7 +2,7 @@ import { Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/
 import { DefaultNow } from './columns';
 import { Conversation } from './conversation.entity';
 import { Project } from './project.entity';
-import { User } from './user.entity';
+import { UserOwned } from './user.entity';
 
 /**
  * One chat answer's stream (issue 38): whose it is and where, so any node can replay it to its
@@ -10,12 +10,9 @@ import { User } from './user.entity';
  */
 @Entity({ tableName: 'chat_streams' })
 @Index({ name: 'chat_streams_ended_idx', properties: ['endedAt'] })
-export class ChatStream {
+export class ChatStream extends UserOwned {
   @PrimaryKey({ type: 'uuid' })
   id!: string;
-
-  @ManyToOne(() => User, { deleteRule: 'cascade', index: true })
-  user!: User;
 
   @ManyToOne(() => Project, { deleteRule: 'cascade', index: true })
   project!: Project;

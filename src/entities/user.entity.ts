@@ -43,3 +43,9 @@ export class User extends TimestampedEntity {
   @Property({ type: 'timestamptz', nullable: true })
   lastLoginAt?: Date | null;
 }
+
+/** A row that is one user's own (a key, a refresh token, a chat stream) and goes when the user does. */
+export abstract class UserOwned {
+  @ManyToOne(() => User, { deleteRule: 'cascade', index: true })
+  user!: User;
+}
