@@ -1,7 +1,8 @@
 import { IsIn, IsISO8601, IsUUID } from 'class-validator';
 import { ID, InputType } from 'type-graphql';
 import { AUDIT_ACTIONS, AuditAction } from '../entities/base';
-import { LimitField, NullableField, OffsetField } from './input-rules';
+import { NullableField } from './input-rules';
+import { LimitField, OffsetField } from './paging.inputs';
 
 export const AUDIT_DEFAULT_LIMIT = 50;
 export const AUDIT_MAX_LIMIT = 200;

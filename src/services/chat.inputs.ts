@@ -1,7 +1,8 @@
 import { IsIn, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { FEEDBACK_RATINGS, type FeedbackRating } from '../entities/base';
-import { LimitField, NameRule, OffsetField, Optional, OptionalField, RequiredField } from './input-rules';
+import { NameRule, Optional, OptionalField, RequiredField } from './input-rules';
+import { LimitField, OffsetField } from './paging.inputs';
 
 export const CHAT_MODES = ['docs', 'web', 'deep'] as const;
 export type ChatMode = (typeof CHAT_MODES)[number];

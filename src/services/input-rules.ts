@@ -3,18 +3,15 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
-  IsInt,
   IsOptional,
   IsString,
   IsUUID,
   Matches,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { Field, Int } from 'type-graphql';
+import { Field } from 'type-graphql';
 
 /**
  * Optional, but never null: an absent field skips validation, while an explicit null still runs
@@ -70,10 +67,3 @@ export const OptionalField = (type: FieldType, ...checks: PropertyDecorator[]): 
 /** An optional field for which null too skips the rules (IsOptional): a null that clears a value, or a query filter. */
 export const NullableField = (type: FieldType, ...checks: PropertyDecorator[]): PropertyDecorator =>
   rules(Field(type, { nullable: true }), IsOptional(), ...checks);
-
-/** A page's `limit` (1 to `max`); `field` says whether null is refused (OptionalField) or taken as absent (NullableField). */
-export const LimitField = (max: number, field = OptionalField): PropertyDecorator => field(() => Int, IsInt(), Min(1), Max(max));
-
-/** A page's `offset` (0 up, at most `max` when given). */
-export const OffsetField = (max?: number, field = OptionalField): PropertyDecorator =>
-  field(() => Int, IsInt(), Min(0), ...(max === undefined ? [] : [Max(max)]));

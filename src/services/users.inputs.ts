@@ -1,18 +1,8 @@
 import { IsEmail, IsIn, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { InputType } from 'type-graphql';
 import { ORG_POSITIONS, OrgPosition, PLATFORM_ROLES, PlatformRole, USER_STATUSES, UserStatus } from '../entities/base';
-import {
-  LimitField,
-  MAX_PASSWORD,
-  MIN_PASSWORD,
-  NameRule,
-  NullableField,
-  OffsetField,
-  OptionalField,
-  RequiredField,
-  rules,
-  Trim,
-} from './input-rules';
+import { MAX_PASSWORD, MIN_PASSWORD, NameRule, NullableField, OptionalField, RequiredField, rules, Trim } from './input-rules';
+import { LimitField, OffsetField } from './paging.inputs';
 
 export const USERS_DEFAULT_LIMIT = 50;
 export const USERS_MAX_LIMIT = 200;
