@@ -66,6 +66,12 @@ describe('web app: asking', () => {
     const upstream = stub.requests.slice(before).find((r) => r.body?.stream)!;
     await upstream.closed;
     expect(upstream.aborted).toBe(true);
+
+    // Regenerate right after Stop replaces the stopped answer (stored before the stream ended), not a 404
+    stub.once({ deltas: ['A second ', 'try.'] });
+    await page.locator('.turn.assistant').last().getByRole('button', { name: 'Regenerate' }).click();
+    await page.locator('.turn.assistant').last().locator('.answer-text', { hasText: 'A second try.' }).waitFor({ timeout: 20_000 });
+    expect(await page.locator('.turn.assistant').last().getByRole('alert').count()).toBe(0);
   }, 90_000);
 });
 
