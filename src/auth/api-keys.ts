@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { type Actor, ACTOR_COLUMNS, actorFromRow, type ActorRow } from '../access/actor';
 import { keyActor } from '../access/keys';
 import type { Tier } from '../entities/base';
@@ -15,8 +15,11 @@ export function newKeySecret(): { secret: string; hash: string; prefix: string }
   return { secret, hash: hashKeySecret(secret), prefix: secret.slice(0, KEY_PREFIX.length + 8) };
 }
 
-/** A secret of 256 random bits needs no slow hash: SHA-256 cannot be reversed or searched. */
-export const hashKeySecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+/**
+ * A secret of 256 random bits needs no slow hash: SHA-256 cannot be reversed or searched. (The
+ * one-shot `crypto.hash`, not a Hash object: every key-authenticated request computes one.)
+ */
+export const hashKeySecret = (secret: string): string => hash('sha256', secret, 'hex');
 
 const userColumns = ACTOR_COLUMNS.split(', ')
   .map((c) => `u.${c}`)
@@ -27,13 +30,20 @@ const userColumns = ACTOR_COLUMNS.split(', ')
  * shared-statement.ts): finds the live keys of the batch by their hashes, counts the batch's
  * requests in each key's per-minute window (`n` at once: a row lock, so every node counts the same
  * requests), stamps `last_used_at`, and returns each key with its owner and which of the batch's
- * addresses it was already used from. A revoked or expired key matches nothing. Run on connections
- * that do not wait for the WAL flush (AuthPool.unflushed): the count is visible to all nodes at
- * commit, only a crash of PostgreSQL could lose its last fraction of a second.
+ * addresses it was already used from. A revoked or expired key matches nothing.
+ *
+ * Its commit does not wait for the WAL to reach the disk (`synchronous_commit` off for this
+ * transaction only, as `SET LOCAL` would): a count and a timestamp need no fsync. The commit is
+ * visible to every other transaction at once, like any commit, so the count holds across nodes;
+ * only a crash of PostgreSQL itself could lose its last fraction of a second (at most three
+ * `wal_writer_delay`s). Nothing that must survive that is written here: the first use from an
+ * address and its audit entry are a statement of their own, committed as usual.
  */
 const KEY_USE = {
   name: 'docqa_key_use_many',
-  text: `with req as (
+  text: `with async_commit as materialized (
+      select set_config('synchronous_commit', 'off', true)
+    ), req as (
       select h, count(*)::int as n from unnest($1::text[]) as h group by h
     ), locked as materialized (
       -- the batch's keys locked in one order (by id), so two batches holding keys in common cannot deadlock
@@ -54,7 +64,7 @@ const KEY_USE = {
            ceil(extract(epoch from (k.window_started_at + interval '1 minute' - now())))::int as window_left,
            array(select x.address from api_key_addresses x where x.key_id = k.id and x.address = any($2::text[])) as known_addresses,
            ${userColumns}
-      from k join users u on u.id = k.user_id`,
+      from k join users u on u.id = k.user_id cross join async_commit`,
 };
 
 /** The first use of keys from addresses (durable, with its audit entry): once per key and address, on any node. */
@@ -114,7 +124,7 @@ export class KeyAuth {
   }
 
   private async useBatch(reqs: ReadonlyArray<{ hash: string; address: string }>): Promise<Array<KeyUse | null>> {
-    const { rows } = await this.pool.unflushed().query<KeyRow>({
+    const { rows } = await this.pool.get().query<KeyRow>({
       ...KEY_USE,
       values: [reqs.map((q) => q.hash), [...new Set(reqs.map((q) => q.address))]],
     });
