@@ -37,7 +37,7 @@ export interface TestAppOptions {
 
 /** A real server on a random port over a fresh database cloned from the migrated template. */
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const db = opts.sameDatabaseAs ? { url: opts.sameDatabaseAs.dbUrl, drop: async () => undefined } : await createTestDatabase();
+  const db = opts.sameDatabaseAs ? { url: opts.sameDatabaseAs.dbUrl, drop: () => Promise.resolve() } : await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     JWT_SECRET: 'test-secret-test-secret-test-secret',
