@@ -109,7 +109,7 @@ async function main(): Promise<void> {
         const k = await benchKeyVsJwt(env, await keyVsJwtWorld(env));
         results.keyVsJwtSmall = k;
         rows.push({
-          metric: 'GET /api/projects with a key vs with a JWT (a member owning 20 projects; 4 connections, alternating rounds)',
+          metric: 'GET /api/projects with a key vs with a JWT (a member granted 20 projects; 4 connections, alternating rounds)',
           value: `${percent(k.ratio)} (median ${k.key.medianMs} vs ${k.jwt.medianMs} ms; rounds ${k.rounds.map((r) => `${r.keyMs}/${r.jwtMs}`).join(', ')})`,
           target: '≤ +10 %',
           met: k.ratio <= 1.1,
