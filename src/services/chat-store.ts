@@ -6,19 +6,16 @@ import { Citation, Conversation, Message, Project, User } from '../entities';
 import { ConflictError, NotFoundError } from '../errors';
 import { citedIndexes, ContextItem, PriorTurn } from '../llm/prompt';
 import type { AskInput, ChatMode } from './chat.inputs';
+import { cutAtWord } from '../util/cut-at-word';
 
 /** How a chat is stored: the conversation, the question with its history, and the answer. */
 /** How many earlier messages are considered for the prompt's history (then trimmed to the token budget). */
 const HISTORY_MESSAGES = 20;
 const TITLE_CHARS = 60;
 
-/** A conversation title from its first message: whitespace collapsed, about 60 characters, cut at a word. */
+/** A conversation title from its first message: whitespace collapsed, about 60 characters, cut at a word past half of it. */
 export function titleFrom(message: string): string {
-  const t = message.replace(/\s+/g, ' ').trim();
-  if (t.length <= TITLE_CHARS) return t;
-  const cut = t.slice(0, TITLE_CHARS);
-  const space = cut.lastIndexOf(' ');
-  return `${(space >= TITLE_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+  return cutAtWord(message, TITLE_CHARS, TITLE_CHARS / 2);
 }
 
 /** The answer a regenerate would replace, as `requireReplaceableAnswer` judges it; null when there is no such message. */
