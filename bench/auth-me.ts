@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { json, ROOT, startBenchEnv, type BenchEnv } from './lib/env';
+import { benchKeyVsJwt, keyVsJwtWorld } from './keys';
 import { load, round } from './lib/load';
 
 /**
@@ -22,6 +23,8 @@ export interface AuthMeBench {
   healthzMs: number;
   meMs: number;
   meKeyMs: number;
+  /** Load averages (1, 5, 15 min) at the end: on a shared machine, say how loaded it was. */
+  load: number[];
 }
 
 const median = (xs: number[]): number => {
@@ -59,9 +62,10 @@ export async function benchAuthMe(
     rounds,
     ratio: median(rounds.map((r) => r.ratio)),
     keyRatio: median(rounds.map((r) => r.keyRatio)),
-    healthzMs: median(rounds.map((r) => r.healthzMs)),
-    meMs: median(rounds.map((r) => r.meMs)),
-    meKeyMs: median(rounds.map((r) => r.meKeyMs)),
+    healthzMs: round(median(rounds.map((r) => r.healthzMs))),
+    meMs: round(median(rounds.map((r) => r.meMs))),
+    meKeyMs: round(median(rounds.map((r) => r.meKeyMs))),
+    load: os.loadavg().map((x) => round(x, 1)),
   };
 }
 
@@ -74,12 +78,14 @@ if (require.main === module) {
     const env = await startBenchEnv();
     try {
       const r = await benchAuthMe(env, { rounds: arg('rounds', 7), connections: arg('connections', 10), seconds: arg('seconds', 3) });
-      const out = { ...r, load: os.loadavg().map((x) => round(x, 1)), at: new Date().toISOString() };
+      const projects = await benchKeyVsJwt(env, await keyVsJwtWorld(env));
+      const out = { ...r, projectsKeyVsJwt: { ratio: projects.ratio, rounds: projects.rounds }, at: new Date().toISOString() };
       mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
       writeFileSync(path.join(ROOT, 'bench/results/auth-me.json'), JSON.stringify(out, null, 2) + '\n');
       process.stdout.write(
         `GET /api/auth/me vs /healthz (${r.connections} connections, ${r.rounds.length} alternating rounds): median ratio ${r.ratio} ` +
-          `(rounds ${r.rounds.map((x) => x.ratio).join(', ')}); with a key ${r.keyRatio}; medians ${r.healthzMs} / ${r.meMs} / ${r.meKeyMs} ms; load ${out.load.join(' ')}\n`,
+          `(rounds ${r.rounds.map((x) => x.ratio).join(', ')}); with a key ${r.keyRatio}; medians ${r.healthzMs} / ${r.meMs} / ${r.meKeyMs} ms; ` +
+          `GET /api/projects with a key vs a JWT ${projects.ratio} (${projects.key.medianMs} vs ${projects.jwt.medianMs} ms); load ${r.load.join(' ')}\n`,
       );
     } finally {
       await env.close();

@@ -1,4 +1,3 @@
-import { RequestContext } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import cors from 'cors';
 import express, { Express, NextFunction, Request, Response } from 'express';
@@ -115,7 +114,8 @@ export async function createApp(deps: AppDeps): Promise<AppHandle> {
     app.get('/metrics', metricsHandler(services.ctx.metrics, config.metrics.token));
 
   const json = express.json({ limit: `${config.maxBodyKb}kb`, strict: true });
-  app.use(['/api', '/graphql'], (req, res, next) => RequestContext.create(orm.em, next));
+  // each request's EntityManager fork, made only if the request uses the ORM (db/request-context.ts)
+  app.use(['/api', '/graphql'], (req, res, next) => inRequestContext(orm, next));
   // the API reference and its OpenAPI document: on outside production, like the GraphQL playground
   if (config.apiDocs) app.use(apiDocsRoutes());
   const api = express.Router();

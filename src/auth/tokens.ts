@@ -10,6 +10,7 @@ import { isUuid } from '../validation';
 import { KEY_PREFIX, KeyAuth } from './api-keys';
 import type { AuthPool } from './pool';
 import { UserReads } from './user-reads';
+import { VerifiedTokens } from './verified-tokens';
 import { query } from '../db/sql';
 
 /** The client's address, or how to find it (only a key's use needs it: a JWT's does not pay for it). */
@@ -52,6 +53,8 @@ export class Tokens extends BaseService {
   private keyObject: KeyObject | null = null;
   private readonly keys: KeyAuth;
   private readonly users: UserReads;
+  /** Access tokens already verified here (until their `exp`): a repeat skips decode and HMAC. */
+  private readonly verified = new VerifiedTokens<AccessClaims & { exp: number }>();
 
   constructor(
     ctx: ServiceContext,
@@ -187,8 +190,13 @@ export class Tokens extends BaseService {
   async authenticate(token: string, address: ClientAddress = 'unknown'): Promise<Actor> {
     if (token.startsWith(KEY_PREFIX))
       return this.keys.authenticate(token, (typeof address === 'function' ? address() : address) ?? 'unknown');
-    const claims = this.verify<AccessClaims>(token, 'access');
-    if (!isUuid(claims.sub)) throw new UnauthorizedError();
+    let claims = this.verified.get(token);
+    if (claims === undefined) {
+      const verified = this.verify<AccessClaims & { exp: number }>(token, 'access');
+      if (!isUuid(verified.sub)) throw new UnauthorizedError();
+      this.verified.set(token, verified);
+      claims = verified;
+    }
     // hot path (every request): a prepared indexed read on the auth pool, no ORM, shared with the
     // requests that want theirs at the same time (user-reads.ts)
     const u = await this.users.read(claims.sub);

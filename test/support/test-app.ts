@@ -31,11 +31,13 @@ export interface TestAppOptions {
   logger?: Logger;
   /** The Prometheus registry the services and app use (default: a fresh one without process metrics). */
   metrics?: Metrics;
+  /** A second node: the database of another test app (which drops it), instead of a fresh one. */
+  sameDatabaseAs?: TestApp;
 }
 
 /** A real server on a random port over a fresh database cloned from the migrated template. */
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+  const db = opts.sameDatabaseAs ? { url: opts.sameDatabaseAs.dbUrl, drop: () => Promise.resolve() } : await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     JWT_SECRET: 'test-secret-test-secret-test-secret',
