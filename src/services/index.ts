@@ -99,7 +99,7 @@ export function createServices(input: Omit<ServiceContext, 'metrics'> & { metric
     users: new UsersService(ctx, audit),
     departments: new DepartmentsService(ctx, audit),
     groups: new GroupsService(ctx, audit),
-    projects: new ProjectsService(ctx, audit),
+    projects: new ProjectsService(ctx, audit, search),
     grants: new GrantsService(ctx, audit),
     audit,
     providers,

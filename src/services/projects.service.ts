@@ -17,6 +17,7 @@ import { BaseService, ServiceContext } from '../db/service-context';
 import { pageFromRows, type PageInput, type Paged } from './page';
 import type { CreateProjectInput, ProjectSettingsInput, UpdateProjectInput } from './projects.inputs';
 import { query } from '../db/sql';
+import type { SearchWing } from '../search';
 
 /** A project with its visible members (users populated) and counts, as the detail endpoints show it. */
 export interface ProjectDetail {
@@ -40,6 +41,7 @@ export class ProjectsService extends BaseService {
   constructor(
     ctx: ServiceContext,
     private readonly audit: AuditService,
+    private readonly search: Pick<SearchWing, 'reindex'>,
   ) {
     super(ctx);
   }
@@ -142,7 +144,8 @@ export class ProjectsService extends BaseService {
    * admin or superadmin as the new owner (rule 2); settings keys are merged, null removes one.
    */
   async update(actor: Actor, projectId: string, input: UpdateProjectInput): Promise<ProjectDetail> {
-    return this.em().transactional(async (tx) => {
+    let embeddingModelChanged = false;
+    const detail = await this.em().transactional(async (tx) => {
       const { project, access } = await requireTier(tx, actor, projectId, 'edit');
       const currentOwner = project.owner ? project.owner.id : null;
       const wasPrivate = project.isPrivate;
@@ -162,7 +165,11 @@ export class ProjectsService extends BaseService {
       if (input.color !== undefined) project.color = input.color;
       if (input.isPrivate !== undefined) project.isPrivate = input.isPrivate;
       await this.assertRerankModel(tx, input.settings?.rerankModel);
-      if (input.settings !== undefined) project.settings = mergeSettings(project.settings ?? {}, input.settings);
+      if (input.settings !== undefined) {
+        const before = project.settings?.embeddingModel;
+        project.settings = mergeSettings(project.settings ?? {}, input.settings);
+        embeddingModelChanged = project.settings.embeddingModel !== before;
+      }
       await tx.flush();
       await this.audit.recordProjectAccessChange(tx, actor, {
         projectId: project.id,
@@ -171,6 +178,10 @@ export class ProjectsService extends BaseService {
       });
       return this.detail(tx, project);
     });
+    // a new embedding model: the project's documents are queued for it now (best effort: else the sweep does)
+    if (embeddingModelChanged)
+      await this.search.reindex(projectId).catch((err) => this.logger.warn({ err, projectId }, 're-embedding not queued; the sweep will'));
+    return detail;
   }
 
   /**

@@ -89,7 +89,7 @@ beforeAll(async () => {
     baseUrl: stub.url,
     apiKey: 'sk-embed',
     models: ['chat-model'],
-    embeddingModels: ['embed-small'],
+    embeddingModels: ['embed-small', 'embed-large'],
     isDefault: true,
   });
   const [up] = await t.services.documents.upload(asActor(owner), project.id, [
@@ -124,6 +124,25 @@ describe('the search wing, through its calls', () => {
     expect(await wing.reindex(project.id)).toBe(1);
     await foundByMeaning();
     expect(await wing.reindex(project.id)).toBe(0);
+  });
+
+  it("reindex on a model change: a project's new embedding model queues its documents at once, without the sweep", async () => {
+    await foundByMeaning();
+    const vectorsOf = async (model: string) =>
+      (
+        await t.orm.em
+          .fork()
+          .getConnection()
+          .execute(
+            `select count(*)::int as n from chunk_embeddings e join chunks c on c.id = e.chunk_id where c.document_id = ? and e.model = ?`,
+            [documentId, model],
+          )
+      )[0].n as number;
+    expect(await vectorsOf('emb/embed-large')).toBe(0);
+    await t.services.projects.update(asActor(owner), project.id, { settings: { embeddingModel: 'emb/embed-large' } });
+    // the sweep runs hourly here: only the update's reindex can have queued it
+    await until('vectors of the new model', async () => (await vectorsOf('emb/embed-large')) > 0, 60_000);
+    await foundByMeaning();
   });
 
   it('forget: the document leaves the index and no question finds it', async () => {
