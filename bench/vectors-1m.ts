@@ -213,7 +213,15 @@ export async function benchVectors1m(opts: {
       models: ['bench-model'],
     });
     const { project } = await json(env, 'POST', '/api/projects', accessToken, { name: `bench: ${opts.chunks} chunks with vectors` });
-    const ask = chatAsker({ baseUrl: env.baseUrl, dbUrl: env.dbUrl, accessToken }, project.id);
+    // access tokens expire (auth/tokens.ts) and the seeding outlasts one: a fresh login every 5 minutes
+    let asker = { at: Date.now(), ask: chatAsker({ baseUrl: env.baseUrl, dbUrl: env.dbUrl, accessToken }, project.id) };
+    const ask = async (q: string) => {
+      if (Date.now() - asker.at > 300_000) {
+        const fresh = (await json(env, 'POST', '/api/auth/login', null, env.superadmin)) as { accessToken: string };
+        asker = { at: Date.now(), ask: chatAsker({ baseUrl: env.baseUrl, dbUrl: env.dbUrl, accessToken: fresh.accessToken }, project.id) };
+      }
+      return asker.ask(q);
+    };
     const question = (text: string) => {
       const w = text.replace(/[.,]/g, '').split(/\s+/);
       return `what is the ${w[3]} ${w[7]} for ${w[11]} ${w[13]}?`;
