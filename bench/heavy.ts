@@ -62,23 +62,9 @@ async function poolOverhead(n = 200): Promise<{ inProcessMs: number; poolMs: num
   const pool = new ParserPool(limits, { threads: 1, maxHeapMb: 512, timeoutMs: 60_000, nice: 10 });
   try {
     for (let i = 0; i < 20; i++) await pool.parse('pdf', doc); // warm both
-    for (let i = 0; i < 20; i++)
-      await parseInThread(
-        'pdf',
-        doc,
-        limits,
-        () => undefined,
-        () => undefined,
-      );
+    for (let i = 0; i < 20; i++) await parseInThread('pdf', doc, limits, { onTotal: () => undefined, onPage: () => undefined });
     let t0 = performance.now();
-    for (let i = 0; i < n; i++)
-      await parseInThread(
-        'pdf',
-        doc,
-        limits,
-        () => undefined,
-        () => undefined,
-      );
+    for (let i = 0; i < n; i++) await parseInThread('pdf', doc, limits, { onTotal: () => undefined, onPage: () => undefined });
     const inProcessMs = (performance.now() - t0) / n;
     t0 = performance.now();
     for (let i = 0; i < n; i++) await pool.parse('pdf', doc);

@@ -80,8 +80,7 @@ export async function benchIngest(opts: { pages?: number; runs?: number } = {}):
         'pdf',
         Buffer.from(pdf), // pdf.js detaches the buffer it is given
         config.parseLimits,
-        () => undefined,
-        () => undefined,
+        { onTotal: () => undefined, onPage: () => undefined },
       );
       const parseInThreadMs = performance.now() - q0;
 

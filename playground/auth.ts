@@ -6,7 +6,7 @@
  * through `POST /api/auth/logout`, which revokes the refresh token on the server.
  */
 import type { GraphQLFormattedError } from 'graphql';
-import type { LoginUserDto, TokenPairDto } from '../web/lib/wire.generated';
+import type { LoginInput, LoginUserDto, LogoutInput, RefreshInput, TokenPairDto } from '../web/lib/wire.generated';
 
 export interface Session {
   accessToken: string;
@@ -59,7 +59,7 @@ export async function signIn(url: string, email: string, password: string): Prom
     url,
     'mutation($i: LoginInput!) { login(input: $i) { accessToken refreshToken user { email } } }',
     {
-      i: { email, password },
+      i: { email, password } satisfies LoginInput,
     },
   );
   if (!r.data?.login) throw new Error(r.errors?.[0]?.message ?? 'sign-in failed');
@@ -73,7 +73,7 @@ async function logout(s: Session): Promise<number> {
   const res = await fetch('/api/auth/logout', {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${s.accessToken}` },
-    body: JSON.stringify({ refreshToken: s.refreshToken }),
+    body: JSON.stringify({ refreshToken: s.refreshToken } satisfies LogoutInput),
   });
   return res.status;
 }
@@ -108,7 +108,7 @@ export function refreshSession(url: string): Promise<Session | null> {
         url,
         'mutation($i: RefreshInput!) { refresh(input: $i) { accessToken refreshToken } }',
         {
-          i: { refreshToken: s.refreshToken },
+          i: { refreshToken: s.refreshToken } satisfies RefreshInput,
         },
       );
       if (!r.data?.refresh) {

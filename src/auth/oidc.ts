@@ -9,7 +9,7 @@ import type { LoginOptionsDto } from '../presenters/dto.generated';
 import { avatarColorFor } from '../domain/avatar';
 import { BaseService, type ServiceContext } from '../db/service-context';
 import type { DeploymentSecrets } from './deployment-secrets';
-import { insertAuditEntry } from '../db/audit-entries';
+import { insertAuditEntry, userEntry } from '../db/audit-entries';
 import { signedIn, type LoginResult } from './login';
 import { hashPassword, normalizeEmail } from './passwords';
 import type { Tokens } from './tokens';
@@ -184,13 +184,7 @@ export class SingleSignOn extends BaseService {
         // audited in the same transaction, naming the provider; the new account is the actor
         const [created] = await query<ActorRow>(tx, `select ${ACTOR_COLUMNS} from users where id = ?`, [user.id]);
         const actor = actorFromRow(created);
-        await insertAuditEntry(tx, actor.id, {
-          action: 'user_created_by_sso',
-          projectId: null,
-          targetType: 'user',
-          targetId: user.id,
-          metadata: { issuer: o.issuer },
-        });
+        await insertAuditEntry(tx, actor.id, userEntry('user_created_by_sso', user.id, { issuer: o.issuer }));
         if (department) await this.auditClaimedDepartment(tx, actor, department.id);
       });
       row = (await find())!;
@@ -212,13 +206,11 @@ export class SingleSignOn extends BaseService {
 
   /** `department_member_added` for a department given by OIDC_DEPARTMENT_CLAIM (reason `sso_claim`, the issuer). */
   private async auditClaimedDepartment(tx: Parameters<typeof insertAuditEntry>[0], user: Actor, departmentId: string): Promise<void> {
-    await insertAuditEntry(tx, user.id, {
-      action: 'department_member_added',
-      projectId: null,
-      targetType: 'user',
-      targetId: user.id,
-      metadata: { departmentId, reason: 'sso_claim', issuer: this.oidc.issuer },
-    });
+    await insertAuditEntry(
+      tx,
+      user.id,
+      userEntry('department_member_added', user.id, { departmentId, reason: 'sso_claim', issuer: this.oidc.issuer }),
+    );
   }
 
   /** The department named by OIDC_DEPARTMENT_CLAIM, when set, given and existing. */

@@ -12,6 +12,24 @@ export interface AuditRecord {
   metadata: { tier?: Tier; previousTier?: Tier } & Record<string, unknown>;
 }
 
+/** An entry about a user rather than a project (role, status, memberships, accounts). */
+export const userEntry = (action: AuditAction, userId: string, metadata: AuditRecord['metadata']): AuditRecord => ({
+  action,
+  projectId: null,
+  targetType: 'user',
+  targetId: userId,
+  metadata,
+});
+
+/** An entry about a key for programs (no project). */
+export const keyEntry = (action: AuditAction, keyId: string, metadata: AuditRecord['metadata']): AuditRecord => ({
+  action,
+  projectId: null,
+  targetType: 'key',
+  targetId: keyId,
+  metadata,
+});
+
 /** Writes `entry` by `actorId` (null: the system) in `tx`, so it commits or rolls back with the change. */
 export async function insertAuditEntry(tx: EntityManager, actorId: string | null, entry: AuditRecord): Promise<void> {
   await query(

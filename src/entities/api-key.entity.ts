@@ -1,6 +1,7 @@
 import { Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DefaultNow } from './columns';
 import type { Tier } from './base';
-import { User } from './user.entity';
+import { UserOwned } from './user.entity';
 
 /**
  * A key for programs (issue 38): a bearer secret `dq_…` of which only the SHA-256 is stored. It acts
@@ -9,12 +10,9 @@ import { User } from './user.entity';
  * statement authenticates and counts a request on any node.
  */
 @Entity({ tableName: 'api_keys' })
-export class ApiKey {
+export class ApiKey extends UserOwned {
   @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
   id!: string & Opt;
-
-  @ManyToOne(() => User, { deleteRule: 'cascade', index: true })
-  user!: User;
 
   @Property({ type: 'text' })
   name!: string;
@@ -52,7 +50,7 @@ export class ApiKey {
   @Property({ type: 'integer', default: 0 })
   windowCount: number & Opt = 0;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @DefaultNow()
   createdAt: Date & Opt = new Date();
 }
 

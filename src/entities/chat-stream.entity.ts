@@ -1,7 +1,8 @@
 import { Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DefaultNow } from './columns';
 import { Conversation } from './conversation.entity';
 import { Project } from './project.entity';
-import { User } from './user.entity';
+import { UserOwned } from './user.entity';
 
 /**
  * One chat answer's stream (issue 38): whose it is and where, so any node can replay it to its
@@ -9,12 +10,9 @@ import { User } from './user.entity';
  */
 @Entity({ tableName: 'chat_streams' })
 @Index({ name: 'chat_streams_ended_idx', properties: ['endedAt'] })
-export class ChatStream {
+export class ChatStream extends UserOwned {
   @PrimaryKey({ type: 'uuid' })
   id!: string;
-
-  @ManyToOne(() => User, { deleteRule: 'cascade', index: true })
-  user!: User;
 
   @ManyToOne(() => Project, { deleteRule: 'cascade', index: true })
   project!: Project;
@@ -26,7 +24,7 @@ export class ChatStream {
   @Property({ type: 'timestamptz', nullable: true })
   endedAt?: Date | null;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @DefaultNow()
   createdAt: Date & Opt = new Date();
 }
 

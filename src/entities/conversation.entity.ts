@@ -1,5 +1,6 @@
-import { Entity, Enum, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
-import { MESSAGE_ROLES, MessageRole, newId } from './base';
+import { Entity, Enum, Index, ManyToOne, Opt, Property } from '@mikro-orm/core';
+import { CreatedEntity, DefaultNow } from './columns';
+import { MESSAGE_ROLES, MessageRole } from './base';
 import { Project } from './project.entity';
 import { User } from './user.entity';
 
@@ -15,10 +16,7 @@ export interface Citation {
 @Entity({ tableName: 'conversations' })
 @Index({ name: 'conversations_user_updated_idx', properties: ['user', 'updatedAt'] })
 @Index({ name: 'conversations_project_idx', properties: ['project'] })
-export class Conversation {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class Conversation extends CreatedEntity {
   @ManyToOne(() => Project, { deleteRule: 'cascade' })
   project!: Project;
 
@@ -29,19 +27,13 @@ export class Conversation {
   @Property({ type: 'text' })
   title!: string;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @DefaultNow()
   updatedAt: Date & Opt = new Date();
 }
 
 @Entity({ tableName: 'messages' })
 @Index({ name: 'messages_conversation_created_idx', properties: ['conversation', 'createdAt'] })
-export class Message {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class Message extends CreatedEntity {
   @ManyToOne(() => Conversation, { deleteRule: 'cascade' })
   conversation!: Conversation;
 
@@ -69,7 +61,4 @@ export class Message {
 
   @Property({ type: 'text', nullable: true })
   mode?: string | null;
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
 }

@@ -1,11 +1,8 @@
-import { Entity, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { newId } from './base';
+import { Entity, Opt, Property, Unique } from '@mikro-orm/core';
+import { TimestampedEntity } from './columns';
 
 @Entity({ tableName: 'departments' })
-export class Department {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class Department extends TimestampedEntity {
   @Property({ type: 'text' })
   @Unique({ name: 'departments_name_unique' })
   name!: string;
@@ -15,10 +12,4 @@ export class Department {
 
   @Property({ type: 'text' })
   description: string & Opt = '';
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }

@@ -1,15 +1,13 @@
 import { BigIntType, Entity, Enum, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { DOCUMENT_STATUSES, DocumentStatus, newId } from './base';
+import { CreatedEntity, TimestampedEntity } from './columns';
+import { DOCUMENT_STATUSES, DocumentStatus } from './base';
 import { Project } from './project.entity';
 import { User } from './user.entity';
 
 @Entity({ tableName: 'documents' })
 // re-uploading identical content to the same project is reported, not duplicated
 @Unique({ name: 'documents_project_sha256_unique', properties: ['project', 'sha256'] })
-export class Document {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class Document extends TimestampedEntity {
   @ManyToOne(() => Project, { deleteRule: 'cascade' })
   project!: Project;
 
@@ -87,12 +85,6 @@ export class Document {
   @Property({ type: 'blob', lazy: true, nullable: true })
   content?: Buffer | null;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
-
   /** Embedding progress, filled in by the service that reads the document (never stored here). */
   @Property({ persist: false })
   embeddings?: DocumentEmbeddings | null;
@@ -109,10 +101,7 @@ export interface DocumentEmbeddings {
 @Index({ name: 'chunks_document_ordinal_idx', properties: ['document', 'ordinal'] })
 @Index({ name: 'chunks_project_idx', properties: ['project'] })
 @Index({ name: 'chunks_tsv_gin', expression: 'create index "chunks_tsv_gin" on "chunks" using gin ("tsv")' })
-export class Chunk {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class Chunk extends CreatedEntity {
   @ManyToOne(() => Document, { deleteRule: 'cascade' })
   document!: Document;
 
@@ -157,9 +146,6 @@ export class Chunk {
 
   @Property({ columnType: 'tsvector', type: 'unknown', lazy: true, nullable: true })
   tsv?: unknown;
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
 }
 
 /** Per-project document frequency of each indexed term (BM25 idf), kept current at ingest and delete. */

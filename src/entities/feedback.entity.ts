@@ -1,5 +1,6 @@
-import { Entity, Enum, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { FEEDBACK_RATINGS, newId, type FeedbackRating } from './base';
+import { Entity, Enum, Index, ManyToOne, Opt, Property, Unique } from '@mikro-orm/core';
+import { CreatedEntity, DefaultNow } from './columns';
+import { FEEDBACK_RATINGS, type FeedbackRating } from './base';
 import { Message } from './conversation.entity';
 import { Project } from './project.entity';
 import { User } from './user.entity';
@@ -8,10 +9,7 @@ import { User } from './user.entity';
 @Entity({ tableName: 'message_feedback' })
 @Unique({ name: 'message_feedback_message_user_unique', properties: ['message', 'user'] })
 @Index({ name: 'message_feedback_project_created_idx', properties: ['project', 'createdAt'] })
-export class MessageFeedback {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class MessageFeedback extends CreatedEntity {
   @ManyToOne(() => Message, { deleteRule: 'cascade' })
   message!: Message;
 
@@ -28,9 +26,6 @@ export class MessageFeedback {
   @Property({ type: 'text', nullable: true })
   comment?: string | null;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @DefaultNow()
   updatedAt: Date & Opt = new Date();
 }

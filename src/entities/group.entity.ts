@@ -1,14 +1,11 @@
-import { Entity, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { newId } from './base';
+import { Entity, ManyToOne, Opt, Property, Unique } from '@mikro-orm/core';
+import { TimestampedEntity } from './columns';
 import { Department } from './department.entity';
 import { User } from './user.entity';
 
 @Entity({ tableName: 'groups' })
 @Unique({ name: 'groups_department_name_unique', properties: ['department', 'name'] })
-export class Group {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class Group extends TimestampedEntity {
   @Property({ type: 'text' })
   name!: string;
 
@@ -18,12 +15,6 @@ export class Group {
   // a department with groups cannot be deleted (spec: 409 blocker)
   @ManyToOne(() => Department, { deleteRule: 'restrict', index: true })
   department!: Department;
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }
 
 @Entity({ tableName: 'group_members' })

@@ -1,5 +1,6 @@
-import { Check, Entity, Enum, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { newId, TIERS, Tier } from './base';
+import { Check, Entity, Enum, Index, ManyToOne, Opt, Property, Unique } from '@mikro-orm/core';
+import { CreatedEntity, TimestampedEntity } from './columns';
+import { TIERS, Tier } from './base';
 import type { AuditAction, AuditTargetType } from '../domain/values';
 import { Department } from './department.entity';
 import { Group } from './group.entity';
@@ -16,10 +17,7 @@ export interface ProjectSettings {
 }
 
 @Entity({ tableName: 'projects' })
-export class Project {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class Project extends TimestampedEntity {
   @Property({ type: 'text' })
   name!: string;
 
@@ -44,12 +42,6 @@ export class Project {
 
   @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
   createdBy?: User | null;
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }
 
 /** Legacy visible-member list; access is decided by grants, not by these rows. */
@@ -72,10 +64,7 @@ export class ProjectMember {
 @Unique({ name: 'project_grants_project_user_unique', properties: ['project', 'user'] })
 @Unique({ name: 'project_grants_project_group_unique', properties: ['project', 'group'] })
 @Unique({ name: 'project_grants_project_department_unique', properties: ['project', 'department'] })
-export class ProjectGrant {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class ProjectGrant extends TimestampedEntity {
   @ManyToOne(() => Project, { deleteRule: 'cascade' })
   project!: Project;
 
@@ -94,22 +83,13 @@ export class ProjectGrant {
 
   @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
   grantedBy?: User | null;
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }
 
 /** Grant history; ids are plain values (no FKs) so entries outlive the rows they describe. */
 @Entity({ tableName: 'audit_entries' })
 @Index({ name: 'audit_entries_project_created_idx', properties: ['projectId', 'createdAt'] })
 @Index({ name: 'audit_entries_created_idx', properties: ['createdAt'] })
-export class AuditEntry {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class AuditEntry extends CreatedEntity {
   @Property({ type: 'text' })
   action!: AuditAction;
 
@@ -128,7 +108,4 @@ export class AuditEntry {
 
   @Property({ type: 'jsonb', defaultRaw: `'{}'::jsonb` })
   metadata: Record<string, unknown> & Opt = {};
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
 }

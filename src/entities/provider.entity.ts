@@ -1,5 +1,6 @@
-import { Entity, Enum, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { newId, PROVIDER_TYPES, ProviderType } from './base';
+import { Entity, Enum, Opt, Property, Unique } from '@mikro-orm/core';
+import { TimestampedEntity } from './columns';
+import { PROVIDER_TYPES, ProviderType } from './base';
 
 @Entity({ tableName: 'providers' })
 // spec: exactly one default at a time — the database allows at most one
@@ -7,10 +8,7 @@ import { newId, PROVIDER_TYPES, ProviderType } from './base';
   name: 'providers_single_default',
   expression: `create unique index "providers_single_default" on "providers" ((1)) where "is_default"`,
 })
-export class Provider {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class Provider extends TimestampedEntity {
   @Property({ type: 'text' })
   name!: string;
 
@@ -48,10 +46,4 @@ export class Provider {
 
   @Property({ type: 'boolean' })
   isEnabled: boolean & Opt = true;
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }

@@ -1,15 +1,13 @@
-import { Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
-import { User } from './user.entity';
+import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DefaultNow } from './columns';
+import { UserOwned } from './user.entity';
 
 /** Server-side record of an issued refresh token (its jti), so rotation and logout can revoke it. */
 @Entity({ tableName: 'refresh_tokens' })
 @Index({ name: 'refresh_tokens_family_idx', properties: ['familyId'] })
-export class RefreshToken {
+export class RefreshToken extends UserOwned {
   @PrimaryKey({ type: 'uuid' })
   id!: string;
-
-  @ManyToOne(() => User, { deleteRule: 'cascade', index: true })
-  user!: User;
 
   /** Every rotation of one login shares a family; reuse of a rotated token revokes the family. */
   @Property({ type: 'uuid' })
@@ -24,6 +22,6 @@ export class RefreshToken {
   @Property({ type: 'uuid', nullable: true })
   replacedBy?: string | null;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @DefaultNow()
   createdAt: Date & Opt = new Date();
 }

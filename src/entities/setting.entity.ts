@@ -1,4 +1,5 @@
 import { Entity, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DefaultNow } from './columns';
 
 /**
  * Deployment-wide values every node must agree on (the generated JWT secret and key-encryption
@@ -12,7 +13,7 @@ export class Setting {
   @Property({ type: 'text' })
   value!: string;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @DefaultNow()
   createdAt: Date & Opt = new Date();
 }
 

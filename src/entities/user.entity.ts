@@ -1,5 +1,6 @@
-import { Entity, Enum, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { newId, ORG_POSITIONS, OrgPosition, PLATFORM_ROLES, PlatformRole, USER_STATUSES, UserStatus } from './base';
+import { Entity, Enum, ManyToOne, Opt, Property, Unique } from '@mikro-orm/core';
+import { TimestampedEntity } from './columns';
+import { ORG_POSITIONS, OrgPosition, PLATFORM_ROLES, PlatformRole, USER_STATUSES, UserStatus } from './base';
 import { Department } from './department.entity';
 
 @Entity({ tableName: 'users' })
@@ -9,10 +10,7 @@ import { Department } from './department.entity';
   name: 'users_single_superadmin',
   expression: `create unique index "users_single_superadmin" on "users" ((1)) where "platform_role" = 'superadmin'`,
 })
-export class User {
-  @PrimaryKey({ type: 'uuid', defaultRaw: 'gen_random_uuid()' })
-  id: string = newId();
-
+export class User extends TimestampedEntity {
   /** Stored lower-cased; unique. */
   @Property({ type: 'text' })
   @Unique({ name: 'users_email_unique' })
@@ -44,10 +42,10 @@ export class User {
 
   @Property({ type: 'timestamptz', nullable: true })
   lastLoginAt?: Date | null;
+}
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
+/** A row that is one user's own (a key, a refresh token, a chat stream) and goes when the user does. */
+export abstract class UserOwned {
+  @ManyToOne(() => User, { deleteRule: 'cascade', index: true })
+  user!: User;
 }

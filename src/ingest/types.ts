@@ -83,6 +83,17 @@ export function addPageRun(runs: PageRun[], page: Pick<ParsedPage, 'pageNumber' 
     });
 }
 
+/**
+ * Where a reader hands on a file's pages as it reads them: the count first (`onTotal`), then each
+ * page in order (`onPage`), awaiting `pace` (when given) between pages so the consumer can hold
+ * reading back until it has caught up.
+ */
+export interface PageSink {
+  onTotal: (pagesTotal: number) => void;
+  onPage: (page: ParsedPage) => void;
+  pace?: () => Promise<void>;
+}
+
 /** Called as pages are read: `pagesTotal` is known up front for PDFs, at the end for the rest. */
 export type ProgressFn = (pagesDone: number, pagesTotal: number) => void | Promise<void>;
 

@@ -1,5 +1,4 @@
-import { ModelResolution, resolveModelSource } from './model-source';
-import type { EmbeddingEnv } from '../config';
+import { modelSourceOf } from './model-source';
 
 /**
  * Where a project's embedding model comes from (DESIGN §8; resolveModelSource), first match wins:
@@ -13,21 +12,4 @@ import type { EmbeddingEnv } from '../config';
  * `key` is what vectors are stored under: `<slug>/<model>` for a provider, the bare model for the
  * environment. Vectors of two keys are never compared, so a new key re-embeds.
  */
-export interface EmbeddingProviderCandidate {
-  id: string;
-  slug: string;
-  embeddingModels: string[];
-  isDefault: boolean;
-  isEnabled: boolean;
-  createdAt: Date;
-}
-
-export type EmbeddingResolution<P extends EmbeddingProviderCandidate> = ModelResolution<P>;
-
-export function resolveEmbeddingSource<P extends EmbeddingProviderCandidate>(
-  providers: readonly P[],
-  projectModel: string | null | undefined,
-  env: EmbeddingEnv | null,
-): EmbeddingResolution<P> {
-  return resolveModelSource(providers, (p) => p.embeddingModels, projectModel, env);
-}
+export const resolveEmbeddingSource = modelSourceOf('embeddingModels');

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { UpstreamTarget } from './openai-client';
-import { describeHttpError, describeNetworkError, readBody, sendRequest, UpstreamAbortedError, UpstreamError } from './upstream-http';
+import { CallControl, jsonHeaders } from './upstream-call';
+import { describeHttpError, UpstreamAbortedError, UpstreamError } from './upstream-http';
 
 /**
  * OpenAI-compatible embeddings: `POST {baseUrl}/embeddings` with `{model, input: [...]}` answers
@@ -92,37 +93,13 @@ function retryAfterMs(res: http.IncomingMessage): number | undefined {
 /** One request: the vectors of `inputs`, ordered by the answer's `index`. */
 async function embedOnce(target: UpstreamTarget, inputs: string[], opts: EmbedOptions): Promise<EmbedResult> {
   const url = embeddingsUrl(target.baseUrl);
-  const controller = new AbortController();
-  const onCallerAbort = () => controller.abort(new UpstreamAbortedError(opts.signal?.reason));
-  if (opts.signal?.aborted) onCallerAbort();
-  opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const timer = setTimeout(
-    () => controller.abort(new UpstreamError(0, `The embeddings request timed out after ${opts.timeoutMs} ms`)),
-    opts.timeoutMs,
-  );
-  const explain = (e: unknown): Error => {
-    const reason: unknown = controller.signal.reason;
-    if (controller.signal.aborted && (reason instanceof UpstreamError || reason instanceof UpstreamAbortedError)) return reason;
-    return e instanceof UpstreamError ? e : new UpstreamError(0, describeNetworkError(e, url));
-  };
+  const ctl = new CallControl(opts.signal, {
+    totalMs: opts.timeoutMs,
+    timeoutMessage: `The embeddings request timed out after ${opts.timeoutMs} ms`,
+  });
   try {
-    let res: http.IncomingMessage;
-    let body: string;
-    try {
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-      if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-      res = await sendRequest({
-        url,
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ model: target.model, input: inputs }),
-        signal: controller.signal,
-        policy: target.policy,
-      });
-      body = await readBody(res, MAX_RESPONSE_BYTES);
-    } catch (e) {
-      throw explain(e);
-    }
+    const res = await ctl.post(url, jsonHeaders(target.apiKey), { model: target.model, input: inputs }, target.policy);
+    const body = await ctl.read(res, url, MAX_RESPONSE_BYTES);
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) {
       const err = describeHttpError(status, body, { model: target.model, keyGiven: !!target.apiKey });
@@ -130,8 +107,7 @@ async function embedOnce(target: UpstreamTarget, inputs: string[], opts: EmbedOp
     }
     return parseEmbeddings(body, inputs.length, status);
   } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onCallerAbort);
+    ctl.dispose();
   }
 }
 

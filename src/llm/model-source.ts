@@ -57,3 +57,12 @@ export function resolveModelSource<P extends ModelProviderCandidate>(
   if (env) return { kind: 'env', step: 3, baseUrl: env.baseUrl, apiKey: env.apiKey, model: env.model, key: env.model };
   return { kind: 'none' };
 }
+
+/** The resolver of one kind of model, by the provider field that lists it (`embeddingModels`, `rerankModels`). */
+export function modelSourceOf<K extends string>(list: K) {
+  return <P extends ModelProviderCandidate & Record<K, readonly string[]>>(
+    providers: readonly P[],
+    projectModel: string | null | undefined,
+    env: ModelEnv | null,
+  ): ModelResolution<P> => resolveModelSource(providers, (p) => p[list], projectModel, env);
+}

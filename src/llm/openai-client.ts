@@ -1,7 +1,8 @@
 import { createParser, EventSourceMessage } from 'eventsource-parser';
 import type http from 'node:http';
 import type { NetworkPolicy } from './network-guard';
-import { describeHttpError, describeNetworkError, readBody, sendRequest, UpstreamAbortedError, UpstreamError } from './upstream-http';
+import { CallControl, jsonHeaders, seconds } from './upstream-call';
+import { describeHttpError, readBody, UpstreamError } from './upstream-http';
 
 /**
  * OpenAI-compatible chat completions: the streaming call the chat pipeline uses and the small
@@ -31,70 +32,8 @@ export interface StreamOptions {
   totalTimeoutMs: number;
 }
 
-const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
-
 export function completionsUrl(baseUrl: string): URL {
   return new URL(`${baseUrl.replace(/\/+$/, '')}/chat/completions`);
-}
-
-function headersFor(target: UpstreamTarget, accept: string): Record<string, string> {
-  const h: Record<string, string> = { 'content-type': 'application/json', accept };
-  if (target.apiKey) h.authorization = `Bearer ${target.apiKey}`;
-  return h;
-}
-
-/**
- * Owns an AbortController fed by the caller's signal and by time-outs, and remembers which one
- * fired so the error can say it.
- */
-class CallControl {
-  readonly controller = new AbortController();
-  private idle?: NodeJS.Timeout;
-  private total?: NodeJS.Timeout;
-  private readonly onCallerAbort = () => this.controller.abort(new UpstreamAbortedError(this.caller?.reason));
-
-  constructor(
-    private readonly caller: AbortSignal | undefined,
-    private readonly idleMs: number | null,
-    totalMs: number,
-    totalWhat: string,
-  ) {
-    if (caller?.aborted) this.onCallerAbort();
-    caller?.addEventListener('abort', this.onCallerAbort, { once: true });
-    this.total = setTimeout(() => this.controller.abort(new UpstreamError(0, `${totalWhat} timed out after ${seconds(totalMs)}`)), totalMs);
-    this.touch();
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  /** Restarts the idle timer (called whenever bytes arrive). */
-  touch(): void {
-    if (this.idleMs === null) return;
-    if (this.idle) clearTimeout(this.idle);
-    const ms = this.idleMs;
-    this.idle = setTimeout(
-      () => this.controller.abort(new UpstreamError(0, `Timed out: the upstream sent nothing for ${seconds(ms)}`)),
-      ms,
-    );
-  }
-
-  /** The error to throw for a failure: the abort reason when we aborted, else a described network error. */
-  explain(e: unknown, url: URL, status = 0): Error {
-    if (this.signal.aborted) {
-      const reason: unknown = this.signal.reason;
-      if (reason instanceof UpstreamError || reason instanceof UpstreamAbortedError) return reason;
-    }
-    if (e instanceof UpstreamError) return e;
-    return new UpstreamError(status, describeNetworkError(e, url));
-  }
-
-  dispose(): void {
-    if (this.idle) clearTimeout(this.idle);
-    if (this.total) clearTimeout(this.total);
-    this.caller?.removeEventListener('abort', this.onCallerAbort);
-  }
 }
 
 interface CompletionChunk {
@@ -114,29 +53,23 @@ export async function* streamChatCompletion(
   opts: StreamOptions,
 ): AsyncGenerator<StreamPart, void, undefined> {
   const url = completionsUrl(target.baseUrl);
-  const ctl = new CallControl(opts.signal, opts.idleTimeoutMs, opts.totalTimeoutMs, 'The answer');
+  const ctl = new CallControl(opts.signal, {
+    idleMs: opts.idleTimeoutMs,
+    totalMs: opts.totalTimeoutMs,
+    timeoutMessage: `The answer timed out after ${seconds(opts.totalTimeoutMs)}`,
+  });
   let res: http.IncomingMessage | undefined;
   let finished = false;
   try {
-    try {
-      res = await sendRequest({
-        url,
-        method: 'POST',
-        headers: headersFor(target, 'text/event-stream'),
-        body: JSON.stringify({
-          model: target.model,
-          messages: body.messages,
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
-          ...(body.maxTokens !== undefined ? { max_tokens: body.maxTokens } : {}),
-        }),
-        signal: ctl.signal,
-        policy: target.policy,
-      });
-    } catch (e) {
-      throw ctl.explain(e, url);
-    }
+    const payload = {
+      model: target.model,
+      messages: body.messages,
+      stream: true,
+      stream_options: { include_usage: true },
+      ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+      ...(body.maxTokens !== undefined ? { max_tokens: body.maxTokens } : {}),
+    };
+    res = await ctl.post(url, jsonHeaders(target.apiKey, 'text/event-stream'), payload, target.policy);
     ctl.touch();
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) {
@@ -218,33 +151,21 @@ export async function completeOnce(
   opts: { signal?: AbortSignal; timeoutMs: number },
 ): Promise<CompletionResult> {
   const url = completionsUrl(target.baseUrl);
-  const ctl = new CallControl(opts.signal, null, opts.timeoutMs, 'The request');
+  const ctl = new CallControl(opts.signal, {
+    totalMs: opts.timeoutMs,
+    timeoutMessage: `The request timed out after ${seconds(opts.timeoutMs)}`,
+  });
   let res: http.IncomingMessage | undefined;
   try {
-    try {
-      res = await sendRequest({
-        url,
-        method: 'POST',
-        headers: headersFor(target, 'application/json'),
-        body: JSON.stringify({
-          model: target.model,
-          messages: body.messages,
-          stream: false,
-          ...(body.maxTokens !== undefined ? { max_tokens: body.maxTokens } : {}),
-        }),
-        signal: ctl.signal,
-        policy: target.policy,
-      });
-    } catch (e) {
-      throw ctl.explain(e, url);
-    }
+    const payload = {
+      model: target.model,
+      messages: body.messages,
+      stream: false,
+      ...(body.maxTokens !== undefined ? { max_tokens: body.maxTokens } : {}),
+    };
+    res = await ctl.post(url, jsonHeaders(target.apiKey), payload, target.policy);
     const status = res.statusCode ?? 0;
-    let text: string;
-    try {
-      text = await readBody(res);
-    } catch (e) {
-      throw ctl.explain(e, url, status);
-    }
+    const text = await ctl.read(res, url, undefined, status);
     if (status < 200 || status >= 300) throw describeHttpError(status, text, { model: target.model, keyGiven: !!target.apiKey });
     const json = parseJson(text, status);
     const content = json.choices?.[0]?.message?.content;

@@ -1,6 +1,6 @@
-import type http from 'node:http';
 import type { UpstreamTarget } from './openai-client';
-import { describeHttpError, describeNetworkError, readBody, sendRequest, UpstreamAbortedError, UpstreamError } from './upstream-http';
+import { CallControl, jsonHeaders } from './upstream-call';
+import { describeHttpError, UpstreamError } from './upstream-http';
 
 /**
  * Reranking through the `/rerank` protocol Cohere defined and Jina, vLLM, LocalAI, Infinity and
@@ -51,39 +51,16 @@ export async function rerankDocuments(
   if (!documents.length) return [];
   const topN = Math.min(documents.length, Math.max(1, opts.topN ?? documents.length));
   const url = rerankUrl(target.baseUrl);
-  const controller = new AbortController();
-  const onCallerAbort = () => controller.abort(new UpstreamAbortedError(opts.signal?.reason));
-  if (opts.signal?.aborted) onCallerAbort();
-  opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const timer = setTimeout(
-    () => controller.abort(new UpstreamError(0, `The rerank request timed out after ${opts.timeoutMs} ms`)),
-    opts.timeoutMs,
-  );
-  const explain = (e: unknown): Error => {
-    const reason: unknown = controller.signal.reason;
-    if (controller.signal.aborted && (reason instanceof UpstreamError || reason instanceof UpstreamAbortedError)) return reason;
-    return e instanceof UpstreamError ? e : new UpstreamError(0, describeNetworkError(e, url));
-  };
+  const ctl = new CallControl(opts.signal, {
+    totalMs: opts.timeoutMs,
+    timeoutMessage: `The rerank request timed out after ${opts.timeoutMs} ms`,
+  });
   const send = async (texts: boolean): Promise<{ status: number; body: string }> => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
     const payload = texts
       ? { model: target.model, query, texts: documents, truncate: true }
       : { model: target.model, query, documents, top_n: topN };
-    let res: http.IncomingMessage;
-    try {
-      res = await sendRequest({
-        url,
-        method: 'POST',
-        headers,
-        body: JSON.stringify(payload),
-        signal: controller.signal,
-        policy: target.policy,
-      });
-      return { status: res.statusCode ?? 0, body: await readBody(res, MAX_RESPONSE_BYTES) };
-    } catch (e) {
-      throw explain(e);
-    }
+    const res = await ctl.post(url, jsonHeaders(target.apiKey), payload, target.policy);
+    return { status: res.statusCode ?? 0, body: await ctl.read(res, url, MAX_RESPONSE_BYTES) };
   };
   try {
     const key = url.href;
@@ -100,8 +77,7 @@ export async function rerankDocuments(
     }
     return parseRerank(answer.body, documents.length, answer.status).slice(0, topN);
   } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onCallerAbort);
+    ctl.dispose();
   }
 }
 

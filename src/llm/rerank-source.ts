@@ -1,4 +1,4 @@
-import { ModelResolution, resolveModelSource } from './model-source';
+import { modelSourceOf } from './model-source';
 import type { RerankEnv } from '../config';
 
 /**
@@ -12,24 +12,7 @@ import type { RerankEnv } from '../config';
  *  4. none: the fused order stands.
  * `key` names the reranker in logs and in the back-off after a failure.
  */
-export interface RerankProviderCandidate {
-  id: string;
-  slug: string;
-  rerankModels: string[];
-  isDefault: boolean;
-  isEnabled: boolean;
-  createdAt: Date;
-}
-
-export type RerankResolution<P extends RerankProviderCandidate> = ModelResolution<P>;
-
-export function resolveRerankSource<P extends RerankProviderCandidate>(
-  providers: readonly P[],
-  projectModel: string | null | undefined,
-  env: RerankEnv | null,
-): RerankResolution<P> {
-  return resolveModelSource(providers, (p) => p.rerankModels, projectModel, env);
-}
+export const resolveRerankSource = modelSourceOf('rerankModels');
 
 /**
  * Whether `settings.rerankModel` names a reranker a provider lists (any provider, enabled or not:
@@ -37,7 +20,7 @@ export function resolveRerankSource<P extends RerankProviderCandidate>(
  * model in that provider's `rerankModels`, or a bare name some provider lists.
  */
 export function knownRerankModel(
-  providers: ReadonlyArray<Pick<RerankProviderCandidate, 'slug' | 'rerankModels'>>,
+  providers: ReadonlyArray<{ slug: string; rerankModels: readonly string[] }>,
   name: string,
   env: RerankEnv | null,
 ): boolean {

@@ -1,4 +1,5 @@
-import { describeHttpError, readBody, sendRequest, UpstreamAbortedError, UpstreamError, describeNetworkError } from './upstream-http';
+import { CallControl } from './upstream-call';
+import { describeHttpError, UpstreamError } from './upstream-http';
 
 /** A Tavily-compatible web search: `POST {SEARCH_API_URL}/search`, key as `Authorization: Bearer`. */
 export interface WebResult {
@@ -19,36 +20,17 @@ export async function webSearch(
   opts: { signal?: AbortSignal; timeoutMs: number },
 ): Promise<WebResult[]> {
   const url = new URL(`${target.baseUrl.replace(/\/+$/, '')}/search`);
-  const ctl = new AbortController();
-  const onAbort = () => ctl.abort(new UpstreamAbortedError(opts.signal?.reason));
-  if (opts.signal?.aborted) onAbort();
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(
-    () => ctl.abort(new UpstreamError(0, `The web search timed out after ${Math.round(opts.timeoutMs / 1000)} s`)),
-    opts.timeoutMs,
-  );
-  const explain = (e: unknown, status = 0): Error => {
-    const reason: unknown = ctl.signal.reason;
-    if (ctl.signal.aborted && (reason instanceof UpstreamError || reason instanceof UpstreamAbortedError)) return reason;
-    if (e instanceof UpstreamError) return e;
-    return new UpstreamError(status, `Web search failed: ${describeNetworkError(e, url)}`);
-  };
+  const ctl = new CallControl(opts.signal, {
+    totalMs: opts.timeoutMs,
+    timeoutMessage: `The web search timed out after ${Math.round(opts.timeoutMs / 1000)} s`,
+    networkPrefix: 'Web search failed: ',
+  });
   try {
-    let status = 0;
-    let text: string;
-    try {
-      const res = await sendRequest({
-        url,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${target.apiKey}` },
-        body: JSON.stringify({ query: query.query, search_depth: query.depth, max_results: query.maxResults }),
-        signal: ctl.signal,
-      });
-      status = res.statusCode ?? 0;
-      text = await readBody(res, 2 * 1024 * 1024);
-    } catch (e) {
-      throw explain(e, status);
-    }
+    // the key is sent as given: a search API always wants one
+    const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${target.apiKey}` };
+    const res = await ctl.post(url, headers, { query: query.query, search_depth: query.depth, max_results: query.maxResults }, undefined);
+    const status = res.statusCode ?? 0;
+    const text = await ctl.read(res, url, 2 * 1024 * 1024, status);
     if (status < 200 || status >= 300) {
       const err = describeHttpError(status, text);
       throw new UpstreamError(status, `Web search failed: ${err.message}`, err.upstreamMessage);
@@ -68,7 +50,6 @@ export async function webSearch(
       }))
       .slice(0, query.maxResults);
   } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onAbort);
+    ctl.dispose();
   }
 }

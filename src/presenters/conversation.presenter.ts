@@ -9,6 +9,7 @@ import type {
   SourceDto,
 } from './dto.generated';
 import { iso } from './time';
+import { cutAtWord } from '../util/cut-at-word';
 
 /** A row of a conversation list (the service computes the count in the same query). */
 export interface ConversationRow {
@@ -93,13 +94,9 @@ export function presentConversationDetail(
 
 const SNIPPET_CHARS = 400;
 
-/** A short excerpt, cut at a word boundary. */
+/** A short excerpt, cut at a word boundary past 60 % of its length. */
 export function snippetOf(text: string): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  if (t.length <= SNIPPET_CHARS) return t;
-  const cut = t.slice(0, SNIPPET_CHARS);
-  const space = cut.lastIndexOf(' ');
-  return `${space > SNIPPET_CHARS * 0.6 ? cut.slice(0, space) : cut}…`;
+  return cutAtWord(text, SNIPPET_CHARS, SNIPPET_CHARS * 0.6 + 1);
 }
 
 /** A `sources` entry: `{id, documentId, documentName, pageNumber, snippet}` (+ `url` for web results). */

@@ -1,24 +1,11 @@
 // The main thread's side of the vector index thread (vector-index-worker.ts): requests as promises, started on first use.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Found, IndexOptions } from './vector-index-core';
 import type { IndexReply, IndexRequest } from './vector-index-worker';
+import { workerFile } from '../util/worker-file';
 
 /** Requests without their id (VectorIndex numbers them). */
 type Request = IndexRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
-
-/**
- * The compiled worker script. Under ts-jest this module is TypeScript but worker threads need
- * JavaScript, so the build in dist/ is used (npm test builds it first).
- */
-function workerFile(): string {
-  const here = path.join(__dirname, 'vector-index-worker.js');
-  if (existsSync(here)) return here;
-  const built = path.resolve(__dirname, '../../dist/src/search/vector-index-worker.js');
-  if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
-  return built;
-}
 
 /**
  * Every vector index of the process lives in ONE worker thread (usearch's calls are synchronous:
@@ -84,7 +71,7 @@ export class VectorIndex {
   }
 
   private start(): Worker {
-    const w = new Worker(workerFile(), { workerData: this.options });
+    const w = new Worker(workerFile(__dirname, 'search', 'vector-index-worker.js'), { workerData: this.options });
     this.threadId = w.threadId;
     w.on('message', (reply: IndexReply) => {
       const p = this.waiting.get(reply.id);

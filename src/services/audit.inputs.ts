@@ -1,6 +1,8 @@
-import { IsIn, IsInt, IsISO8601, IsOptional, IsUUID, Max, Min } from 'class-validator';
-import { Field, ID, InputType, Int } from 'type-graphql';
+import { IsIn, IsISO8601, IsUUID } from 'class-validator';
+import { ID, InputType } from 'type-graphql';
 import { AUDIT_ACTIONS, AuditAction } from '../entities/base';
+import { NullableField } from './input-rules';
+import { LimitField, OffsetField } from './paging.inputs';
 
 export const AUDIT_DEFAULT_LIMIT = 50;
 export const AUDIT_MAX_LIMIT = 200;
@@ -8,43 +10,26 @@ export const AUDIT_MAX_LIMIT = 200;
 /** GET /audit-log filters (query string). */
 @InputType()
 export class AuditLogQuery {
-  @Field(() => ID, { nullable: true })
-  @IsOptional()
-  @IsUUID('all')
+  @NullableField(() => ID, IsUUID('all'))
   projectId?: string;
 
-  @Field(() => ID, { nullable: true })
-  @IsOptional()
-  @IsUUID('all')
+  @NullableField(() => ID, IsUUID('all'))
   actorId?: string;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsIn(AUDIT_ACTIONS)
+  @NullableField(() => String, IsIn(AUDIT_ACTIONS))
   action?: AuditAction;
 
   /** Inclusive lower bound on createdAt (ISO 8601). */
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @NullableField(() => String, IsISO8601({ strict: true }))
   from?: string;
 
   /** Inclusive upper bound on createdAt (ISO 8601). */
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @NullableField(() => String, IsISO8601({ strict: true }))
   to?: string;
 
-  @Field(() => Int, { nullable: true })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(AUDIT_MAX_LIMIT)
+  @LimitField(AUDIT_MAX_LIMIT, NullableField)
   limit?: number;
 
-  @Field(() => Int, { nullable: true })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
+  @OffsetField(undefined, NullableField)
   offset?: number;
 }

@@ -7,7 +7,7 @@ import { AUDIT_DEFAULT_LIMIT, AuditLogQuery } from './audit.inputs';
 import type { AuditRow } from '../presenters/audit.presenter';
 import { BaseService } from '../db/service-context';
 import { query } from '../db/sql';
-import { type AuditRecord, insertAuditEntry } from '../db/audit-entries';
+import { type AuditRecord, insertAuditEntry, userEntry } from '../db/audit-entries';
 
 export type { AuditRecord };
 
@@ -71,22 +71,14 @@ export class AuditService extends BaseService {
    */
   async recordUserAccessChange(tx: EntityManager, actor: Actor, change: UserAccessChange): Promise<void> {
     if (change.role && change.role.from !== change.role.to) {
-      await this.record(tx, actor, {
-        action: 'user_role_changed',
-        projectId: null,
-        targetType: 'user',
-        targetId: change.userId,
-        metadata: { role: change.role.to, previousRole: change.role.from },
-      });
+      await this.record(tx, actor, userEntry('user_role_changed', change.userId, { role: change.role.to, previousRole: change.role.from }));
     }
     if (change.status && change.status.from !== change.status.to) {
-      await this.record(tx, actor, {
-        action: 'user_status_changed',
-        projectId: null,
-        targetType: 'user',
-        targetId: change.userId,
-        metadata: { status: change.status.to, previousStatus: change.status.from },
-      });
+      await this.record(
+        tx,
+        actor,
+        userEntry('user_status_changed', change.userId, { status: change.status.to, previousStatus: change.status.from }),
+      );
     }
   }
 
@@ -105,22 +97,14 @@ export class AuditService extends BaseService {
   ): Promise<void> {
     if (from === to) return;
     if (from) {
-      await this.record(tx, actor, {
-        action: 'department_member_removed',
-        projectId: null,
-        targetType: 'user',
-        targetId: userId,
-        metadata: { departmentId: from, ...(reason ? { reason } : to ? { reason: 'moved' } : {}) },
-      });
+      await this.record(
+        tx,
+        actor,
+        userEntry('department_member_removed', userId, { departmentId: from, ...(reason ? { reason } : to ? { reason: 'moved' } : {}) }),
+      );
     }
     if (to) {
-      await this.record(tx, actor, {
-        action: 'department_member_added',
-        projectId: null,
-        targetType: 'user',
-        targetId: userId,
-        metadata: { departmentId: to },
-      });
+      await this.record(tx, actor, userEntry('department_member_added', userId, { departmentId: to }));
     }
   }
 

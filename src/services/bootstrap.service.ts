@@ -1,4 +1,5 @@
-import { User } from '../entities';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OrgPosition, PlatformRole, User } from '../entities';
 import { ValidationError } from '../errors';
 import { BaseService } from '../db/service-context';
 import { hashPassword, normalizeEmail } from '../auth/passwords';
@@ -34,28 +35,26 @@ export class BootstrapService extends BaseService {
     if (ceo) check(ceo, 'ceo');
     const result: BootstrapResult = { superadmin: 'exists', ceo: ceo ? 'exists' : 'skipped' };
     const em = this.em();
-    if (!(await em.count(User, { platformRole: 'superadmin' }))) {
-      const hash = await hashPassword(superadmin.password);
-      // the partial unique index makes a concurrent second bootstrap fail instead of creating two
-      const rows = await query(
-        em,
-        `insert into users (email, name, password_hash, platform_role, org_position, avatar_color)
-         values (?, ?, ?, 'superadmin', 'member', ?) on conflict do nothing returning id`,
-        [normalizeEmail(superadmin.email), superadmin.name.trim(), hash, avatarColorFor(superadmin.email)],
-      );
-      // another node may have won the race between the count and the insert
-      if (rows.length) result.superadmin = 'created';
+    // another node may have won the race between the count and the insert
+    if (!(await em.count(User, { platformRole: 'superadmin' })) && (await insertOnce(em, superadmin, 'superadmin', 'member'))) {
+      result.superadmin = 'created';
     }
-    if (ceo && !(await em.count(User, { orgPosition: 'ceo' }))) {
-      const hash = await hashPassword(ceo.password);
-      const rows = await query(
-        em,
-        `insert into users (email, name, password_hash, platform_role, org_position, avatar_color)
-         values (?, ?, ?, 'none', 'ceo', ?) on conflict do nothing returning id`,
-        [normalizeEmail(ceo.email), ceo.name.trim(), hash, avatarColorFor(ceo.email)],
-      );
-      if (rows.length) result.ceo = 'created';
-    }
+    if (ceo && !(await em.count(User, { orgPosition: 'ceo' })) && (await insertOnce(em, ceo, 'none', 'ceo'))) result.ceo = 'created';
     return result;
   }
+}
+
+/**
+ * Inserts the person with their platform role and org position; false when the row was not written
+ * because the partial unique indexes (one superadmin, one CEO) found one there already, which makes a
+ * concurrent second bootstrap create nobody instead of two.
+ */
+async function insertOnce(em: EntityManager, p: BootstrapPerson, platformRole: PlatformRole, orgPosition: OrgPosition): Promise<boolean> {
+  const rows = await query(
+    em,
+    `insert into users (email, name, password_hash, platform_role, org_position, avatar_color)
+     values (?, ?, ?, ?, ?, ?) on conflict do nothing returning id`,
+    [normalizeEmail(p.email), p.name.trim(), await hashPassword(p.password), platformRole, orgPosition, avatarColorFor(p.email)],
+  );
+  return rows.length > 0;
 }

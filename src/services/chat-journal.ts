@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PgListener } from '../db/pg-listener';
+import type { PgListener } from '../db/pg-listener';
 import { query } from '../db/sql';
 import type { ChatEvent } from '../presenters/chat-event.presenter';
-import { BaseService } from '../db/service-context';
+import { ListeningService } from './listening-service';
 
 /** The PostgreSQL channel on which a node says "stream <messageId> has new events" (payload: the id). */
 export const CHAT_STREAM_CHANNEL = 'docqa_chat_stream';
@@ -34,29 +34,21 @@ const terminal = (event: string) => event === 'done' || event === 'error';
  * stream can be found as soon as its id is known) and the last event (written before it is sent,
  * so a client that saw the end can also replay it).
  */
-export class ChatJournal extends BaseService {
-  private listener: PgListener | null = null;
+export class ChatJournal extends ListeningService {
   private readonly waiters = new Map<string, Set<() => void>>();
   /** The answers this process is generating, by message id: calling one stops it (POST …/stop, on any node). */
   private readonly generating = new Map<string, () => void>();
   private lastPrune = 0;
 
-  async start(): Promise<void> {
-    const listener = new PgListener(this.ctx.orm.config.get<'clientUrl', string>('clientUrl'), this.ctx.logger, 'docqa-chat-streams');
+  protected readonly connectionName = 'docqa-chat-streams';
+
+  protected listen(listener: PgListener): void {
     listener.on(CHAT_STREAM_CHANNEL, (id) => this.wake(id));
     listener.on(CHAT_STOP_CHANNEL, (id) => this.generating.get(id)?.());
     // notifications sent while the connection was down are gone: every reader looks again
     listener.onReconnect(() => {
       for (const id of [...this.waiters.keys()]) this.wake(id);
     });
-    await listener.start();
-    this.listener = listener;
-  }
-
-  async stop(): Promise<void> {
-    const l = this.listener;
-    this.listener = null;
-    await l?.stop();
   }
 
   /**

@@ -6,19 +6,16 @@ import { Citation, Conversation, Message, Project, User } from '../entities';
 import { ConflictError, NotFoundError } from '../errors';
 import { citedIndexes, ContextItem, PriorTurn } from '../llm/prompt';
 import type { AskInput, ChatMode } from './chat.inputs';
+import { cutAtWord } from '../util/cut-at-word';
 
 /** How a chat is stored: the conversation, the question with its history, and the answer. */
 /** How many earlier messages are considered for the prompt's history (then trimmed to the token budget). */
 const HISTORY_MESSAGES = 20;
 const TITLE_CHARS = 60;
 
-/** A conversation title from its first message: whitespace collapsed, about 60 characters, cut at a word. */
+/** A conversation title from its first message: whitespace collapsed, about 60 characters, cut at a word past half of it. */
 export function titleFrom(message: string): string {
-  const t = message.replace(/\s+/g, ' ').trim();
-  if (t.length <= TITLE_CHARS) return t;
-  const cut = t.slice(0, TITLE_CHARS);
-  const space = cut.lastIndexOf(' ');
-  return `${(space >= TITLE_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+  return cutAtWord(message, TITLE_CHARS, TITLE_CHARS / 2);
 }
 
 /** The answer a regenerate would replace, as `requireReplaceableAnswer` judges it; null when there is no such message. */
@@ -49,6 +46,23 @@ export async function conversationToAsk(em: EntityManager, actor: Actor, project
 }
 
 /**
+ * Before anything streams: the conversation the question goes to (conversationToAsk) and, for a
+ * regenerate, the question stored there and then in place of the exchange it replaces, so of two
+ * regenerates of one answer the second gets 409 `not_last_answer` instead of a stream that fails.
+ */
+export async function prepareQuestion(
+  em: EntityManager,
+  actor: Actor,
+  projectId: string,
+  input: AskInput & { mode: ChatMode },
+): Promise<{ conversationId: string | null; stored: StoredQuestion | null }> {
+  const conversationId = await conversationToAsk(em, actor, projectId, input);
+  if (!input.replaces) return { conversationId, stored: null };
+  const ask = { conversationId, message: input.message, mode: input.mode, replaces: input.replaces };
+  return { conversationId, stored: await storeQuestion(em.fork(), actor, projectId, ask) };
+}
+
+/**
  * The replaced answer and the question right before it leave the conversation (their feedback
  * goes with them: it rated words nobody sees any more). Under the conversation's row lock, so
  * two regenerates of one answer cannot both replace it: the second finds it gone (409).
@@ -69,6 +83,12 @@ async function removeExchange(tx: EntityManager, conversationId: string, answerI
   );
 }
 
+/** A stored question: its conversation, and the turns before it for the prompt. */
+export interface StoredQuestion {
+  id: string;
+  history: PriorTurn[];
+}
+
 /**
  * Creates the conversation when needed and stores the question (in place of the exchange it
  * `replaces`, if any); returns the earlier turns for the prompt.
@@ -77,8 +97,8 @@ export async function storeQuestion(
   em: EntityManager,
   actor: Actor,
   projectId: string,
-  ask: { conversationId: string | null; message: string; mode: ChatMode; replaces: string | null },
-): Promise<{ id: string; history: PriorTurn[] }> {
+  ask: { conversationId: string | null; message: string; mode: ChatMode; replaces?: string },
+): Promise<StoredQuestion> {
   const { conversationId, message, mode } = ask;
   return em.transactional(async (tx) => {
     let conversation: Conversation;

@@ -1,7 +1,8 @@
-import { IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
-import { Field, InputType, Int } from 'type-graphql';
+import { IsIn, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { Field, InputType } from 'type-graphql';
 import { FEEDBACK_RATINGS, type FeedbackRating } from '../entities/base';
-import { NameRule, Optional } from './input-rules';
+import { NameRule, Optional, OptionalField, RequiredField } from './input-rules';
+import { LimitField, OffsetField } from './paging.inputs';
 
 export const CHAT_MODES = ['docs', 'web', 'deep'] as const;
 export type ChatMode = (typeof CHAT_MODES)[number];
@@ -12,29 +13,24 @@ export const MAX_MESSAGE_LENGTH = 8000;
 /** POST /chat/projects/:projectId (and the GraphQL subscription). */
 @InputType()
 export class AskInput {
-  @Field()
-  @IsString()
-  @MaxLength(MAX_MESSAGE_LENGTH, { message: `message must be at most ${MAX_MESSAGE_LENGTH} characters` })
-  @Matches(/\S/, { message: 'message must not be empty' })
+  @RequiredField(
+    () => String,
+    IsString(),
+    MaxLength(MAX_MESSAGE_LENGTH, { message: `message must be at most ${MAX_MESSAGE_LENGTH} characters` }),
+    Matches(/\S/, { message: 'message must not be empty' }),
+  )
   message!: string;
 
   /** Omit to start a new conversation. */
-  @Field({ nullable: true })
-  @Optional()
-  @IsUUID('all')
+  @OptionalField(() => String, IsUUID('all'))
   conversationId?: string;
 
   /** `<provider_slug>/<model_name>` or a bare `<model_name>`. */
-  @Field({ nullable: true })
-  @Optional()
-  @IsString()
-  @MaxLength(300)
+  @OptionalField(() => String, IsString(), MaxLength(300))
   modelId?: string;
 
   /** Defaults to `docs`. */
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn(CHAT_MODES)
+  @OptionalField(() => String, IsIn(CHAT_MODES))
   mode?: ChatMode;
 
   /** Regenerate: the conversation's last answer, replaced by this question's answer. */
@@ -52,17 +48,10 @@ export class AskInput {
 /** Paging of conversation lists (query string). */
 @InputType()
 export class ConversationListQuery {
-  @Field(() => Int, { nullable: true })
-  @Optional()
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @LimitField(200)
   limit?: number;
 
-  @Field(() => Int, { nullable: true })
-  @Optional()
-  @IsInt()
-  @Min(0)
+  @OffsetField()
   offset?: number;
 }
 
@@ -79,30 +68,23 @@ export class ConversationSearchQuery extends ConversationListQuery {
 /** PATCH /chat/conversations/:id. */
 @InputType()
 export class RenameConversationInput {
-  @Field()
-  @NameRule(200)
+  @RequiredField(() => String, NameRule(200))
   title!: string;
 }
 
 /** POST /chat/messages/:messageId/feedback: thumbs up or down on an answer, with an optional comment. */
 @InputType()
 export class FeedbackInput {
-  @Field(() => String)
-  @IsIn(FEEDBACK_RATINGS)
+  @RequiredField(() => String, IsIn(FEEDBACK_RATINGS))
   rating!: FeedbackRating;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsString()
-  @MaxLength(2000)
+  @OptionalField(() => String, IsString(), MaxLength(2000))
   comment?: string;
 }
 
 /** GET /projects/:projectId/feedback (admin): newest first, paged, optionally one rating. */
 @InputType()
 export class FeedbackListQuery extends ConversationListQuery {
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn(FEEDBACK_RATINGS)
+  @OptionalField(() => String, IsIn(FEEDBACK_RATINGS))
   rating?: FeedbackRating;
 }

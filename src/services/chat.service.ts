@@ -9,7 +9,7 @@ import { buildPrompt, ContextItem, estimateTokens } from '../llm/prompt';
 import { UpstreamAbortedError, UpstreamError } from '../llm/upstream-http';
 import { presentSource } from '../presenters/conversation.presenter';
 import { AskInput, ChatMode } from './chat.inputs';
-import { citationsFor, conversationToAsk, storeAssistant, storeQuestion } from './chat-store';
+import { citationsFor, prepareQuestion, storeAssistant, storeQuestion, type StoredQuestion } from './chat-store';
 import type { ChatJournal, NumberedChatEvent } from './chat-journal';
 import { documentContext, webContext } from './chat-context';
 import { BaseService, ServiceContext } from '../db/service-context';
@@ -25,8 +25,8 @@ interface RunInput {
   actor: Actor;
   project: { id: string; instructions: string; model: string | null; temperature: number | null };
   conversationId: string | null;
-  /** Regenerate: the answer whose exchange this question replaces. */
-  replaces: string | null;
+  /** A regenerate's question, already stored in place of the exchange it replaces (prepareQuestion). */
+  stored: StoredQuestion | null;
   message: string;
   mode: ChatMode;
   modelId: string | null;
@@ -92,7 +92,7 @@ export class ChatService extends BaseService {
         `Mode "${mode}" needs web search, which is not configured on this server (SEARCH_API_KEY is unset)`,
       );
     }
-    const conversationId = await conversationToAsk(em, actor, project.id, input);
+    const { conversationId, stored } = await prepareQuestion(em, actor, project.id, { ...input, mode });
     const settings = project.settings ?? {};
     const events = this.stream(
       {
@@ -104,7 +104,7 @@ export class ChatService extends BaseService {
           temperature: typeof settings.temperature === 'number' ? settings.temperature : null,
         },
         conversationId,
-        replaces: input.replaces ?? null,
+        stored,
         message: input.message,
         mode,
         modelId: input.modelId?.trim() || null,
@@ -198,7 +198,7 @@ export class ChatService extends BaseService {
       // 1. provider, conversation, user message (stored before anything streams)
       const [target, question] = await Promise.all([
         this.deps.providers.resolveForChat({ modelId: input.modelId, projectModel: project.model }),
-        storeQuestion(this.freshEm(), actor, project.id, { conversationId: input.conversationId, message, mode, replaces: input.replaces }),
+        input.stored ?? storeQuestion(this.freshEm(), actor, project.id, { conversationId: input.conversationId, message, mode }),
       ]);
       const { id, history } = question;
       model = target.label;

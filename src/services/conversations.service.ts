@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../access/actor';
 import { accessibleProjectsCte } from '../access/project-access.sql';
 import { checkConversationAccess, checkProjectAccess, conversationProjectsToCheck } from '../access/read-rules';
@@ -10,6 +11,7 @@ import type { RenameConversationInput } from './chat.inputs';
 import { Batch, groupBy, one, splitVerdicts } from './batch';
 import { BaseService } from '../db/service-context';
 import { query } from '../db/sql';
+import { listPerProject } from './project-batch';
 
 export interface ConversationRead {
   conversation: Conversation & { projectId: string };
@@ -79,9 +81,17 @@ export class ConversationsService extends BaseService {
   /** The caller's own conversations in each project (`use` on each), newest first, `page` applied per project, in two queries. */
   async listByProjects(actor: Actor, projectIds: readonly string[], page: ConversationPage = {}): Promise<Batch<ConversationRow[]>> {
     const em = this.em();
-    const out: Batch<ConversationRow[]> = new Map();
-    const allowed = splitVerdicts(await checkProjectAccess(em, actor, projectIds, 'use'), out);
-    if (!allowed.length) return out;
+    return listPerProject(
+      em,
+      actor,
+      projectIds,
+      (allowed) => this.ownConversations(em, actor, allowed, page),
+      (r) => r.projectId,
+    );
+  }
+
+  /** The caller's own conversations in the `allowed` projects, newest first, `page` applied per project. */
+  private async ownConversations(em: EntityManager, actor: Actor, allowed: string[], page: ConversationPage): Promise<ConversationRow[]> {
     const offset = page.offset ?? 0;
     const search = page.search?.trim() ? containing(page.search.trim()) : undefined;
     const rows: Array<{ id: string; title: string; project_id: string; created_at: Date; updated_at: Date; message_count: number }> =
@@ -101,7 +111,7 @@ export class ConversationsService extends BaseService {
        order by r.updated_at desc, r.id desc`,
         [allowed, actor.id, search ?? null, search ?? '', search ?? '', offset, offset + (page.limit ?? 100)],
       );
-    const listed = rows.map((r) => ({
+    return rows.map((r) => ({
       id: r.id,
       title: r.title,
       projectId: r.project_id,
@@ -109,8 +119,6 @@ export class ConversationsService extends BaseService {
       updatedAt: r.updated_at,
       messageCount: r.message_count,
     }));
-    for (const [id, list] of groupBy(allowed, listed, (r) => r.projectId)) out.set(id, list);
-    return out;
   }
 
   /** PATCH /chat/conversations/:id: a new title, by the conversation's author (others: the read's 404, or 403 for staff). */

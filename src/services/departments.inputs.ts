@@ -1,62 +1,40 @@
 import { IsBoolean } from 'class-validator';
-import { Field, InputType } from 'type-graphql';
-import { DescriptionRule, HexColorRule, NameRule, Optional, rules, UserIdsRule } from './input-rules';
-
-/** The optional fields creation and update share, each declared once (GraphQL type, optional, rules). */
-const DepartmentField = {
-  color: (): PropertyDecorator =>
-    rules(
-      Field(() => String, { nullable: true }),
-      Optional(),
-      HexColorRule(),
-    ),
-  description: (): PropertyDecorator =>
-    rules(
-      Field(() => String, { nullable: true }),
-      Optional(),
-      DescriptionRule(),
-    ),
-};
+import { InputType } from 'type-graphql';
+import { DescriptionRule, HexColorRule, NameRule, OptionalField, RequiredField, UserIdsRule } from './input-rules';
 
 @InputType()
 export class CreateDepartmentInput {
-  @Field()
-  @NameRule()
+  @RequiredField(() => String, NameRule())
   name!: string;
 
   /** Defaults to a neutral slate. */
-  @DepartmentField.color()
+  @OptionalField(() => String, HexColorRule())
   color?: string;
 
   /** Defaults to "". */
-  @DepartmentField.description()
+  @OptionalField(() => String, DescriptionRule())
   description?: string;
 }
 
 @InputType()
 export class UpdateDepartmentInput {
-  @Field({ nullable: true })
-  @Optional()
-  @NameRule()
+  @OptionalField(() => String, NameRule())
   name?: string;
 
-  @DepartmentField.color()
+  @OptionalField(() => String, HexColorRule())
   color?: string;
 
-  @DepartmentField.description()
+  @OptionalField(() => String, DescriptionRule())
   description?: string;
 }
 
 /** POST /departments/:id/members. */
 @InputType()
 export class AddDepartmentMembersInput {
-  @Field(() => [String])
-  @UserIdsRule()
+  @RequiredField(() => [String], UserIdsRule())
   userIds!: string[];
 
   /** Move users who belong to another department instead of answering 409. */
-  @Field({ nullable: true })
-  @Optional()
-  @IsBoolean()
+  @OptionalField(() => Boolean, IsBoolean())
   replace?: boolean;
 }

@@ -15,6 +15,7 @@ import type { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartment
 import { dropGroupsOutsideDepartment } from './groups.service';
 import { isOutsideDepartments } from './users.service';
 import { query } from '../db/sql';
+import { findByIdOr } from './find-by-id';
 
 export interface DepartmentView {
   department: Department;
@@ -203,10 +204,8 @@ export class DepartmentsService extends BaseService {
     });
   }
 
-  private async load(em: EntityManager, id: string): Promise<Department> {
-    const department = await em.findOne(Department, { id });
-    if (!department) throw notFound();
-    return department;
+  private load(em: EntityManager, id: string): Promise<Department> {
+    return findByIdOr(em, Department, id, notFound);
   }
 
   private memberList(em: EntityManager, id: string): Promise<User[]> {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Actor } from '../access/actor';
-import { checkProjectAccess, requireTier } from '../access/read-rules';
+import { requireTier } from '../access/read-rules';
 import { Document, Project, User } from '../entities';
 import type { Tier } from '../entities/base';
 import { NotFoundError, ValidationError } from '../errors';
@@ -12,7 +12,7 @@ import { query } from '../db/sql';
 import { removeOriginal, storeOriginal } from '../ingest/originals';
 import { DocumentProgress, IngestPipeline, SUPPORTED } from '../ingest/pipeline';
 import { isUuid } from '../validation';
-import { type Batch, groupBy, one, splitVerdicts } from './batch';
+import { type Batch, one } from './batch';
 import { BaseService, ServiceContext } from '../db/service-context';
 import type { SearchWing } from '../search';
 import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
@@ -20,6 +20,7 @@ import type { ListDocumentsInput, UploadFileInput } from './documents.inputs';
 export { ANALYSIS_VERSION } from '../ingest/pipeline';
 export type { DocumentProgress } from '../ingest/progress';
 import type { ChunkSource, UploadResult } from '../presenters/document.presenter';
+import { listPerProject } from './project-batch';
 export type { ChunkSource, UploadResult };
 
 /** Options of an upload that apply to all its files. */
@@ -122,17 +123,16 @@ export class DocumentsService extends BaseService {
    */
   async listMany(actor: Actor, projectIds: readonly string[], input: ListDocumentsInput = {}): Promise<Batch<Document[]>> {
     const em = this.em();
-    const out: Batch<Document[]> = new Map();
-    const allowed = splitVerdicts(await checkProjectAccess(em, actor, projectIds, 'use'), out);
-    if (!allowed.length) return out;
-    const docs = await em.find(
-      Document,
-      { project: { $in: allowed }, ...(input.status ? { status: input.status } : {}) },
-      { orderBy: { createdAt: 'desc', id: 'asc' } },
-    );
-    await this.search.embeddingProgress(em, docs);
-    for (const [id, ds] of groupBy(allowed, docs, (d) => d.project.id)) out.set(id, ds);
-    return out;
+    const read = async (allowed: string[]) => {
+      const docs = await em.find(
+        Document,
+        { project: { $in: allowed }, ...(input.status ? { status: input.status } : {}) },
+        { orderBy: { createdAt: 'desc', id: 'asc' } },
+      );
+      await this.search.embeddingProgress(em, docs);
+      return docs;
+    };
+    return listPerProject(em, actor, projectIds, read, (d) => d.project.id);
   }
 
   /** GET /chat/chunks/:chunkId/source (`use` on the chunk's project). */

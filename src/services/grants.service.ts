@@ -2,17 +2,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ACTOR_COLUMNS, actorFromRow, type Actor, type ActorRow } from '../access/actor';
 import { accessTo, type AccessSource } from '../access/resolver';
 import { gates } from '../access/gates';
-import { checkProjectAccess } from '../access/read-rules';
 import { requireTier } from '../access/read-rules';
 import type { TargetType, Tier } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
-import { Batch, groupBy, one, splitVerdicts } from './batch';
+import { Batch, one } from './batch';
 import { BaseService, ServiceContext } from '../db/service-context';
 import type { UpsertGrantInput } from './grants.inputs';
 import type { GrantRow, GrantsByUser, UserGrantRow } from '../presenters/grant.presenter';
 import { query } from '../db/sql';
+import { listPerProject } from './project-batch';
 export type { GrantRow, GrantsByUser, UserGrantRow };
 
 /** The three target columns of a grant; exactly one is set (spec invariant). */
@@ -152,12 +152,13 @@ export class GrantsService extends BaseService {
   /** `use` tier on each project: the grants of many projects in two queries (access, then grants). */
   async listMany(actor: Actor, projectIds: readonly string[]): Promise<Batch<GrantRow[]>> {
     const em = this.em();
-    const out: Batch<GrantRow[]> = new Map();
-    const allowed = splitVerdicts(await checkProjectAccess(em, actor, projectIds, 'use'), out);
-    if (!allowed.length) return out;
-    const rows = await readGrants(em, 'g.project_id = any(array[?]::uuid[])', [allowed]);
-    for (const [id, grants] of groupBy(allowed, rows, (g) => g.project_id)) out.set(id, grants);
-    return out;
+    return listPerProject(
+      em,
+      actor,
+      projectIds,
+      (allowed) => readGrants(em, 'g.project_id = any(array[?]::uuid[])', [allowed]),
+      (g) => g.project_id,
+    );
   }
 
   /** `full` tier. Deletes one grant of the project and records it, in one transaction. */

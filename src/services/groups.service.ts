@@ -12,6 +12,7 @@ import { BaseService, ServiceContext } from '../db/service-context';
 import type { PageInput, Paged } from './page';
 import type { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from './groups.inputs';
 import { query } from '../db/sql';
+import { findByIdOr } from './find-by-id';
 
 export interface GroupView {
   group: Group;
@@ -195,11 +196,8 @@ export class GroupsService extends BaseService {
     });
   }
 
-  private async load(em: EntityManager, id: string): Promise<Group> {
-    if (!isUuid(id)) throw notFound();
-    const group = await em.findOne(Group, { id }, { populate: ['department'] });
-    if (!group) throw notFound();
-    return group;
+  private load(em: EntityManager, id: string): Promise<Group> {
+    return findByIdOr(em, Group, id, notFound, ['department']);
   }
 
   private async view(em: EntityManager, group: Group): Promise<GroupView> {

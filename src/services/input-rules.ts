@@ -1,5 +1,17 @@
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import { Field } from 'type-graphql';
 
 /**
  * Optional, but never null: an absent field skips validation, while an explicit null still runs
@@ -41,3 +53,17 @@ export const HexColorRule = (): PropertyDecorator => rules(IsString(), Matches(H
 
 /** A list of user ids for a membership change (1–500 uuids). */
 export const UserIdsRule = (): PropertyDecorator => rules(IsArray(), ArrayMinSize(1), ArrayMaxSize(500), IsUUID('all', { each: true }));
+
+/** A field's GraphQL type, as type-graphql's Field takes it (`() => String`, `() => [ID]`). */
+type FieldType = NonNullable<Parameters<typeof Field>[0]>;
+
+/** A required field: its GraphQL type and its rules as one decorator. */
+export const RequiredField = (type: FieldType, ...checks: PropertyDecorator[]): PropertyDecorator => rules(Field(type), ...checks);
+
+/** An optional field that refuses null (Optional): its nullable GraphQL type and its rules as one decorator. */
+export const OptionalField = (type: FieldType, ...checks: PropertyDecorator[]): PropertyDecorator =>
+  rules(Field(type, { nullable: true }), Optional(), ...checks);
+
+/** An optional field for which null too skips the rules (IsOptional): a null that clears a value, or a query filter. */
+export const NullableField = (type: FieldType, ...checks: PropertyDecorator[]): PropertyDecorator =>
+  rules(Field(type, { nullable: true }), IsOptional(), ...checks);

@@ -9,6 +9,7 @@ import { isUuid } from '../validation';
 import type { AuditService } from './audit.service';
 import { BaseService, ServiceContext } from '../db/service-context';
 import type { CreateKeyInput, ListKeysQuery } from './keys.inputs';
+import { keyEntry } from '../db/audit-entries';
 
 /** Keys for programs (issue 38): create (secret shown once), list, revoke; REST and GraphQL call these. */
 export class KeysService extends BaseService {
@@ -37,13 +38,17 @@ export class KeysService extends BaseService {
         expiresAt,
       });
       await em.flush();
-      await this.audit.record(em, actor, {
-        action: 'key_created',
-        projectId: null,
-        targetType: 'key',
-        targetId: k.id,
-        metadata: { name: k.name, tier: k.tier, projectIds: k.projectIds ?? null, platform: k.platform, expiresAt: k.expiresAt ?? null },
-      });
+      await this.audit.record(
+        em,
+        actor,
+        keyEntry('key_created', k.id, {
+          name: k.name,
+          tier: k.tier,
+          projectIds: k.projectIds ?? null,
+          platform: k.platform,
+          expiresAt: k.expiresAt ?? null,
+        }),
+      );
       return k;
     });
     return { key, secret };
@@ -72,13 +77,7 @@ export class KeysService extends BaseService {
       }
       key.revokedAt = new Date();
       await em.flush();
-      await this.audit.record(em, actor, {
-        action: 'key_revoked',
-        projectId: null,
-        targetType: 'key',
-        targetId: key.id,
-        metadata: { name: key.name, ownerId: key.user.id },
-      });
+      await this.audit.record(em, actor, keyEntry('key_revoked', key.id, { name: key.name, ownerId: key.user.id }));
       // streams opened with the key end on every node (the live-access listener re-checks the owner's streams)
       await query(em, `select pg_notify(?, json_build_object('u', ?::text)::text)`, [ACCESS_CHANNEL, key.user.id]);
     });

@@ -9,8 +9,9 @@ import {
   LiveStreams,
   parseAccessChange,
 } from '../access/live-streams';
-import { PgListener } from '../db/pg-listener';
-import { BaseService, ServiceContext } from '../db/service-context';
+import type { PgListener } from '../db/pg-listener';
+import type { ServiceContext } from '../db/service-context';
+import { ListeningService } from './listening-service';
 
 const LOST = Symbol('lost');
 
@@ -94,27 +95,19 @@ export class LiveTicket {
  * on the access channel (one connection per process), re-checks the streams a change names, and
  * ends those that lost access. After the listener reconnects, every stream is re-checked.
  */
-export class LiveAccessService extends BaseService {
+export class LiveAccessService extends ListeningService {
   readonly streams: LiveStreams;
-  private listener: PgListener | null = null;
 
   constructor(ctx: ServiceContext) {
     super(ctx);
     this.streams = new LiveStreams(ctx.config.live.maxPerUser);
   }
 
-  async start(): Promise<void> {
-    const listener = new PgListener(this.ctx.orm.config.get<'clientUrl', string>('clientUrl'), this.ctx.logger, 'docqa-live-access');
+  protected readonly connectionName = 'docqa-live-access';
+
+  protected listen(listener: PgListener): void {
     listener.on(ACCESS_CHANNEL, (payload) => this.changed(parseAccessChange(payload)));
     listener.onReconnect(() => this.changed({ all: true }));
-    await listener.start();
-    this.listener = listener;
-  }
-
-  async stop(): Promise<void> {
-    const l = this.listener;
-    this.listener = null;
-    await l?.stop();
   }
 
   /** Registers a stream of `actor` (429 `rate_limited` over the per-user cap). */

@@ -4,7 +4,6 @@ import {
   IsInt,
   IsNumber,
   IsObject,
-  IsOptional,
   IsString,
   IsUUID,
   Matches,
@@ -14,8 +13,11 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { Field, Float, ID, InputType, Int } from 'type-graphql';
-import { DescriptionRule, HexColorRule, Optional, rules } from './input-rules';
+import { Float, ID, InputType, Int } from 'type-graphql';
+import { DescriptionRule, HexColorRule, NullableField, OptionalField, RequiredField, rules } from './input-rules';
+
+/** A model name in the project's settings: `<provider_slug>/<model>` or a bare name. */
+const ModelNameRule = (): PropertyDecorator => rules(IsString(), MinLength(1), MaxLength(200));
 
 /**
  * Project settings. Every key is optional on update and merged into the stored settings;
@@ -23,41 +25,21 @@ import { DescriptionRule, HexColorRule, Optional, rules } from './input-rules';
  */
 @InputType()
 export class ProjectSettingsInput {
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @NullableField(() => String, ModelNameRule())
   model?: string | null;
 
-  @Field(() => Float, { nullable: true })
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
-  @Max(2)
+  @NullableField(() => Float, IsNumber({ allowNaN: false, allowInfinity: false }), Min(0), Max(2))
   temperature?: number | null;
 
-  @Field(() => Int, { nullable: true })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(50)
+  @NullableField(() => Int, IsInt(), Min(1), Max(50))
   topK?: number | null;
 
   /** The embedding model retrieval uses: `<provider_slug>/<model>` or a bare name; null falls back to the default. */
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @NullableField(() => String, ModelNameRule())
   embeddingModel?: string | null;
 
   /** The reranker retrieval uses: `<provider_slug>/<model>` or a bare name a provider lists; null falls back to the default. */
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @NullableField(() => String, ModelNameRule())
   rerankModel?: string | null;
 }
 
@@ -68,35 +50,13 @@ const ProjectNameRule = (): PropertyDecorator => rules(IsString(), Matches(/\S/,
  * optionality (a null description clears it; the others refuse null) and its rules.
  */
 const ProjectField = {
-  description: (): PropertyDecorator =>
-    rules(
-      Field(() => String, { nullable: true }),
-      IsOptional(),
-      DescriptionRule(),
-    ),
-  color: (): PropertyDecorator =>
-    rules(
-      Field(() => String, { nullable: true }),
-      Optional(),
-      HexColorRule(),
-    ),
-  isPrivate: (): PropertyDecorator =>
-    rules(
-      Field(() => Boolean, { nullable: true }),
-      Optional(),
-      IsBoolean(),
-    ),
-  instructions: (): PropertyDecorator =>
-    rules(
-      Field(() => String, { nullable: true }),
-      Optional(),
-      IsString(),
-      MaxLength(20000),
-    ),
-  settings: (): PropertyDecorator =>
-    rules(
-      Field(() => ProjectSettingsInput, { nullable: true }),
-      Optional(),
+  description: () => NullableField(() => String, DescriptionRule()),
+  color: () => OptionalField(() => String, HexColorRule()),
+  isPrivate: () => OptionalField(() => Boolean, IsBoolean()),
+  instructions: () => OptionalField(() => String, IsString(), MaxLength(20000)),
+  settings: () =>
+    OptionalField(
+      () => ProjectSettingsInput,
       IsObject(),
       ValidateNested(),
       Type(() => ProjectSettingsInput),
@@ -105,8 +65,7 @@ const ProjectField = {
 
 @InputType()
 export class CreateProjectInput {
-  @Field(() => String)
-  @ProjectNameRule()
+  @RequiredField(() => String, ProjectNameRule())
   name!: string;
 
   @ProjectField.description()
@@ -129,9 +88,7 @@ export class CreateProjectInput {
 /** PATCH /projects/:id — any subset; settings keys are merged. */
 @InputType()
 export class UpdateProjectInput {
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @ProjectNameRule()
+  @OptionalField(() => String, ProjectNameRule())
   name?: string;
 
   @ProjectField.description()
@@ -150,8 +107,6 @@ export class UpdateProjectInput {
   settings?: ProjectSettingsInput;
 
   /** Transfers ownership: needs `full` tier, and the new owner must be admin or superadmin. */
-  @Field(() => ID, { nullable: true })
-  @Optional()
-  @IsUUID('all')
+  @OptionalField(() => ID, IsUUID('all'))
   ownerId?: string;
 }

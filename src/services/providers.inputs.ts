@@ -12,9 +12,9 @@ import {
   MinLength,
   ValidateBy,
 } from 'class-validator';
-import { Field, InputType } from 'type-graphql';
+import { InputType } from 'type-graphql';
 import { PROVIDER_TYPES, ProviderType } from '../entities/base';
-import { NameRule, Optional, rules } from './input-rules';
+import { NameRule, OptionalField, RequiredField, rules } from './input-rules';
 
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const MAX_MODELS = 100;
@@ -70,57 +70,33 @@ const ApiKeyRule = (): PropertyDecorator => rules(IsString(), MaxLength(1000));
 
 /** The optional fields creation and update share, each declared once (GraphQL type, optional, rules). */
 const ProviderField = {
-  type: (): PropertyDecorator =>
-    rules(
-      Field(() => String, { nullable: true }),
-      Optional(),
-      IsIn(PROVIDER_TYPES),
-    ),
-  apiKey: (): PropertyDecorator =>
-    rules(
-      Field(() => String, { nullable: true }),
-      Optional(),
-      ApiKeyRule(),
-    ),
+  type: () => OptionalField(() => String, IsIn(PROVIDER_TYPES)),
+  apiKey: () => OptionalField(() => String, ApiKeyRule()),
   /** Embedding models served at `POST {baseUrl}/embeddings`, reranking models at `POST {baseUrl}/rerank`; may be empty. */
-  modelNames: (): PropertyDecorator =>
-    rules(
-      Field(() => [String], { nullable: true }),
-      Optional(),
-      ModelNames(),
-    ),
-  flag: (): PropertyDecorator =>
-    rules(
-      Field(() => Boolean, { nullable: true }),
-      Optional(),
-      IsBoolean(),
-    ),
+  modelNames: () => OptionalField(() => [String], ModelNames()),
+  flag: () => OptionalField(() => Boolean, IsBoolean()),
 };
 
 @InputType()
 export class CreateProviderInput {
-  @Field()
-  @NameRule()
+  @RequiredField(() => String, NameRule())
   name!: string;
 
-  @Field()
-  @SlugRule()
+  @RequiredField(() => String, SlugRule())
   slug!: string;
 
   /** Defaults to `custom`. */
   @ProviderField.type()
   type?: ProviderType;
 
-  @Field()
-  @BaseUrlRule()
+  @RequiredField(() => String, BaseUrlRule())
   baseUrl!: string;
 
   /** May be empty for upstreams that need no key. Write-only. */
   @ProviderField.apiKey()
   apiKey?: string;
 
-  @Field(() => [String])
-  @ModelNames(true)
+  @RequiredField(() => [String], ModelNames(true))
   models!: string[];
 
   @ProviderField.modelNames()
@@ -139,31 +115,23 @@ export class CreateProviderInput {
 
 @InputType()
 export class UpdateProviderInput {
-  @Field({ nullable: true })
-  @Optional()
-  @NameRule()
+  @OptionalField(() => String, NameRule())
   name?: string;
 
-  @Field({ nullable: true })
-  @Optional()
-  @SlugRule()
+  @OptionalField(() => String, SlugRule())
   slug?: string;
 
   @ProviderField.type()
   type?: ProviderType;
 
-  @Field({ nullable: true })
-  @Optional()
-  @BaseUrlRule()
+  @OptionalField(() => String, BaseUrlRule())
   baseUrl?: string;
 
   /** spec: an empty apiKey keeps the stored key. */
   @ProviderField.apiKey()
   apiKey?: string;
 
-  @Field(() => [String], { nullable: true })
-  @Optional()
-  @ModelNames(true)
+  @OptionalField(() => [String], ModelNames(true))
   models?: string[];
 
   @ProviderField.modelNames()
@@ -182,15 +150,12 @@ export class UpdateProviderInput {
 /** POST /providers/:id/test (and /providers/draft/test); body values override the stored ones. */
 @InputType()
 export class TestProviderInput {
-  @Field({ nullable: true })
-  @Optional()
-  @BaseUrlRule()
+  @OptionalField(() => String, BaseUrlRule())
   baseUrl?: string;
 
   @ProviderField.apiKey()
   apiKey?: string;
 
-  @Field()
-  @NameRule(200)
+  @RequiredField(() => String, NameRule(200))
   model!: string;
 }

@@ -1,59 +1,44 @@
-import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { Field, InputType, Int } from 'type-graphql';
+import { IsEmail, IsIn, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { InputType } from 'type-graphql';
 import { ORG_POSITIONS, OrgPosition, PLATFORM_ROLES, PlatformRole, USER_STATUSES, UserStatus } from '../entities/base';
-import { MAX_PASSWORD, MIN_PASSWORD, NameRule, Optional, rules, Trim } from './input-rules';
+import { MAX_PASSWORD, MIN_PASSWORD, NameRule, NullableField, OptionalField, RequiredField, rules, Trim } from './input-rules';
+import { LimitField, OffsetField } from './paging.inputs';
 
 export const USERS_DEFAULT_LIMIT = 50;
 export const USERS_MAX_LIMIT = 200;
 
-/** GET /users query. `limit` above the maximum is capped (DESIGN §3), not refused. */
-@InputType()
-export class ListUsersQuery {
-  @Field({ nullable: true })
-  @Optional()
-  @IsString()
-  @MaxLength(200)
-  search?: string;
-
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn([...PLATFORM_ROLES])
-  platformRole?: PlatformRole;
-
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn([...ORG_POSITIONS])
-  orgPosition?: OrgPosition;
-
-  @Field({ nullable: true })
-  @Optional()
-  @IsUUID('all')
-  departmentId?: string;
-
-  /** `active` or `inactive` (the web app's People filter). */
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn([...USER_STATUSES])
-  status?: UserStatus;
-
-  @Field(() => Int, { nullable: true })
-  @Optional()
-  @IsInt()
-  @Min(1)
-  @Max(2_147_483_647)
-  limit?: number;
-
-  @Field(() => Int, { nullable: true })
-  @Optional()
-  @IsInt()
-  @Min(0)
-  @Max(2_147_483_647)
-  offset?: number;
-}
-
 const EmailRule = (): PropertyDecorator => rules(Trim(), IsEmail({}, { message: 'email must be an email address' }), MaxLength(320));
 const PasswordRule = (): PropertyDecorator =>
   rules(IsString(), MinLength(MIN_PASSWORD, { message: `password must be at least ${MIN_PASSWORD} characters` }), MaxLength(MAX_PASSWORD));
+const PlatformRoleRule = (): PropertyDecorator => IsIn([...PLATFORM_ROLES]);
+const OrgPositionRule = (): PropertyDecorator => IsIn([...ORG_POSITIONS]);
+const StatusRule = (): PropertyDecorator => IsIn([...USER_STATUSES]);
+
+/** GET /users query. `limit` above the maximum is capped (DESIGN §3), not refused. */
+@InputType()
+export class ListUsersQuery {
+  @OptionalField(() => String, IsString(), MaxLength(200))
+  search?: string;
+
+  @OptionalField(() => String, PlatformRoleRule())
+  platformRole?: PlatformRole;
+
+  @OptionalField(() => String, OrgPositionRule())
+  orgPosition?: OrgPosition;
+
+  @OptionalField(() => String, IsUUID('all'))
+  departmentId?: string;
+
+  /** `active` or `inactive` (the web app's People filter). */
+  @OptionalField(() => String, StatusRule())
+  status?: UserStatus;
+
+  @LimitField(2_147_483_647)
+  limit?: number;
+
+  @OffsetField(2_147_483_647)
+  offset?: number;
+}
 
 /**
  * POST /users. `platformRole` accepts `superadmin` at the validation layer so the service can answer
@@ -61,68 +46,47 @@ const PasswordRule = (): PropertyDecorator =>
  */
 @InputType()
 export class CreateUserInput {
-  @Field()
-  @EmailRule()
+  @RequiredField(() => String, EmailRule())
   email!: string;
 
-  @Field()
-  @NameRule(200)
+  @RequiredField(() => String, NameRule(200))
   name!: string;
 
-  @Field()
-  @PasswordRule()
+  @RequiredField(() => String, PasswordRule())
   password!: string;
 
-  @Field(() => String)
-  @IsIn([...PLATFORM_ROLES])
+  @RequiredField(() => String, PlatformRoleRule())
   platformRole!: PlatformRole;
 
-  @Field(() => String)
-  @IsIn([...ORG_POSITIONS])
+  @RequiredField(() => String, OrgPositionRule())
   orgPosition!: OrgPosition;
 
   /** Omitted (or null) for platform staff and the CEO. */
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsUUID('all')
+  @NullableField(() => String, IsUUID('all'))
   departmentId?: string | null;
 }
 
 /** PATCH /users/:id: any subset. `departmentId: null` removes the user from their department. */
 @InputType()
 export class UpdateUserInput {
-  @Field({ nullable: true })
-  @Optional()
-  @EmailRule()
+  @OptionalField(() => String, EmailRule())
   email?: string;
 
-  @Field({ nullable: true })
-  @Optional()
-  @NameRule(200)
+  @OptionalField(() => String, NameRule(200))
   name?: string;
 
-  @Field({ nullable: true })
-  @Optional()
-  @PasswordRule()
+  @OptionalField(() => String, PasswordRule())
   password?: string;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn([...PLATFORM_ROLES])
+  @OptionalField(() => String, PlatformRoleRule())
   platformRole?: PlatformRole;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn([...ORG_POSITIONS])
+  @OptionalField(() => String, OrgPositionRule())
   orgPosition?: OrgPosition;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsUUID('all')
+  @NullableField(() => String, IsUUID('all'))
   departmentId?: string | null;
 
-  @Field(() => String, { nullable: true })
-  @Optional()
-  @IsIn([...USER_STATUSES])
+  @OptionalField(() => String, StatusRule())
   status?: UserStatus;
 }

@@ -22,6 +22,7 @@ import { BaseService, ServiceContext } from '../db/service-context';
 import { dropGroupsOutsideDepartment } from './groups.service';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput, USERS_DEFAULT_LIMIT, USERS_MAX_LIMIT } from './users.inputs';
 import { query } from '../db/sql';
+import { findByIdOr } from './find-by-id';
 
 export interface UserPage {
   users: User[];
@@ -217,11 +218,8 @@ export class UsersService extends BaseService {
     });
   }
 
-  private async load(em: EntityManager, id: string): Promise<User> {
-    if (!isUuid(id)) throw notFound();
-    const user = await em.findOne(User, { id }, { populate: ['department'] });
-    if (!user) throw notFound();
-    return user;
+  private load(em: EntityManager, id: string): Promise<User> {
+    return findByIdOr(em, User, id, notFound, ['department']);
   }
 
   private async department(em: EntityManager, id: string): Promise<Department> {

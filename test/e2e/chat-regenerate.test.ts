@@ -97,6 +97,20 @@ describe('regenerating the last answer', () => {
     );
   });
 
+  it('of two regenerates of one answer at once, one streams and the other gets 409 not_last_answer before any stream', async () => {
+    const { project, user } = await asker();
+    const { conversationId, messageId } = metaOf(await ask(user.token, project.id, { message: 'Which one?' }));
+    const both = await Promise.all(
+      ['Which one, A?', 'Which one, B?'].map((message) => ask(user.token, project.id, { message, conversationId, replaces: messageId })),
+    );
+    const [won, lost] = both[0].status === 200 ? both : [both[1], both[0]];
+    expect([won.status, lost.status, lost.body?.error]).toEqual([200, 409, 'not_last_answer']);
+    expect(won.events.map((e) => e.event)).not.toContain('error');
+    expect(answerOf(won)).toBe('First answer.');
+    const read = (await client(t.baseUrl, user.token).get(`/api/chat/conversations/${conversationId}`)).body.conversation;
+    expect(read.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
+  });
+
   it("refuses another user's answer (staff too), and an answer of another project, as the conversation's 404", async () => {
     const { project, user } = await asker();
     const { messageId } = metaOf(await ask(user.token, project.id, { message: 'Mine?' }));

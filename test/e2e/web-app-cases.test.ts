@@ -1,3 +1,4 @@
+import { Actor } from '../../src/access/actor';
 import { chatFactories, factories } from '../support/factories';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { OpenAiStub, startOpenAiStub } from '../support/openai-stub';
@@ -114,6 +115,21 @@ describe('web app: modes and models', () => {
       await search.close();
     }
   }, 90_000);
+});
+
+describe('web app: project settings', () => {
+  it('emptying the model and topK fields returns the project to the server defaults', async () => {
+    const f = factories(t.orm, t.services);
+    const owner = await f.makeUser({ platformRole: 'admin', password: PASSWORD });
+    const project = await f.makeProject({ owner, name: 'Settings project', settings: { model: 'stub/stub-model', topK: 7 } });
+    const { page } = await openAs(owner.email, `/projects/${project.id}/settings`);
+    await page.getByLabel('Passages per answer (topK)').fill('');
+    await page.getByLabel('Model').selectOption('');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const stored = await t.services.projects.get(Actor.system(), project.id);
+    expect(stored.project.settings).toEqual({});
+  }, 60_000);
 });
 
 describe('web app: what each tier sees', () => {

@@ -5,7 +5,8 @@
  * refresh (shared by concurrent callers, since refresh rotates the token) and one retry; a failed
  * refresh ends the session (the spec's client rule).
  */
-import type { Capabilities, ErrorDto, LoginResultDto, TokenPairDto, User } from './types';
+import type { BodyArgs, Method, ResponseOf, RoutePath } from './routes';
+import type { Capabilities, ErrorDto, LoginResultDto, Routes, User } from './types';
 
 const REFRESH_KEY = 'docqa.refreshToken';
 
@@ -54,41 +55,44 @@ export class Api {
   }
 
   async signIn(email: string, password: string): Promise<User> {
-    const res = await fetch('/api/auth/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    if (!res.ok) throw await errorFrom(res);
-    const body = (await res.json()) as SignedIn;
-    this.keep(body.accessToken, body.refreshToken);
-    return body.user;
+    return this.signedIn(await this.postPublic('/auth/login', { email, password }));
   }
 
   /** Single sign-on's last step: the URL the identity provider sent the browser back to, exchanged for tokens. */
   async finishSso(callbackUrl: string): Promise<User> {
-    const res = await fetch('/api/auth/oidc/callback', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ callbackUrl }),
-    });
-    if (!res.ok) throw await errorFrom(res);
-    const body = (await res.json()) as SignedIn;
+    return this.signedIn(await this.postPublic('/auth/oidc/callback', { callbackUrl }));
+  }
+
+  private signedIn(body: SignedIn): User {
     this.keep(body.accessToken, body.refreshToken);
     return body.user;
+  }
+
+  /** A POST to a public auth operation: no bearer token, no refresh on 401; ApiError for a non-2xx answer. */
+  private async postPublic<P extends '/auth/login' | '/auth/oidc/callback' | '/auth/refresh'>(
+    path: P,
+    body: Routes[`POST ${P}`]['body'],
+  ): Promise<Routes[`POST ${P}`]['response']> {
+    const res = await fetch(`/api${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw await errorFrom(res);
+    return (await res.json()) as Routes[`POST ${P}`]['response'];
   }
 
   /** Resumes a session kept in this tab: the caller and what they may do; null when there is none or it has ended. */
   async resume(): Promise<{ user: User; can: Capabilities } | null> {
     if (!this.hasStoredSession()) return null;
     if (!(await this.refresh())) return null;
-    const [me, can] = await Promise.all([this.get<{ user: User }>('/auth/me'), this.capabilities()]);
+    const [me, can] = await Promise.all([this.get('/auth/me'), this.capabilities()]);
     return { user: me.user, can };
   }
 
   /** What the signed-in caller may do, as the server decides it. */
   async capabilities(): Promise<Capabilities> {
-    return (await this.get<{ capabilities: Capabilities }>('/auth/capabilities')).capabilities;
+    return (await this.get('/auth/capabilities')).capabilities;
   }
 
   /** Revokes the refresh token on the server, then forgets both tokens. */
@@ -116,18 +120,15 @@ export class Api {
     this.refreshing ??= (async () => {
       const refreshToken = sessionStorage.getItem(REFRESH_KEY);
       if (!refreshToken) return false;
-      const res = await fetch('/api/auth/refresh', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ refreshToken }),
-      });
-      if (!res.ok) {
+      try {
+        const body = await this.postPublic('/auth/refresh', { refreshToken });
+        this.keep(body.accessToken, body.refreshToken);
+        return true;
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
         this.forget();
         return false;
       }
-      const body = (await res.json()) as TokenPairDto;
-      this.keep(body.accessToken, body.refreshToken);
-      return true;
     })().finally(() => {
       this.refreshing = null;
     });
@@ -157,20 +158,28 @@ export class Api {
     return res;
   }
 
-  /** A JSON request; throws ApiError for any non-2xx answer. */
-  async send<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  /**
+   * A request to an operation of the API (web/lib/routes.ts): its body, when it takes one, is sent as
+   * JSON (FormData as it is), and its answer is read as the operation says; ApiError for a non-2xx.
+   */
+  send<M extends Method, P extends string>(method: M, path: RoutePath<M, P>, ...[body]: BodyArgs<M, P>): Promise<ResponseOf<M, P>> {
+    return this.request(method, path, body) as Promise<ResponseOf<M, P>>;
+  }
+
+  get<P extends string>(path: RoutePath<'GET', P>, signal?: AbortSignal): Promise<ResponseOf<'GET', P>> {
+    return this.request('GET', path, undefined, signal) as Promise<ResponseOf<'GET', P>>;
+  }
+
+  private async request(method: Method, path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+    const json = body !== undefined && !(body instanceof FormData);
     const res = await this.fetch(path, {
       method,
       signal,
-      headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: json ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+      body: json ? JSON.stringify(body) : body,
     });
     if (!res.ok) throw await errorFrom(res);
-    if (res.status === 204) return undefined as T;
-    return (await res.json()) as T;
-  }
-
-  get<T>(path: string, signal?: AbortSignal): Promise<T> {
-    return this.send<T>('GET', path, undefined, signal);
+    if (res.status === 204) return undefined;
+    return res.json();
   }
 }

@@ -7,16 +7,10 @@
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { errorFrom, type Api } from './api';
-import type { ChatEvent } from './types';
+import type { AskInput, ChatEvent } from './types';
 
-export interface AskRequest {
-  message: string;
-  conversationId?: string;
-  mode?: 'docs' | 'web' | 'deep';
-  modelId?: string;
-  /** Regenerate: the conversation's last answer, which this question's answer replaces. */
-  replaces?: string;
-}
+/** A question (`replaces`: regenerate the conversation's last answer, which this one replaces). */
+export type AskRequest = AskInput;
 
 const EVENTS = new Set(['meta', 'sources', 'text', 'done', 'error']);
 /** Re-attachments tried after a drop, each after a longer pause. */

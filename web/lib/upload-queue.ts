@@ -3,7 +3,7 @@
  * wait for the server's Retry-After (2 s when absent) and stops taking new files until then, so a
  * busy server is asked again no sooner than it said.
  */
-import { ApiError, errorFrom, type Api } from './api';
+import { ApiError, type Api } from './api';
 import type { DocumentInfo } from './types';
 
 export type UploadState = 'waiting' | 'uploading' | 'retrying' | 'done' | 'failed';
@@ -88,9 +88,7 @@ export class UploadQueue {
     try {
       const body = new FormData();
       body.append('file', e.file, e.file.name);
-      const res = await this.api.fetch(`/projects/${encodeURIComponent(this.projectId)}/documents`, { method: 'POST', body });
-      if (!res.ok) throw await errorFrom(res);
-      const doc = ((await res.json()) as { documents: DocumentInfo[] }).documents[0];
+      const doc = (await this.api.send('POST', `/projects/${encodeURIComponent(this.projectId)}/documents`, body)).documents[0];
       e.state = 'done';
       e.document = doc;
       this.onUploaded(doc);

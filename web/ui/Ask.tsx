@@ -3,7 +3,6 @@ import { ApiError } from '../lib/api';
 import { askStream, type AskRequest } from '../lib/chat-stream';
 import { applyEvent, turnsFrom, type CitationTarget, type Turn } from '../lib/chat-turns';
 import { navigate, projectPath } from '../lib/router';
-import type { ChatModes, ConversationDetailDto, FeedbackDto, ModelChoice } from '../lib/types';
 import { useSession } from '../session';
 import { TurnView } from './Answer';
 import { AnswerActions } from './AnswerActions';
@@ -21,8 +20,8 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
   const [version, setVersion] = useState(0);
   /** The caller's earlier ratings of this conversation's answers, by message id. */
   const [rated, setRated] = useState<Map<string, 'up' | 'down'>>(new Map());
-  const modes = useLoad((s) => api.get<ChatModes>('/chat/config', s), []);
-  const models = useLoad((s) => api.get<{ models: ModelChoice[] }>('/providers/models', s), []);
+  const modes = useLoad((s) => api.get('/chat/config', s), []);
+  const models = useLoad((s) => api.get('/providers/models', s), []);
   const [turns, setTurns] = useState<Turn[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [streaming, setStreaming] = useState(false);
@@ -30,6 +29,8 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
   const abort = useRef<AbortController | null>(null);
   /** The answer being streamed (from its `meta`): Stop asks the server to stop generating it. */
   const streamingId = useRef<string | null>(null);
+  /** Stop was pressed: the server is storing the answer so far, and its stream ends once it has. */
+  const stopping = useRef(false);
   /** The conversation this screen itself started (its URL changes, its turns stay). */
   const own = useRef<string | null>(null);
   const pending = useRef<((t: Turn) => Turn)[]>([]);
@@ -45,12 +46,12 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
     setLoadError(null);
     if (!conversationId) return setTurns([]);
     const ctl = new AbortController();
-    const path = `/chat/conversations/${encodeURIComponent(conversationId)}`;
-    api.get<{ feedback: FeedbackDto[] }>(`${path}/feedback`, ctl.signal).then(
+    const path = `/chat/conversations/${encodeURIComponent(conversationId)}` as const;
+    api.get(`${path}/feedback`, ctl.signal).then(
       (r) => setRated(new Map(r.feedback.map((x) => [x.messageId, x.rating]))),
       () => setRated(new Map()),
     );
-    api.get<{ conversation: ConversationDetailDto }>(path, ctl.signal).then(
+    api.get(path, ctl.signal).then(
       (r) => setTurns(turnsFrom(r.conversation.messages)),
       (e: unknown) => !ctl.signal.aborted && setLoadError(e instanceof Error ? e.message : 'The conversation could not be loaded'),
     );
@@ -106,7 +107,8 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
           first = false;
         }
       }
-      if (!ended)
+      if (!ended && stopping.current) change((t) => ({ ...t, state: 'stopped' }), true);
+      else if (!ended)
         change((t) => ({ ...t, state: 'error', error: 'The answer stopped before it was finished: the connection ended.' }), true);
     } catch (err) {
       if (ctl.signal.aborted) change((t) => ({ ...t, state: 'stopped' }), true);
@@ -118,6 +120,7 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
       setStreaming(false);
       abort.current = null;
       streamingId.current = null;
+      stopping.current = false;
       setVersion((v) => v + 1);
     }
   };
@@ -183,10 +186,15 @@ export function Ask({ projectId, conversationId }: { projectId: string; conversa
           streaming={streaming}
           onAsk={(r) => void ask(r)}
           onStop={() => {
-            // the server goes on with an answer nobody listens to (it can be resumed): stop it there too
+            // the answer is generated on the server whether anyone listens or not: stop it there, and read
+            // on until its stream ends (the partial answer stored, so Regenerate finds it); leave at
+            // once when there is no id yet, the request fails, or the end does not come within 5 s
             const id = streamingId.current;
-            if (id) void api.send('POST', `/chat/messages/${id}/stop`).catch(() => undefined);
-            abort.current?.abort();
+            const ctl = abort.current;
+            if (!id || !ctl) return ctl?.abort();
+            stopping.current = true;
+            api.send('POST', `/chat/messages/${id}/stop`).catch(() => ctl.abort());
+            setTimeout(() => ctl.abort(), 5000);
           }}
         />
       </section>

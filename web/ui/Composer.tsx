@@ -1,6 +1,7 @@
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { AskRequest } from '../lib/chat-stream';
 import type { ChatModes, ModelChoice } from '../lib/types';
+import { Choices } from './controls';
 
 type Mode = 'docs' | 'web' | 'deep';
 const MODES: Array<{ id: Mode; label: string }> = [
@@ -69,17 +70,13 @@ export function Composer({
           </fieldset>
         )}
         {models.length > 1 && (
-          <label className="inline">
-            Model
-            <select value={modelId} onChange={(e) => setModelId(e.target.value)}>
-              <option value="">Project default</option>
-              {models.map((m) => (
-                <option key={m.id} value={m.id}>
-                  {m.model} ({m.provider})
-                </option>
-              ))}
-            </select>
-          </label>
+          <Choices
+            label="Model"
+            value={modelId}
+            onChange={(e) => setModelId(e.target.value)}
+            empty="Project default"
+            choices={models.map((m) => [m.id, `${m.model} (${m.provider})`] as const)}
+          />
         )}
         <span className="spacer" />
         {streaming ? (

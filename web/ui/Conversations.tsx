@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../lib/router';
-import type { ConversationSummary } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, Link, useAction, useLoad } from './common';
+import { SubmitOrCancel } from './controls';
 
 /** The project's conversations (the caller's own): search by title and text, rename, delete. */
 export function Conversations({
@@ -20,19 +20,13 @@ export function Conversations({
   const { api } = useSession();
   const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
-  const convs = useLoad(
-    (s) =>
-      api.get<{ conversations: ConversationSummary[] }>(
-        `/chat/projects/${encodeURIComponent(projectId)}/conversations${q ? `?search=${encodeURIComponent(q)}` : ''}`,
-        s,
-      ),
-    [projectId, q, version],
-  );
+  const list = `/chat/projects/${encodeURIComponent(projectId)}/conversations` as const;
+  const convs = useLoad((s) => api.get(q ? `${list}?search=${encodeURIComponent(q)}` : list, s), [projectId, q, version]);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
   const [title, setTitle] = useState('');
   const action = useAction();
-  const base = (id: string) => `/chat/conversations/${encodeURIComponent(id)}`;
+  const base = (id: string) => `/chat/conversations/${encodeURIComponent(id)}` as const;
 
   const rename = (e: FormEvent, id: string) => {
     e.preventDefault();
@@ -85,12 +79,7 @@ export function Conversations({
                     Title
                     <input value={title} onChange={(e) => setTitle(e.target.value)} required maxLength={200} autoFocus />
                   </label>
-                  <button type="submit" className="primary" disabled={action.busy}>
-                    Save title
-                  </button>
-                  <button type="button" onClick={() => setRenaming(null)}>
-                    Cancel
-                  </button>
+                  <SubmitOrCancel submit="Save title" busy={action.busy} onCancel={() => setRenaming(null)} />
                 </form>
               ) : (
                 <>

@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../lib/router';
-import type { ProjectDetail } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, useAction } from './common';
+import { SubmitOrCancel } from './controls';
 
 export function CreateProject() {
   const { api } = useSession();
@@ -22,7 +22,7 @@ export function CreateProject() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
-      const { project } = await api.send<{ project: ProjectDetail }>('POST', '/projects', {
+      const { project } = await api.send('POST', '/projects', {
         name: name.trim(),
         description: description.trim() || undefined,
         isPrivate,
@@ -48,12 +48,7 @@ export function CreateProject() {
       </label>
       <ErrorText>{action.error}</ErrorText>
       <div className="row">
-        <button type="submit" className="primary" disabled={action.busy}>
-          Create project
-        </button>
-        <button type="button" onClick={() => setOpen(false)}>
-          Cancel
-        </button>
+        <SubmitOrCancel submit="Create project" busy={action.busy} onCancel={() => setOpen(false)} />
       </div>
     </form>
   );

@@ -31,7 +31,7 @@ export const DocumentRow = memo(function DocumentRow({
     if (!reading) return;
     let finished = false;
     const reread = () =>
-      void api.get<{ document: DocumentInfo }>(`/documents/${doc.id}`).then(
+      void api.get(`/documents/${doc.id}`).then(
         (r) => onUpdate(r.document),
         () => undefined,
       );
@@ -67,7 +67,7 @@ export const DocumentRow = memo(function DocumentRow({
   useEffect(() => {
     if (!embedding) return;
     const t = setTimeout(() => {
-      void api.get<{ document: DocumentInfo }>(`/documents/${doc.id}`).then(
+      void api.get(`/documents/${doc.id}`).then(
         (r) => onUpdate(r.document),
         () => undefined,
       );
@@ -77,7 +77,7 @@ export const DocumentRow = memo(function DocumentRow({
 
   const reindex = () =>
     void action.run(async () => {
-      const r = await api.send<{ document: DocumentInfo }>('POST', `/documents/${doc.id}/reindex`);
+      const r = await api.send('POST', `/documents/${doc.id}/reindex`);
       onUpdate(r.document);
     });
   const del = () =>

@@ -29,7 +29,7 @@ export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPag
   const loaded = useLoad(
     async (signal) => {
       const [doc, source] = await Promise.all([
-        api.get<{ document: DocumentInfo }>(`/documents/${encodeURIComponent(target.documentId)}`, signal).then(
+        api.get(`/documents/${encodeURIComponent(target.documentId)}`, signal).then(
           (r) => r.document,
           (e: unknown) => {
             if (e instanceof ApiError && e.status === 404) return null;
@@ -37,7 +37,7 @@ export function DocumentViewer({ target, onPage }: { target: ViewerTarget; onPag
           },
         ),
         target.chunkId
-          ? api.get<ChunkSource>(`/chat/chunks/${encodeURIComponent(target.chunkId)}/source`, signal).catch(() => null)
+          ? api.get(`/chat/chunks/${encodeURIComponent(target.chunkId)}/source`, signal).catch(() => null)
           : Promise.resolve(null),
       ]);
       return { doc, source };

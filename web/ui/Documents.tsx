@@ -14,10 +14,7 @@ const ACCEPT =
 export function Documents({ projectId, tier, onChanged }: { projectId: string; tier: Tier; onChanged: () => void }) {
   const { api } = useSession();
   const canEdit = tier === 'edit' || tier === 'full';
-  const list = useLoad(
-    (s) => api.get<{ documents: DocumentInfo[] }>(`/projects/${encodeURIComponent(projectId)}/documents`, s),
-    [projectId],
-  );
+  const list = useLoad((s) => api.get(`/projects/${encodeURIComponent(projectId)}/documents`, s), [projectId]);
   const [docs, setDocs] = useState<DocumentInfo[]>([]);
   const [uploads, setUploads] = useState<UploadItem[]>([]);
   const [dragging, setDragging] = useState(false);

@@ -29,9 +29,7 @@ export function EffectiveAccess({ projectId }: { projectId: string }) {
     if (!match) return setError('Pick a person from the suggestions.');
     setError(null);
     try {
-      const r = await api.get<{ access: EffectiveAccessDto }>(
-        `/projects/${encodeURIComponent(projectId)}/access/${encodeURIComponent(match.id)}`,
-      );
+      const r = await api.get(`/projects/${encodeURIComponent(projectId)}/access/${encodeURIComponent(match.id)}`);
       setResult({ who: match.label, access: r.access });
     } catch (err) {
       setError(messageOf(err));

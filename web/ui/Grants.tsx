@@ -16,8 +16,8 @@ function targetOf(g: Grant): { type: TargetType; label: string } {
 /** Who has access (`full` tier): add, change and remove grants for a person, group or department. */
 export function Grants({ projectId }: { projectId: string }) {
   const { api } = useSession();
-  const base = `/projects/${encodeURIComponent(projectId)}/grants`;
-  const grants = useLoad((s) => api.get<{ grants: Grant[] }>(base, s), [projectId]);
+  const base = `/projects/${encodeURIComponent(projectId)}/grants` as const;
+  const grants = useLoad((s) => api.get(base, s), [projectId]);
   const action = useAction();
 
   const upsert = (targetType: TargetType, targetId: string, tier: Tier) =>

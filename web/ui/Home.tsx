@@ -1,5 +1,4 @@
 import { projectPath } from '../lib/router';
-import type { ChatModelDto, ProjectSummary, RecentConversation } from '../lib/types';
 import { useSession } from '../session';
 import { formatWhen } from '../lib/citations';
 import { CreateProject } from './CreateProject';
@@ -9,10 +8,10 @@ import { ProviderForm } from './ProviderForm';
 /** The first screen: whether chat has a model, the caller's projects, and recent conversations. */
 export function Home() {
   const { api, can } = useSession();
-  const projects = useLoad((s) => api.get<{ projects: ProjectSummary[] }>('/projects', s), []);
-  const recent = useLoad((s) => api.get<{ conversations: RecentConversation[] }>('/chat/recent?limit=8', s), []);
+  const projects = useLoad((s) => api.get('/projects', s), []);
+  const recent = useLoad((s) => api.get('/chat/recent?limit=8', s), []);
   // the server's own provider resolution: a model from a provider or from LLM_*, or none at all
-  const chatModel = useLoad((s) => api.get<ChatModelDto>('/providers/chat-model', s), []);
+  const chatModel = useLoad((s) => api.get('/providers/chat-model', s), []);
   useTitle('Projects');
   const noModel = chatModel.data && chatModel.data.model === null;
   const model = chatModel.data?.model;

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { AdminProvider, ProviderTest } from '../lib/types';
+import type { AdminProvider, ProviderTest, UpdateProviderInput } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, Loading, messageOf, useAction, useLoad, useTitle } from './common';
 import { ProviderForm, TestResult } from './ProviderForm';
@@ -7,7 +7,7 @@ import { ProviderForm, TestResult } from './ProviderForm';
 /** Providers for engineers and the superadmin: list, enable/disable, make default, test, add. */
 export function Models() {
   const { api, can } = useSession();
-  const list = useLoad((s) => api.get<{ providers: AdminProvider[] }>('/providers/admin', s), []);
+  const list = useLoad((s) => api.get('/providers/admin', s), []);
   const action = useAction();
   useTitle('Language models');
   if (!can.manageProviders)
@@ -18,7 +18,7 @@ export function Models() {
       </section>
     );
 
-  const patch = (p: AdminProvider, body: Partial<AdminProvider>) =>
+  const patch = (p: AdminProvider, body: UpdateProviderInput) =>
     void action.run(async () => {
       await api.send('PATCH', `/providers/${p.id}`, body);
       list.reload();
@@ -74,7 +74,7 @@ function ProviderTester({ provider }: { provider: AdminProvider }) {
     setBusy(true);
     setResult(null);
     try {
-      setResult(await api.send<ProviderTest>('POST', `/providers/${provider.id}/test`, { model }));
+      setResult(await api.send('POST', `/providers/${provider.id}/test`, { model }));
     } catch (e) {
       setResult({ ok: false, latencyMs: 0, status: 0, error: messageOf(e) });
     } finally {

@@ -1,6 +1,5 @@
 import { formatWhen } from '../lib/citations';
 import { projectPath } from '../lib/router';
-import type { FeedbackDto } from '../lib/types';
 import { useSession } from '../session';
 import { Link, useLoad } from './common';
 import { ListStatus, Pager, useFilteredPages } from './controls';
@@ -13,10 +12,7 @@ export function ProjectFeedback({ projectId }: { projectId: string }) {
   const { filters, bind, offset, setOffset } = useFilteredPages({ rating: '' });
   const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   if (filters.rating) qs.set('rating', filters.rating);
-  const list = useLoad(
-    (s) => api.get<{ feedback: FeedbackDto[]; total: number }>(`/projects/${encodeURIComponent(projectId)}/feedback?${qs}`, s),
-    [projectId, qs.toString()],
-  );
+  const list = useLoad((s) => api.get(`/projects/${encodeURIComponent(projectId)}/feedback?${qs}`, s), [projectId, qs.toString()]);
   const total = list.data?.total ?? 0;
   return (
     <section aria-labelledby="feedback-title">

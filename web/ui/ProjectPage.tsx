@@ -1,8 +1,7 @@
 import { projectPath, type Route } from '../lib/router';
-import type { ProjectDetail, ProjectSummary } from '../lib/types';
 import { useSession } from '../session';
 import { Ask } from './Ask';
-import { ErrorText, Link, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
+import { Link, LoadFailed, Loading, sourceLabel, TIER_LABEL, useLoad, useTitle } from './common';
 import { Documents } from './Documents';
 import { EffectiveAccess } from './EffectiveAccess';
 import { Grants } from './Grants';
@@ -16,23 +15,13 @@ export function ProjectPage({ route }: { route: ProjectRoute }) {
   const { api, can } = useSession();
   const { projectId, tab } = route;
   // the caller's tier and its source are in the list only (the spec computes them per caller there)
-  const summary = useLoad(
-    async (s) => (await api.get<{ projects: ProjectSummary[] }>('/projects', s)).projects.find((p) => p.id === projectId) ?? null,
-    [projectId],
-  );
-  const detail = useLoad((s) => api.get<{ project: ProjectDetail }>(`/projects/${encodeURIComponent(projectId)}`, s), [projectId]);
+  const summary = useLoad(async (s) => (await api.get('/projects', s)).projects.find((p) => p.id === projectId) ?? null, [projectId]);
+  const detail = useLoad((s) => api.get(`/projects/${encodeURIComponent(projectId)}`, s), [projectId]);
   const project = detail.data?.project;
   const tier = summary.data?.accessTier ?? 'use';
   useTitle(project?.name);
 
-  if (detail.error)
-    return (
-      <section>
-        <h1>Project</h1>
-        <ErrorText>{detail.error}</ErrorText>
-        <Link to="/">Back to projects</Link>
-      </section>
-    );
+  if (detail.error) return <LoadFailed title="Project" error={detail.error} backTo="/" back="Back to projects" />;
   if (!project || summary.loading) return <Loading what="the project" />;
 
   const tabs: Array<{ id: typeof tab; label: string; show: boolean }> = [

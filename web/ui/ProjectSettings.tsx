@@ -1,12 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import type { ModelChoice, ProjectDetail } from '../lib/types';
+import type { ProjectDetail, ProjectSettingsInput } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, useAction, useLoad } from './common';
 
 /** Instructions, model and topK (`edit` and `full` tier). */
 export function ProjectSettings({ project, onSaved }: { project: ProjectDetail; onSaved: () => void }) {
   const { api } = useSession();
-  const models = useLoad((s) => api.get<{ models: ModelChoice[] }>('/providers/models', s), []);
+  const models = useLoad((s) => api.get('/providers/models', s), []);
   const [instructions, setInstructions] = useState(project.instructions ?? '');
   const [model, setModel] = useState(project.settings.model ?? '');
   const [topK, setTopK] = useState(String(project.settings.topK ?? ''));
@@ -18,9 +18,8 @@ export function ProjectSettings({ project, onSaved }: { project: ProjectDetail; 
     e.preventDefault();
     setSaved(false);
     void action.run(async () => {
-      const settings: Record<string, unknown> = {};
-      if (model) settings.model = model;
-      if (topK.trim()) settings.topK = Number(topK);
+      // an emptied field goes back to the server's default (null removes the stored key)
+      const settings: ProjectSettingsInput = { model: model || null, topK: topK.trim() ? Number(topK) : null };
       await api.send('PATCH', `/projects/${project.id}`, { instructions, settings });
       setSaved(true);
       onSaved();

@@ -49,9 +49,7 @@ export function ProviderForm({ onSaved, firstRun = false }: { onSaved: () => voi
     setTesting(true);
     setTest(null);
     try {
-      setTest(
-        await api.send<ProviderTest>('POST', '/providers/draft/test', { baseUrl: baseUrl.trim(), apiKey, model: modelList[0] ?? '' }),
-      );
+      setTest(await api.send('POST', '/providers/draft/test', { baseUrl: baseUrl.trim(), apiKey, model: modelList[0] ?? '' }));
     } catch (e) {
       setTest({ ok: false, latencyMs: 0, status: 0, error: messageOf(e) });
     } finally {

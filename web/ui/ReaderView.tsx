@@ -21,7 +21,7 @@ export function ReaderView({ doc, source, page }: { doc: DocumentInfo; source: C
   const cited = source?.pageNumber ?? page;
   const loaded = useLoad(
     async (signal) => {
-      const get = (from: number) => api.get<DocumentText>(`/documents/${encodeURIComponent(doc.id)}/text?from=${from}`, signal);
+      const get = (from: number) => api.get(`/documents/${encodeURIComponent(doc.id)}/text?from=${from}`, signal);
       try {
         const first = await get(1);
         const last = first.pages[first.pages.length - 1]?.pageNumber ?? 0;
@@ -89,7 +89,7 @@ export function ReaderView({ doc, source, page }: { doc: DocumentInfo; source: C
           <button
             type="button"
             onClick={() =>
-              void api.get<DocumentText>(`/documents/${encodeURIComponent(doc.id)}/text?from=${next}`).then(
+              void api.get(`/documents/${encodeURIComponent(doc.id)}/text?from=${next}`).then(
                 (w) => setMore((m) => [...m, w]),
                 (e: unknown) => setMoreError(e instanceof Error ? e.message : String(e)),
               )

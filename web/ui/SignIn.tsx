@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Api } from '../lib/api';
-import type { User } from '../lib/types';
+import type { LoginOptionsDto, User } from '../lib/types';
 import { ErrorText, messageOf } from './common';
 
 export function SignIn({ api, notice, onSignedIn }: { api: Api; notice?: string; onSignedIn: (u: User) => void }) {
@@ -9,7 +9,7 @@ export function SignIn({ api, notice, onSignedIn }: { api: Api; notice?: string;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const emailRef = useRef<HTMLInputElement>(null);
-  const [options, setOptions] = useState<{ oidc: { name: string } | null; passwordLogin: boolean } | null>(null);
+  const [options, setOptions] = useState<LoginOptionsDto | null>(null);
   useEffect(() => {
     document.title = 'Sign in · DocQA';
     emailRef.current?.focus();

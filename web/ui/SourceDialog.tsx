@@ -1,6 +1,5 @@
 import { useEffect, useRef } from 'react';
 import type { CitationTarget } from '../lib/chat-turns';
-import type { ChunkSource } from '../lib/types';
 import { useSession } from '../session';
 import { ErrorText, Loading, useLoad } from './common';
 
@@ -10,7 +9,7 @@ export function SourceDialog({ target, onClose }: { target: CitationTarget; onCl
   const ref = useRef<HTMLDialogElement>(null);
   const web = !!target.url || target.chunkId.startsWith('web-');
   const source = useLoad(
-    (s) => (web ? Promise.resolve(null) : api.get<ChunkSource>(`/chat/chunks/${encodeURIComponent(target.chunkId)}/source`, s)),
+    (s) => (web ? Promise.resolve(null) : api.get(`/chat/chunks/${encodeURIComponent(target.chunkId)}/source`, s)),
     [target.chunkId],
   );
   useEffect(() => {

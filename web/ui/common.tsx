@@ -99,6 +99,17 @@ export function sourceLabel(source: string): string {
   }
 }
 
+/** A screen whose subject could not be read: what it is, why, and the way back. */
+export function LoadFailed({ title, error, backTo, back }: { title: string; error: string; backTo: string; back: string }) {
+  return (
+    <section>
+      <h1>{title}</h1>
+      <ErrorText>{error}</ErrorText>
+      <Link to={backTo}>{back}</Link>
+    </section>
+  );
+}
+
 export function Loading({ what }: { what: string }) {
   return (
     <p className="muted" role="status">

@@ -72,6 +72,20 @@ export function ScrollTable({
   );
 }
 
+/** A form's primary submit button, off while `busy`, and its Cancel button. */
+export function SubmitOrCancel({ submit, busy, onCancel }: { submit: string; busy: boolean; onCancel: () => void }) {
+  return (
+    <>
+      <button type="submit" className="primary" disabled={busy}>
+        {submit}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </>
+  );
+}
+
 /** An <input> inside its <label>, taking the row's free width. */
 export function TextField({ label, ...input }: { label: string } & InputHTMLAttributes<HTMLInputElement>) {
   return (

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { DepartmentDto, GroupDto, TargetType, UserListEntryDto } from '../lib/types';
+import type { TargetType } from '../lib/types';
 import { useSession } from '../session';
 import { messageOf } from './common';
 
@@ -26,17 +26,14 @@ export function useTargets(type: TargetType, query: string): { options: TargetOp
     const t = setTimeout(() => {
       const load = async (): Promise<TargetOption[]> => {
         if (type === 'user') {
-          const r = await api.get<{ users: UserListEntryDto[] }>(
-            `/users?limit=20${q ? `&search=${encodeURIComponent(q)}` : ''}`,
-            ctl.signal,
-          );
+          const r = await api.get(`/users?limit=20${q ? `&search=${encodeURIComponent(q)}` : ''}`, ctl.signal);
           return r.users.map((u) => ({ id: u.id, label: `${u.name} (${u.email})` }));
         }
         if (type === 'group') {
-          const r = await api.get<{ groups: GroupDto[] }>('/groups', ctl.signal);
+          const r = await api.get('/groups', ctl.signal);
           return r.groups.map((g) => ({ id: g.id, label: g.department ? `${g.name} (${g.department.name})` : g.name }));
         }
-        const r = await api.get<{ departments: DepartmentDto[] }>('/departments', ctl.signal);
+        const r = await api.get('/departments', ctl.signal);
         return r.departments.map((d) => ({ id: d.id, label: d.name }));
       };
       load().then(

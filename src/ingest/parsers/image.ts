@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { OcrLimits, ParseLimits } from '../limits';
 import { LimitError } from '../limits';
-import { IngestError, ImageKind, ParsedPage } from '../types';
+import { IngestError, ImageKind, PageSink } from '../types';
 import { checkOcrPages, checkPixels } from './ocr-pages';
 import { OrderedPages } from './ocr-spread';
 
@@ -67,9 +67,7 @@ export async function readImage(
   kind: ImageKind,
   buf: Buffer,
   limits: ParseLimits,
-  onTotal: (pagesTotal: number) => void,
-  onPage: (page: ParsedPage) => void,
-  pace: () => Promise<void>,
+  { onTotal, onPage, pace = () => Promise.resolve() }: PageSink,
 ): Promise<number> {
   const { ocr } = limits;
   if (!ocr) throw new IngestError(`${kind.toUpperCase()} images are read by OCR, and OCR is off on this server (OCR=false)`);

@@ -1,6 +1,6 @@
 import type { ParseLimits } from '../limits';
 import { LimitError, TextBudget } from '../limits';
-import { DocumentKind, IngestError, isImageKind, PageSource, ParsedPage } from '../types';
+import { DocumentKind, IngestError, isImageKind, PageSink, PageSource, ParsedPage } from '../types';
 import { parseDocx } from './docx';
 import { parseHtml } from './html';
 import { readImage } from './image';
@@ -18,18 +18,12 @@ export interface ReadHooks {
 }
 
 /** Reads pages as they come (PDFs and images: `onTotal` first, then each page, awaiting `pace` between them). */
-type StreamingReader = (
-  buf: Buffer,
-  limits: ParseLimits,
-  onTotal: (pagesTotal: number) => void,
-  onPage: (page: ParsedPage) => void,
-  pace: () => Promise<void>,
-) => Promise<number>;
+type StreamingReader = (buf: Buffer, limits: ParseLimits, sink: PageSink) => Promise<number>;
 
 /** The streaming reader of a format, if it has one. */
 function streamingReader(kind: DocumentKind): StreamingReader | null {
   if (kind === 'pdf') return readPdf;
-  if (isImageKind(kind)) return (buf, limits, onTotal, onPage, pace) => readImage(kind, buf, limits, onTotal, onPage, pace);
+  if (isImageKind(kind)) return (buf, limits, sink) => readImage(kind, buf, limits, sink);
   return null;
 }
 
@@ -71,13 +65,7 @@ async function convert(kind: DocumentKind, buf: Buffer, limits: ParseLimits, hoo
  */
 export async function readWhole(kind: DocumentKind, buf: Buffer, limits: ParseLimits): Promise<ParsedPage[]> {
   const pages: ParsedPage[] = [];
-  await parseInThread(
-    kind,
-    buf,
-    limits,
-    () => undefined,
-    (p) => pages.push(p),
-  );
+  await parseInThread(kind, buf, limits, { onTotal: () => undefined, onPage: (p) => pages.push(p) });
   return pages;
 }
 
@@ -94,20 +82,17 @@ export async function parseInThread(
   kind: DocumentKind,
   buf: Buffer,
   limits: ParseLimits,
-  onTotal: (pagesTotal: number) => void,
-  onPage: (page: ParsedPage) => void,
-  /** Awaited between pages: lets the consumer hold reading back until it has caught up. */
-  pace: () => Promise<void> = () => Promise.resolve(),
+  sink: PageSink,
   hooks: ReadHooks = {},
 ): Promise<number> {
   if (buf.length === 0) throw new IngestError('the file is empty');
   const budget = new TextBudget(limits.maxExpandedBytes);
   const emit = (page: ParsedPage) => {
     budget.add(page.text.length);
-    onPage(page);
+    sink.onPage(page);
   };
   const streaming = streamingReader(kind);
-  if (streaming) return streaming(buf, limits, onTotal, emit, pace);
+  if (streaming) return streaming(buf, limits, { ...sink, onPage: emit });
   const pages = await convert(kind, buf, limits, hooks);
   // the file is converted: its bytes can go while the pages are read (the caller keeps no reference)
   // eslint-disable-next-line no-useless-assignment -- releases the buffer, it is not read again
@@ -116,10 +101,10 @@ export async function parseInThread(
   let total = 0;
   for (const page of pages()) if (page) total++;
   if (total > limits.pdfMaxPages) throw new LimitError(`the document has ${total} pages, more than the limit of ${limits.pdfMaxPages}`);
-  onTotal(total);
+  sink.onTotal(total);
   for (const page of pages()) {
     emit(page);
-    await pace();
+    await sink.pace?.();
   }
   return total;
 }

@@ -183,19 +183,21 @@ export default async function parseTask(task: ParseTask): Promise<void | PageOut
       task.kind,
       task.original ? await readOriginal(task.original.url, task.original.ref) : takeData(task),
       task.limits,
-      (pagesTotal) => post({ type: 'total', pagesTotal }),
-      (page) => {
-        addPageRun(runs, page);
-        if (!builder) return post({ type: 'page', page });
-        builder.push(page);
-        done++;
-        // progress is a hint for live views: a few messages a second are plenty
-        if (Date.now() - told >= 100) {
-          told = Date.now();
-          post({ type: 'read', pagesDone: done });
-        }
+      {
+        onTotal: (pagesTotal) => post({ type: 'total', pagesTotal }),
+        onPage: (page) => {
+          addPageRun(runs, page);
+          if (!builder) return post({ type: 'page', page });
+          builder.push(page);
+          done++;
+          // progress is a hint for live views: a few messages a second are plenty
+          if (Date.now() - told >= 100) {
+            told = Date.now();
+            post({ type: 'read', pagesDone: done });
+          }
+        },
+        pace,
       },
-      pace,
       { onFormat: (kind) => post({ type: 'format', kind }) },
     );
     builder?.finish();

@@ -4,7 +4,7 @@ import { isFinderPage } from '../contents-pages';
 import { spoilThread } from './thread-health';
 import { RunningLineFilter } from '../running-lines';
 import { withSections } from '../sections';
-import { IngestError, ParsedPage } from '../types';
+import { IngestError, PageSink, ParsedPage } from '../types';
 import { OrderedPages } from './ocr-spread';
 import { checkScannedPages, drawPdfPage, looksScanned, PdfDoc } from './pdf-ocr';
 import { boxOnPage, layoutPageBoxes, type PdfTextItem } from './pdf-layout';
@@ -48,9 +48,7 @@ const DESTROY_WAIT_MS = 5_000;
 export async function readPdf(
   buf: Buffer,
   limits: Pick<ParseLimits, 'pdfMaxPages' | 'pdfMaxPageChars'> & Partial<Pick<ParseLimits, 'ocr'>>,
-  onTotal: (n: number) => void,
-  onPage: (page: ParsedPage) => void,
-  pace: () => Promise<void> = () => Promise.resolve(),
+  { onTotal, onPage, pace = () => Promise.resolve() }: PageSink,
 ): Promise<number> {
   const lib = await loadPdfjs();
   let doc: Awaited<ReturnType<PdfJs['getDocument']>['promise']>;

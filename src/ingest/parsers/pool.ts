@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import path from 'node:path';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { LimitError, ParseLimits, PoolLimits } from '../limits';
@@ -9,20 +7,9 @@ import type { IndexTask, RowBatch } from '../index-rows';
 import type { OriginalRef } from '../originals';
 import type { PageOutcome, ParserThreadData, ParseMessage, ParseReply, ParseTask } from './parse-worker';
 import { ParseClock } from './parse-clock';
+import { workerFile } from '../../util/worker-file';
 
 export { WALL_FACTOR } from './parse-clock';
-
-/**
- * The compiled worker script. Under ts-jest this module is TypeScript but worker threads need
- * JavaScript, so the build in dist/ is used (npm test builds it first).
- */
-function workerFile(): string {
-  const here = path.join(__dirname, 'parse-worker.js');
-  if (existsSync(here)) return here;
-  const built = path.resolve(__dirname, '../../../dist/src/ingest/parsers/parse-worker.js');
-  if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
-  return built;
-}
 
 /** What a parse read: its pages, its chunks (when indexed) and how each page's text was obtained. */
 export interface ParseResult {
@@ -57,7 +44,7 @@ export class ParserPool {
   private get piscina(): Piscina {
     // created on first use, so processes that never parse start no threads
     return (this.pool ??= new Piscina({
-      filename: workerFile(),
+      filename: workerFile(__dirname, 'ingest/parsers', 'parse-worker.js'),
       minThreads: 1,
       maxThreads: this.pool_.threads,
       idleTimeout: 60_000,

@@ -1,10 +1,9 @@
-import { Arg, Authorized, ClassType, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { Actor } from '../../access/actor';
+import { Arg, ClassType, ID, Resolver } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from './auth-checker';
 import type { DeleteResultDto } from '../../presenters/dto.generated';
 import type { Services } from '../../services';
 import type { CrudCalls, WriteCalls } from '../crud';
-import { GraphqlContext } from './context';
-import { CurrentActor, ValidArg } from './params';
+import { Caller, ValidArg } from './params';
 import { DeleteResultType } from './types/common.type';
 
 /** One kind of thing written by id (a provider, and the kinds below). */
@@ -37,27 +36,23 @@ export function writeResolver<View, Dto, Create extends object, Update extends o
 
   @Resolver()
   abstract class WriteResolver {
-    @Authorized()
-    @Mutation(() => kind.type, { name: `create${kind.name}`, description: kind.describe.create })
-    async create(@ValidArg('input', kind.create) input: Create, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<Dto> {
-      return kind.present(await kind.calls(ctx.services).create(actor, input));
+    @SignedInMutation(() => kind.type, { name: `create${kind.name}`, description: kind.describe.create })
+    async create(@ValidArg('input', kind.create) input: Create, @Caller() { actor, services }: Caller): Promise<Dto> {
+      return kind.present(await kind.calls(services).create(actor, input));
     }
 
-    @Authorized()
-    @Mutation(() => kind.type, { name: `update${kind.name}`, description: kind.describe.update })
+    @SignedInMutation(() => kind.type, { name: `update${kind.name}`, description: kind.describe.update })
     async update(
       @Arg('id', idType) id: string,
       @ValidArg('input', kind.update) input: Update,
-      @CurrentActor() actor: Actor,
-      @Ctx() ctx: GraphqlContext,
+      @Caller() { actor, services }: Caller,
     ): Promise<Dto> {
-      return kind.present(await kind.calls(ctx.services).update(actor, id, input));
+      return kind.present(await kind.calls(services).update(actor, id, input));
     }
 
-    @Authorized()
-    @Mutation(() => DeleteResultType, { name: `delete${kind.name}`, description: kind.describe.delete })
-    async delete(@Arg('id', idType) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DeleteResultDto> {
-      return { success: true, ...(await kind.calls(ctx.services).delete(actor, id)) };
+    @SignedInMutation(() => DeleteResultType, { name: `delete${kind.name}`, description: kind.describe.delete })
+    async delete(@Arg('id', idType) id: string, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
+      return { success: true, ...(await kind.calls(services).delete(actor, id)) };
     }
   }
   return WriteResolver;
@@ -69,10 +64,9 @@ export function crudResolver<View, Dto, Create extends object, Update extends ob
 
   @Resolver()
   abstract class CrudResolver extends writeResolver(kind) {
-    @Authorized()
-    @Query(() => kind.type, { name: field, description: kind.describe.get })
-    async get(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<Dto> {
-      return kind.present(await kind.calls(ctx.services).get(actor, id));
+    @SignedInQuery(() => kind.type, { name: field, description: kind.describe.get })
+    async get(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<Dto> {
+      return kind.present(await kind.calls(services).get(actor, id));
     }
   }
   return CrudResolver;

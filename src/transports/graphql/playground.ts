@@ -1,7 +1,6 @@
-import express, { type Express, type RequestHandler } from 'express';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
+import express, { type Express } from 'express';
 import type { Logger } from '../../logger';
+import { bundleDir, sendPage, withCsp } from '../bundle';
 
 /**
  * The GraphiQL playground, served entirely by us: GET /graphql from a browser (HTML preferred, no
@@ -38,35 +37,18 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** The project root: the nearest directory above this file holding package.json (src/ or dist/src/). */
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return dir;
-}
-
-export function playgroundAssetsDir(): string {
-  return path.join(projectRoot(), 'dist', 'playground');
-}
-
-const withCsp: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Security-Policy', PLAYGROUND_CSP);
-  next();
-};
-
 /** Mounts the page and its assets under `basePath`; call before the GraphQL middleware on that path. */
 export function mountPlayground(app: Express, basePath: string, logger: Logger): void {
-  const dir = playgroundAssetsDir();
-  if (!existsSync(path.join(dir, 'main.js'))) {
-    logger.warn({ dir }, 'GraphQL playground assets are missing: run `npm run build`');
-  }
-  app.use(`${basePath}/assets`, withCsp, express.static(dir, { index: false, redirect: false, fallthrough: false, maxAge: 0 }));
+  const dir = bundleDir('playground', logger, 'GraphQL playground');
+  app.use(
+    `${basePath}/assets`,
+    withCsp(PLAYGROUND_CSP),
+    express.static(dir, { index: false, redirect: false, fallthrough: false, maxAge: 0 }),
+  );
   const page = PAGE.replaceAll('ASSETS', `${basePath}/assets`);
   app.get(basePath, (req, res, next) => {
     const wantsHtml = req.accepts(['application/graphql-response+json', 'application/json', 'text/html']) === 'text/html';
     if (!wantsHtml || req.query.query !== undefined || req.query.extensions !== undefined) return next();
-    res.setHeader('Content-Security-Policy', PLAYGROUND_CSP);
-    res.setHeader('Cache-Control', 'no-cache');
-    res.type('html').send(page);
+    sendPage(res, page, PLAYGROUND_CSP);
   });
 }

@@ -8,7 +8,12 @@
  * GraphQL type, is non-null there but nullable in REST, has another kind, or when a shape is not
  * listed here.
  */
-export const GRAPHQL_TYPE_OF: Record<string, { type: string; renamed?: Record<string, string> } | null> = {
+type GraphqlCounterpart = { type: string; renamed?: Record<string, string> } | null;
+
+/** A shape whose REST `_count` is the GraphQL type's `counts` field. */
+const withCounts = (type: string): GraphqlCounterpart => ({ type, renamed: { _count: 'counts' } });
+
+export const GRAPHQL_TYPE_OF: Record<string, GraphqlCounterpart> = {
   Error: null, // GraphQL errors carry the code in `extensions.code`
   LoginOptions: null, // the sign-in page's REST read before anyone is signed in; single sign-on is a browser redirect flow
   DeleteResult: { type: 'DeleteResult' },
@@ -25,12 +30,12 @@ export const GRAPHQL_TYPE_OF: Record<string, { type: string; renamed?: Record<st
   UserListEntry: { type: 'User' },
   UserSummary: { type: 'User' },
   MemberUser: { type: 'User' },
-  Department: { type: 'Department', renamed: { _count: 'counts' } },
+  Department: withCounts('Department'),
   Group: { type: 'Group' },
   ProjectSettings: { type: 'ProjectSettings' },
   ProjectMember: { type: 'ProjectMember' },
-  ProjectListItem: { type: 'Project', renamed: { _count: 'counts' } },
-  ProjectDetail: { type: 'Project', renamed: { _count: 'counts' } },
+  ProjectListItem: withCounts('Project'),
+  ProjectDetail: withCounts('Project'),
   ProjectRef: { type: 'Project' },
   Grant: { type: 'ProjectGrant' },
   GrantsByUser: { type: 'GrantsByUser' },
@@ -47,7 +52,7 @@ export const GRAPHQL_TYPE_OF: Record<string, { type: string; renamed?: Record<st
   ProviderTestResult: { type: 'ProviderTestResult' }, // REST's two outcomes in one object, the other outcome's fields null
   ChatModes: { type: 'ChatConfig' },
   ChatStopResult: null, // GraphQL stops an answer by ending its subscription
-  ConversationSummary: { type: 'Conversation', renamed: { _count: 'counts' } },
+  ConversationSummary: withCounts('Conversation'),
   RecentConversation: { type: 'Conversation' },
   Citation: { type: 'Citation' },
   Message: { type: 'Message' },

@@ -1,8 +1,7 @@
-import type { Router } from 'express';
 import type { ClassType } from 'type-graphql';
 import { parse } from '../../validation';
 import type { CrudCalls } from '../crud';
-import type { routeWith } from './route';
+import type { RouteTable } from './route';
 
 /** One kind's REST CRUD run: where it lives, the body key it answers under, its calls and inputs. */
 export interface CrudRoutes<View, Create extends object, Update extends object> {
@@ -21,29 +20,16 @@ export interface CrudRoutes<View, Create extends object, Update extends object> 
  * makes one service call and presents it (deletes answer `{ success: true, id }`).
  */
 export function crudRoutes<View, Create extends object, Update extends object>(
-  r: Router,
-  route: ReturnType<typeof routeWith>,
+  r: RouteTable,
   kind: CrudRoutes<View, Create, Update>,
 ): void {
   const { path, key, calls, present } = kind;
-  r.post(
-    path,
-    route({ auth: 'required', status: 201 }, async (req) => ({
-      [key]: present(await calls.create(req.actor, await parse(kind.create, req.body))),
-    })),
-  );
-  r.get(
-    `${path}/:id`,
-    route({ auth: 'required' }, async (req) => ({ [key]: present(await calls.get(req.actor, req.params.id)) })),
-  );
-  r.patch(
-    `${path}/:id`,
-    route({ auth: 'required' }, async (req) => ({
-      [key]: present(await calls.update(req.actor, req.params.id, await parse(kind.update, req.body))),
-    })),
-  );
-  r.delete(
-    `${path}/:id`,
-    route({ auth: 'required' }, async (req) => ({ success: true, ...(await calls.delete(req.actor, req.params.id)) })),
-  );
+  r.post(path, { auth: 'required', status: 201 }, async (req) => ({
+    [key]: present(await calls.create(req.actor, await parse(kind.create, req.body))),
+  }));
+  r.get(`${path}/:id`, { auth: 'required' }, async (req) => ({ [key]: present(await calls.get(req.actor, req.params.id)) }));
+  r.patch(`${path}/:id`, { auth: 'required' }, async (req) => ({
+    [key]: present(await calls.update(req.actor, req.params.id, await parse(kind.update, req.body))),
+  }));
+  r.delete(`${path}/:id`, { auth: 'required' }, async (req) => ({ success: true, ...(await calls.delete(req.actor, req.params.id)) }));
 }

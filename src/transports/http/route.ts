@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Actor } from '../../access/actor';
 import type { Services } from '../../services';
 import { authenticateBearer } from '../bearer';
@@ -27,7 +27,13 @@ export interface AuthedRequest extends Request<PathParams> {
   actor: Actor;
 }
 
-type Handler<A extends AuthMode> = (req: A extends 'required' ? AuthedRequest : Request<PathParams>, res: Response) => unknown;
+export type Handler<A extends AuthMode> = (req: A extends 'required' ? AuthedRequest : Request<PathParams>, res: Response) => unknown;
+
+/** What a route declares beside its path: who may call it, and the status of a body it returns (200 unless told). */
+export interface RouteOptions<A extends AuthMode> {
+  auth: A;
+  status?: number;
+}
 
 /** Marker a router test reads to prove every route declares its authentication. */
 export const AUTH_MODE = Symbol('authMode');
@@ -35,13 +41,31 @@ export const AUTH_MODE = Symbol('authMode');
 export type RouteHandler = RequestHandler & { [AUTH_MODE]: AuthMode };
 
 /**
- * The `route` of a router whose required-auth routes verify bearer tokens with `tokens`: each
- * route module builds it from the services it receives (`const route = routeWith(s.tokens)`).
+ * A route table: each route is declared in one call with its path, its authentication and its
+ * handler, `r.get('/groups/:id', { auth: 'required' }, async (req) => …)`. Required-auth routes
+ * verify bearer tokens with `tokens`. A route module builds one from the services it receives and
+ * returns its `router`.
  */
-export function routeWith(tokens: Services['tokens']) {
-  return function route<A extends AuthMode>(opts: { auth: A; status?: number }, handler: Handler<A>): RouteHandler {
-    return declareRoute(tokens, opts, handler);
-  };
+export class RouteTable {
+  readonly router = Router();
+
+  constructor(private readonly tokens: Services['tokens']) {}
+
+  get<A extends AuthMode>(path: string, opts: RouteOptions<A>, handler: Handler<A>): void {
+    this.router.get(path, declareRoute(this.tokens, opts, handler));
+  }
+
+  post<A extends AuthMode>(path: string, opts: RouteOptions<A>, handler: Handler<A>): void {
+    this.router.post(path, declareRoute(this.tokens, opts, handler));
+  }
+
+  patch<A extends AuthMode>(path: string, opts: RouteOptions<A>, handler: Handler<A>): void {
+    this.router.patch(path, declareRoute(this.tokens, opts, handler));
+  }
+
+  delete<A extends AuthMode>(path: string, opts: RouteOptions<A>, handler: Handler<A>): void {
+    this.router.delete(path, declareRoute(this.tokens, opts, handler));
+  }
 }
 
 /**
@@ -49,11 +73,7 @@ export function routeWith(tokens: Services['tokens']) {
  * writes its result. Errors go to the one error handler. Handlers that stream write to `res`
  * themselves and return undefined after `res.headersSent`.
  */
-function declareRoute<A extends AuthMode>(
-  tokens: Services['tokens'],
-  opts: { auth: A; status?: number },
-  handler: Handler<A>,
-): RouteHandler {
+function declareRoute<A extends AuthMode>(tokens: Services['tokens'], opts: RouteOptions<A>, handler: Handler<A>): RouteHandler {
   const fn = (async (req: Request, res: Response, next: NextFunction) => {
     // the template, not the raw path, names the request in metrics (read here: the mount path is known now)
     res.locals.routeTemplate = req.baseUrl + String((req.route as { path?: unknown } | undefined)?.path);

@@ -1,7 +1,6 @@
-import express, { type Express, type RequestHandler } from 'express';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
+import express, { type Express } from 'express';
 import type { Logger } from '../../logger';
+import { bundleDir, sendPage, withCsp } from '../bundle';
 
 /**
  * The web app (web/), bundled at build time by scripts/build-web.mjs into dist/web/ and served by us
@@ -49,21 +48,6 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return dir;
-}
-
-export function webAssetsDir(): string {
-  return path.join(projectRoot(), 'dist', 'web');
-}
-
-const withCsp: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Security-Policy', WEB_APP_CSP);
-  next();
-};
-
 /**
  * True for a GET of one of the app's paths by anything but a client that asks for JSON: a browser,
  * curl or a crawler (`Accept: *\/*` or none) gets the page; `Accept: application/json` the JSON 404.
@@ -76,11 +60,10 @@ export function isAppPage(method: string, pathname: string, accepts: (types: str
 
 /** Mounts the assets and the page; call after the API and GraphQL routes, before the final 404. */
 export function mountWebApp(app: Express, logger: Logger): void {
-  const dir = webAssetsDir();
-  if (!existsSync(path.join(dir, 'main.js'))) logger.warn({ dir }, 'web app assets are missing: run `npm run build`');
+  const dir = bundleDir('web', logger, 'web app');
   app.use(
     WEB_ASSETS_PATH,
-    withCsp,
+    withCsp(WEB_APP_CSP),
     // chunks carry a content hash in their names; main.js, main.css and the icon are revalidated
     express.static(dir, {
       index: false,
@@ -93,8 +76,6 @@ export function mountWebApp(app: Express, logger: Logger): void {
   const page = PAGE.replaceAll('ASSETS', WEB_ASSETS_PATH);
   app.use((req, res, next) => {
     if (!isAppPage(req.method, req.path, (t) => req.accepts(t))) return next();
-    res.setHeader('Content-Security-Policy', WEB_APP_CSP);
-    res.setHeader('Cache-Control', 'no-cache');
-    res.type('html').send(page);
+    sendPage(res, page, WEB_APP_CSP);
   });
 }

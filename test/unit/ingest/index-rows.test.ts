@@ -54,13 +54,7 @@ it('rows arrive in bounded batches after the language, and are the chunks of the
   expect(rows.map((r) => r.o)).toEqual(rows.map((_, i) => i));
   expect(Math.max(...batches)).toBeLessThan(1.1 * 1024 * 1024);
   const pages: Parameters<typeof chunkPages>[0] = [];
-  await parseInThread(
-    'text',
-    Buffer.from(text),
-    config.parseLimits,
-    () => undefined,
-    (p) => pages.push(p),
-  );
+  await parseInThread('text', Buffer.from(text), config.parseLimits, { onTotal: () => undefined, onPage: (p) => pages.push(p) });
   expect(result.pages).toBe(pages.length);
   expect(rows.map((r) => r.t)).toEqual(chunkPages(pages).map((c) => c.text));
   // the header (title) is analysed in the worker too

@@ -1,28 +1,35 @@
 import { formatWhen } from '../../lib/citations';
-import type { AuditEntryDto, ProjectSummary } from '../../lib/types';
+import type { AuditEntryDto } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
-import { Choices, namedChoices, NamePicker, Pager, ScrollTable, useFilteredPages } from '../controls';
+import { ErrorText, Loading, TIER_LABEL, useLoad } from '../common';
+import { Choices, choicesOf, namedChoices, NamePicker, Pager, ScrollTable, useFilteredPages } from '../controls';
 import { useTargets } from '../targets';
+import { AdminScreen } from './org';
 
-const ACTIONS = [
-  'grant_created',
-  'grant_updated',
-  'grant_deleted',
-  'project_visibility_changed',
-  'project_owner_changed',
-  'project_created',
-  'project_deleted',
-  'user_role_changed',
-  'user_status_changed',
-  'group_member_added',
-  'group_member_removed',
-  'department_member_added',
-  'department_member_removed',
-  'key_created',
-  'key_revoked',
-  'key_used_from_new_address',
-];
+/**
+ * Every action the server records, in words: typed by the generated wire union, so an action the
+ * server adds fails the web app's typecheck until it is named here.
+ */
+const ACTION_LABEL: Record<AuditEntryDto['action'], string> = {
+  grant_created: 'Access granted',
+  grant_updated: 'Access changed',
+  grant_deleted: 'Access removed',
+  project_visibility_changed: 'Project visibility changed',
+  project_owner_changed: 'Project owner changed',
+  project_created: 'Project created',
+  project_deleted: 'Project deleted',
+  user_role_changed: 'Role changed',
+  user_status_changed: 'Status changed',
+  user_created_by_sso: 'Account created by single sign-on',
+  group_member_added: 'Joined a group',
+  group_member_removed: 'Left a group',
+  department_member_added: 'Joined a department',
+  department_member_removed: 'Left a department',
+  key_created: 'Key created',
+  key_revoked: 'Key revoked',
+  key_used_from_new_address: 'Key used from a new address',
+};
+const ACTIONS = choicesOf(ACTION_LABEL);
 const PAGE = 50;
 
 /** The audit log (admins and the superadmin): filter by action, actor, project and time; each entry by name. */
@@ -31,23 +38,21 @@ export function AuditLog() {
   const { filters: f, set, bind, offset, setOffset } = useFilteredPages({ action: '', actor: '', projectId: '', from: '', to: '' });
   const actors = useTargets('user', f.actor);
   const actorId = f.actor ? actors.options.find((o) => o.label.toLowerCase() === f.actor.trim().toLowerCase())?.id : undefined;
-  const projects = useLoad((s) => api.get<{ projects: ProjectSummary[] }>('/projects', s), []);
+  const projects = useLoad((s) => api.get('/projects', s), []);
   const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   if (f.action) qs.set('action', f.action);
   if (actorId) qs.set('actorId', actorId);
   if (f.projectId) qs.set('projectId', f.projectId);
   if (f.from) qs.set('from', new Date(f.from).toISOString());
   if (f.to) qs.set('to', new Date(f.to).toISOString());
-  const log = useLoad((s) => api.get<{ entries: AuditEntryDto[]; total: number }>(`/audit-log?${qs}`, s), [qs.toString()]);
-  useTitle('Audit log');
+  const log = useLoad((s) => api.get(`/audit-log?${qs}`, s), [qs.toString()]);
   const named = (id: string | null, name: string | null, gone: string) => (id ? (name ?? gone) : 'the system');
   const total = log.data?.total ?? 0;
 
   return (
-    <section className="admin" aria-labelledby="audit-title">
-      <h1 id="audit-title">Audit log</h1>
+    <AdminScreen id="audit" title="Audit log">
       <form className="card row wrap filters" aria-label="Filter the audit log" onSubmit={(e) => e.preventDefault()}>
-        <Choices label="Action" {...bind('action')} empty="Any" choices={ACTIONS.map((a) => [a, a] as const)} />
+        <Choices label="Action" {...bind('action')} empty="Any" choices={ACTIONS} />
         <label className="inline grow">
           Actor
           <NamePicker listId="audit-actors" value={f.actor} onChange={(v) => set('actor', v)} options={actors.options} />
@@ -72,7 +77,9 @@ export function AuditLog() {
         {log.data?.entries.map((e) => (
           <tr key={e.id}>
             <td>{formatWhen(e.createdAt)}</td>
-            <td>{e.action}</td>
+            <td>
+              {ACTION_LABEL[e.action] ?? e.action} <code className="small">{e.action}</code>
+            </td>
             <td>{named(e.actorId, e.actorName, 'a deleted user')}</td>
             <td>{e.projectId ? (e.projectName ?? 'a deleted project') : '—'}</td>
             <td>
@@ -86,6 +93,6 @@ export function AuditLog() {
         ))}
       </ScrollTable>
       <Pager label="Pages of the audit log" offset={offset} page={PAGE} total={total} none="No entries match." onOffset={setOffset} />
-    </section>
+    </AdminScreen>
   );
 }

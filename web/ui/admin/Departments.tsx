@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../lib/api';
-import { reaches } from '../../lib/types';
+import { reaches, type CreateDepartmentInput } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, useLoad, useTitle } from '../common';
+import { ErrorText, useLoad } from '../common';
 import { ListStatus, ManagedCards, NamePicker } from '../controls';
 import { useTargets, type TargetOption } from '../targets';
-import { POSITION_LABEL, ruleMessage, useChange, type Department, type Member } from './org';
+import { AdminScreen, POSITION_LABEL, ruleMessage, useChange, type Department, type Member } from './org';
 
 /**
  * Departments: admins create, edit and delete them and add or move members; a manager sees and
@@ -13,11 +13,9 @@ import { POSITION_LABEL, ruleMessage, useChange, type Department, type Member } 
  */
 export function Departments() {
   const { api, can } = useSession();
-  const list = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  useTitle('Departments');
+  const list = useLoad((s) => api.get('/departments', s), []);
   return (
-    <section className="admin" aria-labelledby="departments-title">
-      <h1 id="departments-title">Departments</h1>
+    <AdminScreen id="departments" title="Departments">
       <ListStatus loaded={list} what="departments" count={list.data?.departments.length} none="No departments yet." />
       <ManagedCards
         items={list.data?.departments}
@@ -37,7 +35,7 @@ export function Departments() {
         detail={(d) => <DepartmentDetail department={d} onChanged={list.reload} />}
       />
       {can.departments.create && <CreateDepartment onCreated={list.reload} />}
-    </section>
+    </AdminScreen>
   );
 }
 
@@ -48,7 +46,7 @@ function DepartmentFields({
 }: {
   initial: Partial<Department>;
   submitLabel: string;
-  onSubmit: (b: object) => Promise<void>;
+  onSubmit: (b: CreateDepartmentInput) => Promise<void>;
 }) {
   const [f, setF] = useState({ name: initial.name ?? '', color: initial.color ?? '#2563eb', description: initial.description ?? '' });
   const submit = (e: FormEvent) => {
@@ -105,8 +103,8 @@ function CreateDepartment({ onCreated }: { onCreated: () => void }) {
 
 function DepartmentDetail({ department, onChanged }: { department: Department; onChanged: () => void }) {
   const { api, can } = useSession();
-  const base = `/departments/${encodeURIComponent(department.id)}`;
-  const members = useLoad((s) => api.get<{ members: Member[] }>(`${base}/members`, s), [department.id]);
+  const base = `/departments/${encodeURIComponent(department.id)}` as const;
+  const members = useLoad((s) => api.get(`${base}/members`, s), [department.id]);
   const canEdit = reaches(can.departments.edit, department.id);
   const { error, notice, run } = useChange(() => {
     members.reload();
@@ -151,17 +149,24 @@ function DepartmentDetail({ department, onChanged }: { department: Department; o
       />
       {can.departments.addMembers && <AddMember label={`Add a member to ${department.name}`} onAdd={add} />}
       {can.departments.delete && (
-        <button
-          type="button"
-          className="danger"
-          onClick={() => {
-            if (window.confirm(`Delete the department ${department.name}?`)) void run(() => api.send('DELETE', base), 'Deleted.');
-          }}
-        >
-          Delete department
-        </button>
+        <DeleteButton what="department" name={department.name} onDelete={() => void run(() => api.send('DELETE', base), 'Deleted.')} />
       )}
     </div>
+  );
+}
+
+/** A department's or a group's Delete button, which asks first. */
+export function DeleteButton({ what, name, onDelete }: { what: 'department' | 'group'; name: string; onDelete: () => void }) {
+  return (
+    <button
+      type="button"
+      className="danger"
+      onClick={() => {
+        if (window.confirm(`Delete the ${what} ${name}?`)) onDelete();
+      }}
+    >
+      Delete {what}
+    </button>
   );
 }
 

@@ -1,22 +1,20 @@
 import { useState, type FormEvent } from 'react';
 import { reaches } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, useLoad, useTitle } from '../common';
+import { ErrorText, useLoad } from '../common';
 import { Choices, ListStatus, ManagedCards, namedChoices } from '../controls';
-import { AddMember, Members } from './Departments';
-import { ruleMessage, useChange, type Department, type Group, type Member } from './org';
+import { AddMember, DeleteButton, Members } from './Departments';
+import { AdminScreen, ruleMessage, useChange, type Department, type Group } from './org';
 
 /** Groups (within a department): create, rename, delete; add and remove members. The server decides who may. */
 export function Groups() {
   const { api, can } = useSession();
-  const list = useLoad((s) => api.get<{ groups: Group[] }>('/groups', s), []);
-  const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
+  const list = useLoad((s) => api.get('/groups', s), []);
+  const departments = useLoad((s) => api.get('/departments', s), []);
   // groups are created in the departments the server lets the caller edit groups of
   const editable = departments.data?.departments.filter((d) => reaches(can.groups.edit, d.id)) ?? [];
-  useTitle('Groups');
   return (
-    <section className="admin" aria-labelledby="groups-title">
-      <h1 id="groups-title">Groups</h1>
+    <AdminScreen id="groups" title="Groups">
       <ListStatus loaded={list} what="groups" count={list.data?.groups.length} none="No groups yet." />
       <ManagedCards
         items={list.data?.groups}
@@ -31,7 +29,7 @@ export function Groups() {
         detail={(g) => <GroupDetail group={g} onChanged={list.reload} />}
       />
       {editable.length > 0 && <CreateGroup departments={editable} onCreated={list.reload} />}
-    </section>
+    </AdminScreen>
   );
 }
 
@@ -75,15 +73,12 @@ function CreateGroup({ departments, onCreated }: { departments: Department[]; on
 
 function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void }) {
   const { api, can } = useSession();
-  const base = `/groups/${encodeURIComponent(group.id)}`;
-  const detail = useLoad((s) => api.get<{ group: Group }>(base, s), [group.id]);
+  const base = `/groups/${encodeURIComponent(group.id)}` as const;
+  const detail = useLoad((s) => api.get(base, s), [group.id]);
   const canEdit = reaches(can.groups.edit, group.departmentId);
   // a group's members come from its department
   const candidates = useLoad(
-    (s) =>
-      canEdit
-        ? api.get<{ members: Member[] }>(`/departments/${encodeURIComponent(group.departmentId)}/members`, s)
-        : Promise.resolve({ members: [] }),
+    (s) => (canEdit ? api.get(`/departments/${encodeURIComponent(group.departmentId)}/members`, s) : Promise.resolve({ members: [] })),
     [group.departmentId, canEdit],
   );
   const [name, setName] = useState(group.name);
@@ -128,15 +123,7 @@ function GroupDetail({ group, onChanged }: { group: Group; onChanged: () => void
             people={candidates.data?.members ?? []}
             onAdd={(id, who) => run(() => api.send('POST', `${base}/members`, { userIds: [id] }), `${who} joined ${group.name}.`)}
           />
-          <button
-            type="button"
-            className="danger"
-            onClick={() => {
-              if (window.confirm(`Delete the group ${group.name}?`)) void run(() => api.send('DELETE', base), 'Deleted.');
-            }}
-          >
-            Delete group
-          </button>
+          <DeleteButton what="group" name={group.name} onDelete={() => void run(() => api.send('DELETE', base), 'Deleted.')} />
         </>
       )}
     </div>

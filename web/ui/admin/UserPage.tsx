@@ -1,24 +1,24 @@
 import { useState, type FormEvent } from 'react';
 import { navigate, projectPath } from '../../lib/router';
-import type { GrantsByUserDto } from '../../lib/types';
+import type { UpdateUserInput } from '../../lib/types';
 import { useSession } from '../../session';
-import { ErrorText, Link, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
-import { Choices, choicesOf, namedChoices, TextField, useFields } from '../controls';
-import { POSITION_LABEL, ROLE_LABEL, ruleMessage, type Department, type Person, type PlatformRole } from './org';
+import { ErrorText, Link, LoadFailed, Loading, TIER_LABEL, useLoad, useTitle } from '../common';
+import { TextField, useFields } from '../controls';
+import { PlaceFields, ROLE_LABEL, ruleMessage, type Department, type Person, type PlatformRole } from './org';
 
 /** One person: edit, deactivate or reactivate, reset the password, delete; and what they can access, and why. */
 export function UserPage({ userId }: { userId: string }) {
   const { api } = useSession();
-  const base = `/users/${encodeURIComponent(userId)}`;
-  const user = useLoad((s) => api.get<{ user: Person }>(base, s), [userId]);
-  const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  const access = useLoad((s) => api.get<GrantsByUserDto>(`/grants/by-user/${encodeURIComponent(userId)}`, s), [userId]);
+  const base = `/users/${encodeURIComponent(userId)}` as const;
+  const user = useLoad((s) => api.get(base, s), [userId]);
+  const departments = useLoad((s) => api.get('/departments', s), []);
+  const access = useLoad((s) => api.get(`/grants/by-user/${encodeURIComponent(userId)}`, s), [userId]);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const u = user.data?.user;
   useTitle(u && `${u.name} · Users`);
 
-  const change = async (body: Record<string, unknown>, said: string) => {
+  const change = async (body: UpdateUserInput, said: string) => {
     setError(null);
     setNotice(null);
     try {
@@ -40,14 +40,7 @@ export function UserPage({ userId }: { userId: string }) {
     }
   };
 
-  if (user.error)
-    return (
-      <section>
-        <h1>User</h1>
-        <ErrorText>{user.error}</ErrorText>
-        <Link to="/users">Back to users</Link>
-      </section>
-    );
+  if (user.error) return <LoadFailed title="User" error={user.error} backTo="/users" back="Back to users" />;
   if (!u) return <Loading what="the person" />;
   return (
     <section className="admin" aria-labelledby="user-title">
@@ -109,7 +102,7 @@ function EditUser({
 }: {
   user: Person;
   departments: Department[];
-  onSave: (b: Record<string, unknown>) => Promise<void>;
+  onSave: (b: UpdateUserInput) => Promise<void>;
 }) {
   const { values: f, field } = useFields({
     name: user.name,
@@ -121,7 +114,7 @@ function EditUser({
   const submit = (e: FormEvent) => {
     e.preventDefault();
     // only what changed goes to the server, so an admin editing a name does not "change" a role
-    const body: Record<string, unknown> = {};
+    const body: UpdateUserInput = {};
     if (f.name !== user.name) body.name = f.name;
     if (f.email !== user.email) body.email = f.email;
     if (f.platformRole !== user.platformRole) body.platformRole = f.platformRole;
@@ -147,8 +140,7 @@ function EditUser({
             ))}
           </select>
         </label>
-        <Choices label="Org position" {...field('orgPosition')} choices={choicesOf(POSITION_LABEL)} />
-        <Choices label="Department" {...field('departmentId')} empty="None" choices={namedChoices(departments)} />
+        <PlaceFields field={field} departments={departments} />
         <button type="submit" className="primary">
           Save changes
         </button>

@@ -1,15 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session';
-import { ErrorText, Link, Loading, useLoad, useTitle } from '../common';
+import { ErrorText, Link, Loading, useLoad } from '../common';
 import { Choices, choicesOf, namedChoices, Pager, ScrollTable, TextField, useFields, useFilteredPages } from '../controls';
 import {
+  AdminScreen,
+  PlaceFields,
   POSITION_LABEL,
   ROLE_LABEL,
   ruleMessage,
   type Department,
-  type ListedPerson,
   type OrgPosition,
-  type Person,
   type PlatformRole,
 } from './org';
 
@@ -27,14 +27,12 @@ export function Users() {
   });
   const qs = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   for (const [k, v] of Object.entries(filters)) if (v) qs.set(k, v);
-  const users = useLoad((s) => api.get<{ users: ListedPerson[]; total: number }>(`/users?${qs}`, s), [qs.toString()]);
-  const departments = useLoad((s) => api.get<{ departments: Department[] }>('/departments', s), []);
-  useTitle('Users');
+  const users = useLoad((s) => api.get(`/users?${qs}`, s), [qs.toString()]);
+  const departments = useLoad((s) => api.get('/departments', s), []);
   const total = users.data?.total ?? 0;
 
   return (
-    <section aria-labelledby="users-title" className="admin">
-      <h1 id="users-title">Users</h1>
+    <AdminScreen id="users" title="Users">
       <form className="card row wrap filters" role="search" aria-label="Filter users" onSubmit={(e) => e.preventDefault()}>
         <label className="inline grow">
           Search
@@ -70,7 +68,7 @@ export function Users() {
       </ScrollTable>
       <Pager label="Pages of users" offset={offset} page={PAGE} total={total} none="No one matches." onOffset={setOffset} />
       <CreateUser departments={departments.data?.departments ?? []} onCreated={users.reload} />
-    </section>
+    </AdminScreen>
   );
 }
 
@@ -92,7 +90,7 @@ function CreateUser({ departments, onCreated }: { departments: Department[]; onC
     setError(null);
     setDone(null);
     try {
-      const { user } = await api.send<{ user: Person }>('POST', '/users', { ...form, departmentId: form.departmentId || undefined });
+      const { user } = await api.send('POST', '/users', { ...form, departmentId: form.departmentId || undefined });
       setDone(`${user.name} was added.`);
       setForm(empty);
       onCreated();
@@ -114,8 +112,7 @@ function CreateUser({ departments, onCreated }: { departments: Department[]; onC
           {...field('platformRole')}
           choices={(['none', 'admin', 'engineer'] as const).map((r) => [r, ROLE_LABEL[r]] as const)}
         />
-        <Choices label="Org position" {...field('orgPosition')} choices={choicesOf(POSITION_LABEL)} />
-        <Choices label="Department" {...field('departmentId')} empty="None" choices={namedChoices(departments)} />
+        <PlaceFields field={field} departments={departments} />
         <button type="submit" className="primary">
           Add person
         </button>

@@ -1,23 +1,17 @@
-import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Resolver } from 'type-graphql';
+import { SignedInQuery } from '../auth-checker';
 import { presentAuditEntry } from '../../../presenters/audit.presenter';
 import { AuditLogQuery } from '../../../services/audit.inputs';
-import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg } from '../params';
+import { Caller, FilterArg } from '../params';
 import { AuditEntryPage } from '../types/audit.type';
 import type { PageOf } from '../types/common.type';
 import type { AuditEntryDto } from '../../../presenters/dto.generated';
 
 @Resolver()
 export class AuditResolver {
-  @Authorized()
-  @Query(() => AuditEntryPage, { description: 'GET /audit-log (admin, superadmin): newest first' })
-  async auditLog(
-    @ValidArg('filter', AuditLogQuery, { nullable: true }) filter: AuditLogQuery,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<PageOf<AuditEntryDto>> {
-    const { entries, total } = await ctx.services.audit.list(actor, filter);
+  @SignedInQuery(() => AuditEntryPage, { description: 'GET /audit-log (admin, superadmin): newest first' })
+  async auditLog(@FilterArg(AuditLogQuery) filter: AuditLogQuery, @Caller() { actor, services }: Caller): Promise<PageOf<AuditEntryDto>> {
+    const { entries, total } = await services.audit.list(actor, filter);
     return { items: entries.map(presentAuditEntry), total };
   }
 }

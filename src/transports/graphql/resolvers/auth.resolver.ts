@@ -1,10 +1,9 @@
-import { Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
 import { presentMe } from '../../../presenters/user.presenter';
 import { LoginInput, LogoutInput, RefreshInput } from '../../../auth/auth.inputs';
-import { PUBLIC } from '../auth-checker';
+import { PUBLIC, SignedInQuery, SignedInMutation } from '../auth-checker';
 import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg } from '../params';
+import { Caller, ValidArg } from '../params';
 import { CapabilitiesType, LoginPayloadType, TokenPairType } from '../types/auth.type';
 import { UserType } from '../types/user.type';
 import type { TokenPair } from '../../../auth/tokens';
@@ -24,26 +23,22 @@ export class AuthResolver {
     return ctx.services.tokens.refresh(input.refreshToken);
   }
 
-  @Authorized()
-  @Mutation(() => Boolean, { description: "POST /auth/logout: revokes the given refresh token, or all of the caller's" })
+  @SignedInMutation(() => Boolean, { description: "POST /auth/logout: revokes the given refresh token, or all of the caller's" })
   async logout(
     @ValidArg('input', LogoutInput, { nullable: true }) input: LogoutInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<boolean> {
-    await ctx.services.tokens.logout(actor, input.refreshToken);
+    await services.tokens.logout(actor, input.refreshToken);
     return true;
   }
 
-  @Authorized()
-  @Query(() => UserType, { description: 'GET /auth/me: the caller, re-read on every operation' })
-  me(@CurrentActor() actor: Actor): MeDto {
+  @SignedInQuery(() => UserType, { description: 'GET /auth/me: the caller, re-read on every operation' })
+  me(@Caller() { actor }: Caller): MeDto {
     return presentMe(actor);
   }
 
-  @Authorized()
-  @Query(() => CapabilitiesType, { description: 'GET /auth/capabilities: what the caller may do in the organisation' })
-  capabilities(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): CapabilitiesDto {
-    return ctx.services.users.capabilities(actor);
+  @SignedInQuery(() => CapabilitiesType, { description: 'GET /auth/capabilities: what the caller may do in the organisation' })
+  capabilities(@Caller() { actor, services }: Caller): CapabilitiesDto {
+    return services.users.capabilities(actor);
   }
 }

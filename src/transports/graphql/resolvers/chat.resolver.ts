@@ -1,6 +1,6 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Resolver, Root, Subscription } from 'type-graphql';
+import { SignedInQuery } from '../auth-checker';
 import type { SubscribeResolverData } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
 import { presentChatEvent } from '../../../presenters/chat-event.presenter';
 import {
   type GraphConversationSummaryDto,
@@ -13,7 +13,7 @@ import { AskInput, ConversationListQuery, ConversationSearchQuery } from '../../
 import type { ChatEvent } from '../../../services/chat.service';
 import { parse } from '../../../validation';
 import { actorOf, GraphqlContext } from '../context';
-import { CurrentActor, ValidArg } from '../params';
+import { Caller, ValidArg } from '../params';
 import { abortableStream } from '../subscriptions';
 import { ChatConfigType, ChatEventUnion, ConversationCountsType, ConversationType, MessageType } from '../types/chat.type';
 import { ProjectType } from '../types/project.type';
@@ -25,45 +25,35 @@ type ConversationRoot = ConversationType & { messages?: MessageType[] };
 
 @Resolver(() => ConversationType)
 export class ChatResolver {
-  @Authorized()
-  @Query(() => ChatConfigType, { description: 'GET /chat/config: which modes this server offers' })
-  chatConfig(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): ChatModesDto {
-    return ctx.services.chat.modes(actor);
+  @SignedInQuery(() => ChatConfigType, { description: 'GET /chat/config: which modes this server offers' })
+  chatConfig(@Caller() { actor, services }: Caller): ChatModesDto {
+    return services.chat.modes(actor);
   }
 
-  @Authorized()
-  @Query(() => [ConversationType], {
+  @SignedInQuery(() => [ConversationType], {
     description: "GET /chat/projects/:projectId/conversations: the caller's own (use tier), newest first",
   })
   async conversations(
     @Arg('projectId', () => ID) projectId: string,
     @ValidArg('page', ConversationSearchQuery, { nullable: true }) page: ConversationSearchQuery,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<GraphConversationSummaryDto[]> {
-    const rows = await ctx.services.conversations.list(actor, projectId, page);
+    const rows = await services.conversations.list(actor, projectId, page);
     return rows.map((r): GraphConversationSummaryDto => ({ ...presentConversationSummary(r), projectId: r.projectId }));
   }
 
-  @Authorized()
-  @Query(() => ConversationType, { description: 'GET /chat/conversations/:id: its author (with use tier) or platform staff' })
-  async conversation(
-    @Arg('id', () => ID) id: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<ConversationDetailDto> {
-    const { conversation, messages } = await ctx.services.conversations.get(actor, id);
+  @SignedInQuery(() => ConversationType, { description: 'GET /chat/conversations/:id: its author (with use tier) or platform staff' })
+  async conversation(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<ConversationDetailDto> {
+    const { conversation, messages } = await services.conversations.get(actor, id);
     return presentConversationDetail(conversation, messages);
   }
 
-  @Authorized()
-  @Query(() => [ConversationType], { description: "GET /chat/recent: the caller's conversations across projects, newest first" })
+  @SignedInQuery(() => [ConversationType], { description: "GET /chat/recent: the caller's conversations across projects, newest first" })
   async recentConversations(
     @ValidArg('page', ConversationListQuery, { nullable: true }) page: ConversationListQuery,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<RecentConversationDto[]> {
-    return (await ctx.services.conversations.recent(actor, page)).map(presentRecentConversation);
+    return (await services.conversations.recent(actor, page)).map(presentRecentConversation);
   }
 
   @Authorized()

@@ -1,17 +1,17 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Arg, Args, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentDepartment } from '../../../presenters/department.presenter';
 import { presentUserSummary } from '../../../presenters/user.presenter';
 import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from '../../../services/departments.inputs';
 import type { DepartmentView } from '../../../services/departments.service';
 import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg, ValidArgs } from '../params';
-import { DeleteResultType, PageArgs } from '../types/common.type';
+import { Caller, ValidArg, ValidArgs } from '../params';
+import { DeleteResultType, MemberArgs, PageArgs } from '../types/common.type';
 import { DepartmentCountsType, DepartmentPage, DepartmentType } from '../types/department.type';
 import { GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
-import type { PageOf } from '../types/common.type';
+import { presentPage, type PageOf } from '../types/common.type';
 import type { GraphDepartmentDto } from '../../../presenters/department.presenter';
 import type { DeleteResultDto, GroupDto, UserSummaryDto } from '../../../presenters/dto.generated';
 
@@ -33,39 +33,25 @@ export class DepartmentResolver extends crudResolver({
     delete: 'DELETE /departments/:id (admin, superadmin; 409 while referenced)',
   },
 }) {
-  @Authorized()
-  @Query(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
-  async departments(
-    @ValidArgs(PageArgs) page: PageArgs,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<PageOf<GraphDepartmentDto>> {
-    const { items, total } = await ctx.services.departments.list(actor, page);
-    return { items: items.map(present), total };
+  @SignedInQuery(() => DepartmentPage, { description: 'GET /departments (admin, superadmin, the CEO; a manager sees their own)' })
+  async departments(@ValidArgs(PageArgs) page: PageArgs, @Caller() { actor, services }: Caller): Promise<PageOf<GraphDepartmentDto>> {
+    return presentPage(await services.departments.list(actor, page), present);
   }
 
-  @Authorized()
-  @Mutation(() => [UserType], { description: 'POST /departments/:id/members (admin, superadmin): the members afterwards' })
+  @SignedInMutation(() => [UserType], { description: 'POST /departments/:id/members (admin, superadmin): the members afterwards' })
   async addDepartmentMembers(
     @Arg('id', () => ID) id: string,
     @ValidArg('input', AddDepartmentMembersInput) input: AddDepartmentMembersInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<UserSummaryDto[]> {
-    return (await ctx.services.departments.addMembers(actor, id, input)).map(presentUserSummary);
+    return (await services.departments.addMembers(actor, id, input)).map(presentUserSummary);
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, {
+  @SignedInMutation(() => DeleteResultType, {
     description: "DELETE /departments/:id/members/:userId (admin, superadmin, the CEO, the department's manager)",
   })
-  async removeDepartmentMember(
-    @Arg('id', () => ID) id: string,
-    @Arg('userId', () => ID) userId: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<DeleteResultDto> {
-    return { success: true, ...(await ctx.services.departments.removeMember(actor, id, userId)) };
+  async removeDepartmentMember(@Args() { id, userId }: MemberArgs, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
+    return { success: true, ...(await services.departments.removeMember(actor, id, userId)) };
   }
 
   @FieldResolver(() => DepartmentCountsType, {

@@ -1,6 +1,6 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import type { SubscribeResolverData } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
 import { PayloadTooLargeError } from '../../../errors';
 import {
   type GraphDocumentProgressDto,
@@ -13,7 +13,7 @@ import {
 import { ListDocumentsInput } from '../../../services/documents.inputs';
 import type { DocumentProgress } from '../../../services/documents.service';
 import { actorOf, GraphqlContext } from '../context';
-import { CurrentActor, ValidArg, ValidArgs } from '../params';
+import { Caller, FilterArg, ValidArg, ValidArgs } from '../params';
 import { abortableStream } from '../subscriptions';
 import { DeleteResultType, PageArgs, pageOf } from '../types/common.type';
 import {
@@ -31,80 +31,62 @@ import type { ChunkSourceDto, DeleteResultDto, DocumentDto, DocumentTextDto, Upl
 
 @Resolver(() => DocumentType)
 export class DocumentResolver {
-  @Authorized()
-  @Query(() => DocumentPage, { description: 'GET /projects/:projectId/documents (use tier), newest first' })
+  @SignedInQuery(() => DocumentPage, { description: 'GET /projects/:projectId/documents (use tier), newest first' })
   async documents(
     @Arg('projectId', () => ID) projectId: string,
-    @ValidArg('filter', ListDocumentsInput, { nullable: true }) filter: ListDocumentsInput,
+    @FilterArg(ListDocumentsInput) filter: ListDocumentsInput,
     @ValidArgs(PageArgs) page: PageArgs,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<PageOf<DocumentDto>> {
-    return pageOf((await ctx.services.documents.list(actor, projectId, filter)).map(presentDocument), page);
+    return pageOf((await services.documents.list(actor, projectId, filter)).map(presentDocument), page);
   }
 
-  @Authorized()
-  @Query(() => DocumentType, { description: 'GET /documents/:id (use tier): status, progress, counts, error' })
-  async document(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DocumentDto> {
-    return presentDocument(await ctx.services.documents.get(actor, id));
+  @SignedInQuery(() => DocumentType, { description: 'GET /documents/:id (use tier): status, progress, counts, error' })
+  async document(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DocumentDto> {
+    return presentDocument(await services.documents.get(actor, id));
   }
 
-  @Authorized()
-  @Query(() => ChunkSourceType, { description: "GET /chat/chunks/:chunkId/source (use tier on the chunk's project)" })
-  async chunkSource(
-    @Arg('chunkId', () => ID) chunkId: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<ChunkSourceDto> {
-    return presentChunkSource(await ctx.services.documents.chunkSource(actor, chunkId));
+  @SignedInQuery(() => ChunkSourceType, { description: "GET /chat/chunks/:chunkId/source (use tier on the chunk's project)" })
+  async chunkSource(@Arg('chunkId', () => ID) chunkId: string, @Caller() { actor, services }: Caller): Promise<ChunkSourceDto> {
+    return presentChunkSource(await services.documents.chunkSource(actor, chunkId));
   }
 
-  @Authorized()
-  @Query(() => DocumentTextType, {
+  @SignedInQuery(() => DocumentTextType, {
     description: "GET /documents/:id/text (use tier): a converted (not PDF or image) document's text, whole pages from `from` (default 1)",
   })
   async documentText(
     @Arg('id', () => ID) id: string,
     @Arg('from', () => Int, { nullable: true }) from: number | null,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<DocumentTextDto> {
-    return presentDocumentText(await ctx.services.documentText.text(actor, id, from ?? 1));
+    return presentDocumentText(await services.documentText.text(actor, id, from ?? 1));
   }
 
-  @Authorized()
-  @Mutation(() => [DocumentType], {
+  @SignedInMutation(() => [DocumentType], {
     description: 'POST /projects/:projectId/documents (edit tier), files base64-encoded; ingestion runs in the background',
   })
   async uploadDocuments(
     @Arg('projectId', () => ID) projectId: string,
     @ValidArg('input', UploadDocumentsInput) input: UploadDocumentsInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<UploadResultDto[]> {
     const { files, language } = input;
-    const maxBytes = ctx.services.ctx.config.maxUploadMb * 1024 * 1024;
+    const maxBytes = services.ctx.config.maxUploadMb * 1024 * 1024;
     const decoded = files.map((f) => ({ name: f.name, mimeType: f.mimeType, content: Buffer.from(f.contentBase64, 'base64') }));
     // the same per-file limit as REST's multipart upload
     if (decoded.some((f) => f.content.length > maxBytes))
-      throw new PayloadTooLargeError(`Each file may be at most ${ctx.services.ctx.config.maxUploadMb} MB`);
-    return (await ctx.services.documents.upload(actor, projectId, decoded, { language: language ?? undefined })).map(presentUploadResult);
+      throw new PayloadTooLargeError(`Each file may be at most ${services.ctx.config.maxUploadMb} MB`);
+    return (await services.documents.upload(actor, projectId, decoded, { language: language ?? undefined })).map(presentUploadResult);
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /documents/:id (edit tier)' })
-  async deleteDocument(
-    @Arg('id', () => ID) id: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<DeleteResultDto> {
-    return { success: true, id: (await ctx.services.documents.delete(actor, id)).id };
+  @SignedInMutation(() => DeleteResultType, { description: 'DELETE /documents/:id (edit tier)' })
+  async deleteDocument(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
+    return { success: true, id: (await services.documents.delete(actor, id)).id };
   }
 
-  @Authorized()
-  @Mutation(() => DocumentType, { description: 'POST /documents/:id/reindex (edit tier)' })
-  async reindexDocument(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DocumentDto> {
-    return presentDocument(await ctx.services.documents.reindex(actor, id));
+  @SignedInMutation(() => DocumentType, { description: 'POST /documents/:id/reindex (edit tier)' })
+  async reindexDocument(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DocumentDto> {
+    return presentDocument(await services.documents.reindex(actor, id));
   }
 
   @Authorized()

@@ -1,10 +1,10 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Arg, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { granterView } from '../../../access/view-rules';
 import { presentGrant, presentGrantsByUser } from '../../../presenters/grant.presenter';
 import { UpsertGrantInput } from '../../../services/grants.inputs';
 import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg } from '../params';
+import { Caller, ValidArg } from '../params';
 import { DeleteResultType } from '../types/common.type';
 import { GrantResultType, GrantsByUserType, ProjectGrantType } from '../types/grant.type';
 import { ProjectType } from '../types/project.type';
@@ -15,47 +15,33 @@ import type { DeleteResultDto, GrantDto, MemberUserDto, ProjectMemberDto } from 
 
 @Resolver(() => ProjectGrantType)
 export class GrantResolver {
-  @Authorized()
-  @Query(() => [ProjectGrantType], { description: 'GET /projects/:projectId/grants (use tier)' })
-  async projectGrants(
-    @Arg('projectId', () => ID) projectId: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<GrantDto[]> {
-    return (await ctx.services.grants.list(actor, projectId)).map(presentGrant);
+  @SignedInQuery(() => [ProjectGrantType], { description: 'GET /projects/:projectId/grants (use tier)' })
+  async projectGrants(@Arg('projectId', () => ID) projectId: string, @Caller() { actor, services }: Caller): Promise<GrantDto[]> {
+    return (await services.grants.list(actor, projectId)).map(presentGrant);
   }
 
-  @Authorized()
-  @Mutation(() => GrantResultType, { description: 'POST /projects/:projectId/grants (full tier): an upsert on (project, target)' })
+  @SignedInMutation(() => GrantResultType, { description: 'POST /projects/:projectId/grants (full tier): an upsert on (project, target)' })
   async upsertGrant(
     @Arg('projectId', () => ID) projectId: string,
     @ValidArg('input', UpsertGrantInput) input: UpsertGrantInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<{ grant: GrantDto; action: 'created' | 'updated' }> {
-    const { grant, action } = await ctx.services.grants.upsert(actor, projectId, input);
+    const { grant, action } = await services.grants.upsert(actor, projectId, input);
     return { grant: presentGrant(grant), action };
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /projects/:projectId/grants/:grantId (full tier)' })
+  @SignedInMutation(() => DeleteResultType, { description: 'DELETE /projects/:projectId/grants/:grantId (full tier)' })
   async deleteGrant(
     @Arg('projectId', () => ID) projectId: string,
     @Arg('grantId', () => ID) grantId: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<DeleteResultDto> {
-    return { success: true, ...(await ctx.services.grants.delete(actor, projectId, grantId)) };
+    return { success: true, ...(await services.grants.delete(actor, projectId, grantId)) };
   }
 
-  @Authorized()
-  @Query(() => GrantsByUserType, { description: 'GET /grants/by-user/:userId (admin, superadmin)' })
-  async grantsByUser(
-    @Arg('userId', () => ID) userId: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<GraphGrantsByUserDto> {
-    return presentGrantsByUser(await ctx.services.grants.byUser(actor, userId));
+  @SignedInQuery(() => GrantsByUserType, { description: 'GET /grants/by-user/:userId (admin, superadmin)' })
+  async grantsByUser(@Arg('userId', () => ID) userId: string, @Caller() { actor, services }: Caller): Promise<GraphGrantsByUserDto> {
+    return presentGrantsByUser(await services.grants.byUser(actor, userId));
   }
 
   @FieldResolver(() => ProjectType, { description: 'The project (readable by whoever can read its grants)' })
@@ -65,12 +51,12 @@ export class GrantResolver {
 
   /** The granter's user, as far as `granterView` (access/view-rules.ts) lets the caller see it. */
   @FieldResolver(() => UserType, { nullable: true })
-  async grantedBy(@Root() g: ProjectGrantType, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<MemberUserDto | null> {
+  async grantedBy(@Root() g: ProjectGrantType, @Caller() { actor, loaders }: Caller): Promise<MemberUserDto | null> {
     const granterId = g.grantedById;
     if (!granterId) return null;
-    const members = async (): Promise<ProjectMemberDto[]> => (await ctx.loaders.projects.load(g.projectId)).members;
+    const members = async (): Promise<ProjectMemberDto[]> => (await loaders.projects.load(g.projectId)).members;
     if ((await granterView(actor, granterId, async () => (await members()).map((m) => m.userId))) === 'full')
-      return ctx.loaders.users.load(granterId);
+      return loaders.users.load(granterId);
     return (await members()).find((m) => m.userId === granterId)!.user;
   }
 }

@@ -1,15 +1,15 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Arg, Args, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentGroup } from '../../../presenters/group.presenter';
 import { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from '../../../services/groups.inputs';
 import type { GroupView } from '../../../services/groups.service';
 import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg, ValidArgs } from '../params';
-import { DeleteResultType, PageArgs } from '../types/common.type';
+import { Caller, FilterArg, ValidArg, ValidArgs } from '../params';
+import { DeleteResultType, MemberArgs, PageArgs } from '../types/common.type';
 import { GroupPage, GroupType } from '../types/group.type';
 import { UserType } from '../types/user.type';
-import type { PageOf } from '../types/common.type';
+import { presentPage, type PageOf } from '../types/common.type';
 import type { DeleteResultDto, GroupDto, UserSummaryDto } from '../../../presenters/dto.generated';
 
 const present = (v: GroupView): GroupDto => presentGroup(v.group, v);
@@ -29,38 +29,27 @@ export class GroupResolver extends crudResolver({
     delete: 'DELETE /groups/:id (409 while grants target it)',
   },
 }) {
-  @Authorized()
-  @Query(() => GroupPage, { description: "GET /groups (admin, superadmin, the CEO; a manager sees their department's)" })
+  @SignedInQuery(() => GroupPage, { description: "GET /groups (admin, superadmin, the CEO; a manager sees their department's)" })
   async groups(
-    @ValidArg('filter', ListGroupsQuery, { nullable: true }) filter: ListGroupsQuery,
+    @FilterArg(ListGroupsQuery) filter: ListGroupsQuery,
     @ValidArgs(PageArgs) page: PageArgs,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<PageOf<GroupDto>> {
-    const { items, total } = await ctx.services.groups.list(actor, filter, page);
-    return { items: items.map(present), total };
+    return presentPage(await services.groups.list(actor, filter, page), present);
   }
 
-  @Authorized()
-  @Mutation(() => GroupType, { description: "POST /groups/:id/members: users of the group's department" })
+  @SignedInMutation(() => GroupType, { description: "POST /groups/:id/members: users of the group's department" })
   async addGroupMembers(
     @Arg('id', () => ID) id: string,
     @ValidArg('input', GroupMembersInput) input: GroupMembersInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<GroupDto> {
-    return present(await ctx.services.groups.addMembers(actor, id, input));
+    return present(await services.groups.addMembers(actor, id, input));
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /groups/:id/members/:userId' })
-  async removeGroupMember(
-    @Arg('id', () => ID) id: string,
-    @Arg('userId', () => ID) userId: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<DeleteResultDto> {
-    return { success: true, ...(await ctx.services.groups.removeMember(actor, id, userId)) };
+  @SignedInMutation(() => DeleteResultType, { description: 'DELETE /groups/:id/members/:userId' })
+  async removeGroupMember(@Args() { id, userId }: MemberArgs, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
+    return { success: true, ...(await services.groups.removeMember(actor, id, userId)) };
   }
 
   @FieldResolver(() => [UserType], { nullable: true, description: 'The members, by name (group readers)' })

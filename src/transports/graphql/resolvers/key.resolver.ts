@@ -1,9 +1,8 @@
-import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Arg, ID, Resolver } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentCreatedKey, presentKey } from '../../../presenters/key.presenter';
 import { CreateKeyInput, ListKeysQuery } from '../../../services/keys.inputs';
-import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg } from '../params';
+import { Caller, FilterArg, ValidArg } from '../params';
 import { DeleteResultType } from '../types/common.type';
 import { ApiKeyType, CreatedKeyType } from '../types/key.type';
 import type { ApiKeyDto, CreatedKeyDto, DeleteResultDto } from '../../../presenters/dto.generated';
@@ -11,30 +10,19 @@ import type { ApiKeyDto, CreatedKeyDto, DeleteResultDto } from '../../../present
 /** Keys for programs (issue 38): the same service calls as POST/GET/DELETE /keys. */
 @Resolver(() => ApiKeyType)
 export class KeyResolver {
-  @Authorized()
-  @Query(() => [ApiKeyType], { description: "GET /keys: the caller's keys (admins: any user's, with userId)" })
-  async keys(
-    @ValidArg('filter', ListKeysQuery, { nullable: true }) filter: ListKeysQuery,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<ApiKeyDto[]> {
-    return (await ctx.services.keys.list(actor, filter)).map(presentKey);
+  @SignedInQuery(() => [ApiKeyType], { description: "GET /keys: the caller's keys (admins: any user's, with userId)" })
+  async keys(@FilterArg(ListKeysQuery) filter: ListKeysQuery, @Caller() { actor, services }: Caller): Promise<ApiKeyDto[]> {
+    return (await services.keys.list(actor, filter)).map(presentKey);
   }
 
-  @Authorized()
-  @Mutation(() => CreatedKeyType, { description: 'POST /keys: a key owned by the caller; the secret is shown once' })
-  async createKey(
-    @ValidArg('input', CreateKeyInput) input: CreateKeyInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<CreatedKeyDto> {
-    return presentCreatedKey(await ctx.services.keys.create(actor, input));
+  @SignedInMutation(() => CreatedKeyType, { description: 'POST /keys: a key owned by the caller; the secret is shown once' })
+  async createKey(@ValidArg('input', CreateKeyInput) input: CreateKeyInput, @Caller() { actor, services }: Caller): Promise<CreatedKeyDto> {
+    return presentCreatedKey(await services.keys.create(actor, input));
   }
 
-  @Authorized()
-  @Mutation(() => DeleteResultType, { description: 'DELETE /keys/:id: revokes a key' })
-  async revokeKey(@Arg('id', () => ID) id: string, @CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<DeleteResultDto> {
-    await ctx.services.keys.revoke(actor, id);
+  @SignedInMutation(() => DeleteResultType, { description: 'DELETE /keys/:id: revokes a key' })
+  async revokeKey(@Arg('id', () => ID) id: string, @Caller() { actor, services }: Caller): Promise<DeleteResultDto> {
+    await services.keys.revoke(actor, id);
     return { success: true, id };
   }
 }

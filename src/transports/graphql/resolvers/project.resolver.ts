@@ -1,17 +1,17 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentProjectDetail, presentProjectListItem } from '../../../presenters/project.presenter';
 import { CreateProjectInput, UpdateProjectInput } from '../../../services/projects.inputs';
 import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArgs } from '../params';
-import { PageArgs } from '../types/common.type';
+import { Caller, ValidArgs } from '../params';
+import { PageArgs, ProjectUserArgs } from '../types/common.type';
 import { AccessSourceEnum, TierEnum } from '../types/enums';
 import { ConversationType } from '../types/chat.type';
 import { DocumentType } from '../types/document.type';
 import { ProjectGrantType } from '../types/grant.type';
 import { ProjectCountsType, ProjectMemberType, ProjectPage, ProjectType, RemoveMemberResultType } from '../types/project.type';
-import type { PageOf } from '../types/common.type';
+import { presentPage, type PageOf } from '../types/common.type';
 import type { GraphConversationSummaryDto } from '../../../presenters/conversation.presenter';
 import type { DocumentDto, GrantDto, ProjectListItemDto, ProjectMemberDto } from '../../../presenters/dto.generated';
 
@@ -38,26 +38,17 @@ export class ProjectResolver extends crudResolver({
     delete: 'DELETE /projects/:id (full tier)',
   },
 }) {
-  @Authorized()
-  @Query(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
-  async projects(
-    @ValidArgs(PageArgs) page: PageArgs,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<PageOf<ProjectListItemDto>> {
-    const { items, total } = await ctx.services.projects.list(actor, page);
-    return { items: items.map(presentProjectListItem), total };
+  @SignedInQuery(() => ProjectPage, { description: 'GET /projects: the projects the caller can access' })
+  async projects(@ValidArgs(PageArgs) page: PageArgs, @Caller() { actor, services }: Caller): Promise<PageOf<ProjectListItemDto>> {
+    return presentPage(await services.projects.list(actor, page), presentProjectListItem);
   }
 
-  @Authorized()
-  @Mutation(() => RemoveMemberResultType, { description: 'DELETE /projects/:id/members/:userId (edit tier; grants stay)' })
+  @SignedInMutation(() => RemoveMemberResultType, { description: 'DELETE /projects/:id/members/:userId (edit tier; grants stay)' })
   async removeProjectMember(
-    @Arg('projectId', () => ID) projectId: string,
-    @Arg('userId', () => ID) userId: string,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Args() { projectId, userId }: ProjectUserArgs,
+    @Caller() { actor, services }: Caller,
   ): Promise<{ projectId: string; userId: string; success: boolean }> {
-    return { success: true, ...(await ctx.services.projects.removeMember(actor, projectId, userId)) };
+    return { success: true, ...(await services.projects.removeMember(actor, projectId, userId)) };
   }
 
   // These answer from the parent when its read already carried the value (the list does), with no

@@ -1,10 +1,9 @@
-import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Arg, Resolver } from 'type-graphql';
+import { SignedInQuery, SignedInMutation } from '../auth-checker';
 import { presentAdminProvider, presentModels, presentPublicProvider } from '../../../presenters/provider.presenter';
 import { CreateProviderInput, TestProviderInput, UpdateProviderInput } from '../../../services/providers.inputs';
 import { writeResolver } from '../crud';
-import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg } from '../params';
+import { Caller, ValidArg } from '../params';
 import { ModelType, ProviderTestResultType, ProviderType } from '../types/provider.type';
 import type { ProviderTestResult } from '../../../services/providers.service';
 import type { AdminProviderDto, ModelDto, PublicProviderDto } from '../../../presenters/dto.generated';
@@ -28,34 +27,29 @@ export class ProviderResolver extends writeResolver({
     delete: 'DELETE /providers/:id (engineer, superadmin)',
   },
 }) {
-  @Authorized()
-  @Query(() => [ProviderType], { description: 'GET /providers: enabled providers, no secrets' })
-  async providers(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<PublicProviderDto[]> {
-    return (await ctx.services.providers.listEnabled(actor)).map(presentPublicProvider);
+  @SignedInQuery(() => [ProviderType], { description: 'GET /providers: enabled providers, no secrets' })
+  async providers(@Caller() { actor, services }: Caller): Promise<PublicProviderDto[]> {
+    return (await services.providers.listEnabled(actor)).map(presentPublicProvider);
   }
 
-  @Authorized()
-  @Query(() => [ModelType], { description: 'GET /providers/models: one entry per model of every enabled provider' })
-  async providerModels(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<ModelDto[]> {
-    return presentModels(await ctx.services.providers.listEnabled(actor));
+  @SignedInQuery(() => [ModelType], { description: 'GET /providers/models: one entry per model of every enabled provider' })
+  async providerModels(@Caller() { actor, services }: Caller): Promise<ModelDto[]> {
+    return presentModels(await services.providers.listEnabled(actor));
   }
 
-  @Authorized()
-  @Query(() => [ProviderType], { description: 'GET /providers/admin (engineer, superadmin): every provider, keys masked' })
-  async adminProviders(@CurrentActor() actor: Actor, @Ctx() ctx: GraphqlContext): Promise<AdminProviderDto[]> {
-    return (await ctx.services.providers.listAll(actor)).map(presentAdminProvider);
+  @SignedInQuery(() => [ProviderType], { description: 'GET /providers/admin (engineer, superadmin): every provider, keys masked' })
+  async adminProviders(@Caller() { actor, services }: Caller): Promise<AdminProviderDto[]> {
+    return (await services.providers.listAll(actor)).map(presentAdminProvider);
   }
 
-  @Authorized()
-  @Mutation(() => ProviderTestResultType, {
+  @SignedInMutation(() => ProviderTestResultType, {
     description: 'POST /providers/:id/test (engineer, superadmin); id "draft" tests an unsaved configuration',
   })
   async testProvider(
     @Arg('id', () => String) id: string,
     @ValidArg('input', TestProviderInput) input: TestProviderInput,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
+    @Caller() { actor, services }: Caller,
   ): Promise<ProviderTestResult> {
-    return ctx.services.providers.test(actor, id, input);
+    return services.providers.test(actor, id, input);
   }
 }

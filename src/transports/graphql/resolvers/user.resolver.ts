@@ -1,10 +1,10 @@
-import { Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
-import type { Actor } from '../../../access/actor';
+import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { SignedInQuery } from '../auth-checker';
 import { presentUser } from '../../../presenters/user.presenter';
 import { CreateUserInput, ListUsersQuery, UpdateUserInput } from '../../../services/users.inputs';
 import { crudResolver } from '../crud';
 import { GraphqlContext } from '../context';
-import { CurrentActor, ValidArg } from '../params';
+import { Caller, FilterArg } from '../params';
 import { ProjectType } from '../types/project.type';
 import { UserPage, UserType } from '../types/user.type';
 import type { PageOf } from '../types/common.type';
@@ -26,14 +26,9 @@ export class UserResolver extends crudResolver({
     delete: 'DELETE /users/:id (admin, superadmin)',
   },
 }) {
-  @Authorized()
-  @Query(() => UserPage, { description: 'GET /users (admin, superadmin): filters, literal search, limit/offset and total' })
-  async users(
-    @ValidArg('filter', ListUsersQuery, { nullable: true }) filter: ListUsersQuery,
-    @CurrentActor() actor: Actor,
-    @Ctx() ctx: GraphqlContext,
-  ): Promise<PageOf<GraphUserDto>> {
-    const { users, total } = await ctx.services.users.list(actor, filter);
+  @SignedInQuery(() => UserPage, { description: 'GET /users (admin, superadmin): filters, literal search, limit/offset and total' })
+  async users(@FilterArg(ListUsersQuery) filter: ListUsersQuery, @Caller() { actor, services }: Caller): Promise<PageOf<GraphUserDto>> {
+    const { users, total } = await services.users.list(actor, filter);
     return { items: users.map(presentUser), total };
   }
 

@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { Page } from './common.type';
+import { Page, Timestamp } from './common.type';
 import { AuditActionEnum, AuditTargetTypeEnum, PlatformRoleEnum, TierEnum, UserStatusEnum } from './enums';
 
 @ObjectType('AuditMetadata')
@@ -44,7 +44,7 @@ export class AuditEntryType {
   @Field(() => AuditTargetTypeEnum) targetType!: string;
   @Field(() => ID) targetId!: string;
   @Field(() => AuditMetadataType) metadata!: AuditMetadataType;
-  @Field({ description: 'ISO timestamp' }) createdAt!: string;
+  @Timestamp() createdAt!: string;
   @Field(() => String, { nullable: true, description: "the actor's name now; null for the system or a deleted user" })
   actorName!: string | null;
   @Field(() => String, { nullable: true, description: "the project's name now; null when there is none or it was deleted" })

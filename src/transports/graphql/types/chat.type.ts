@@ -1,4 +1,5 @@
 import { createUnionType, Field, ID, Int, ObjectType } from 'type-graphql';
+import { Timestamp } from './common.type';
 import { MessageRoleEnum } from './enums';
 import { ProjectType } from './project.type';
 
@@ -24,7 +25,7 @@ export class MessageType {
   @Field(() => ID) id!: string;
   @Field(() => MessageRoleEnum) role!: string;
   @Field() content!: string;
-  @Field({ description: 'ISO timestamp' }) createdAt!: string;
+  @Timestamp() createdAt!: string;
   @Field(() => [CitationType]) citations!: CitationType[];
   @Field({ description: 'the upstream failed or the client left before the answer finished' }) incomplete!: boolean;
 }
@@ -41,7 +42,7 @@ export class ConversationType {
   @Field() title!: string;
   @Field(() => ID) projectId!: string;
   @Field(() => String, { nullable: true, description: 'ISO timestamp (not in the recent list)' }) createdAt?: string;
-  @Field({ description: 'ISO timestamp' }) updatedAt!: string;
+  @Timestamp() updatedAt!: string;
   @Field(() => Int, { nullable: true, description: 'in project lists' }) messageCount?: number;
   @Field(() => ProjectType, { nullable: true, description: 'the project ({id, name, color} in the recent list)' }) project?: ProjectType;
 }

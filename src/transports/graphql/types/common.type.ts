@@ -20,6 +20,20 @@ export class PageArgs {
   offset: number = 0;
 }
 
+/** A department's or group's member: `removeGroupMember(id, userId)`. */
+@ArgsType()
+export class MemberArgs {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) userId!: string;
+}
+
+/** A user on a project: `removeProjectMember(projectId, userId)`, `effectiveAccess(projectId, userId)`. */
+@ArgsType()
+export class ProjectUserArgs {
+  @Field(() => ID) projectId!: string;
+  @Field(() => ID) userId!: string;
+}
+
 /** What a page field resolves to. */
 export interface PageOf<T> {
   items: T[];
@@ -36,9 +50,19 @@ export function Page<T extends object>(item: ClassType<T>, name: string) {
   return PageType;
 }
 
+/** A page the service read (`{ items, total }`), its items presented. */
+export function presentPage<View, Dto>({ items, total }: PageOf<View>, present: (view: View) => Dto): PageOf<Dto> {
+  return { items: items.map(present), total };
+}
+
 /** Slices a list the service returns whole. */
 export function pageOf<T>(all: T[], page: PageArgs): PageOf<T> {
   return { items: all.slice(page.offset, page.offset + page.limit), total: all.length };
+}
+
+/** A field holding an ISO timestamp; `nullable` where a view may lack it or it may be unset. */
+export function Timestamp(options: { nullable?: boolean } = {}): PropertyDecorator & MethodDecorator {
+  return Field(() => String, { ...options, description: 'ISO timestamp' });
 }
 
 /** `{success: true, id}`, what REST deletes answer. */

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { FromView } from '../view';
-import { Page } from './common.type';
+import { Page, Timestamp } from './common.type';
 
 /** REST's department `_count`. */
 @ObjectType('DepartmentCounts')
@@ -20,7 +20,7 @@ export class DepartmentType {
   @Field() name!: string;
   @Field(() => String, { nullable: true }) @FromView() color?: string;
   @Field(() => String, { nullable: true }) @FromView() description?: string;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string;
+  @Timestamp({ nullable: true }) @FromView() createdAt?: string;
 }
 
 export const DepartmentPage = Page(DepartmentType, 'Department');

@@ -2,7 +2,7 @@ import { IsBase64, IsOptional, IsString, MaxLength, MinLength, ArrayMinSize, Arr
 import { Type } from 'class-transformer';
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
-import { Page } from './common.type';
+import { Page, Timestamp } from './common.type';
 import { DocumentStatusEnum } from './enums';
 
 @ObjectType('DocumentProgressCounts')
@@ -38,22 +38,27 @@ export class DocumentExtractionType {
   @Field(() => [DocumentPageRunType]) pages!: DocumentPageRunType[];
 }
 
-/** A document of a project (the stored file never goes on the wire). */
-@ObjectType('Document')
-export class DocumentType {
-  @Field(() => ID) id!: string;
+/** Where a document stands in ingestion: what a document and each of its progress events carry. */
+@ObjectType()
+abstract class DocumentStateFields {
   @Field(() => ID) projectId!: string;
-  @Field() name!: string;
-  @Field() mimeType!: string;
-  @Field(() => Int) size!: number;
-  @Field() sha256!: string;
   @Field(() => DocumentStatusEnum) status!: string;
   @Field(() => ProgressCountsType) progress!: ProgressCountsType;
   @Field(() => Int) pageCount!: number;
   @Field(() => Int) chunkCount!: number;
+  @Field(() => String, { nullable: true }) error!: string | null;
+}
+
+/** A document of a project (the stored file never goes on the wire). */
+@ObjectType('Document')
+export class DocumentType extends DocumentStateFields {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field() mimeType!: string;
+  @Field(() => Int) size!: number;
+  @Field() sha256!: string;
   @Field(() => DocumentEmbeddingsType, { nullable: true, description: 'Embedding progress; null when the project has no embedding source' })
   embeddings!: DocumentEmbeddingsType | null;
-  @Field(() => String, { nullable: true }) error!: string | null;
   @Field(() => String, { nullable: true, description: 'ISO 639-1 code: stated on upload, else detected at ingestion; null while unknown' })
   language!: string | null;
   @Field(() => String, {
@@ -65,8 +70,8 @@ export class DocumentType {
   @Field(() => DocumentExtractionType, { nullable: true, description: "How the pages' text was obtained; null until the document is read" })
   extraction!: DocumentExtractionType | null;
   @Field(() => ID, { nullable: true }) uploadedBy!: string | null;
-  @Field({ description: 'ISO timestamp' }) createdAt!: string;
-  @Field({ description: 'ISO timestamp' }) updatedAt!: string;
+  @Timestamp() createdAt!: string;
+  @Timestamp() updatedAt!: string;
   @Field({ description: 'Where the stored original is served (GET, `use` tier; `Range` supported)' }) originalUrl!: string;
   @Field(() => Boolean, { nullable: true, description: 'In upload answers: the same content was already in the project' })
   duplicate?: boolean;
@@ -76,16 +81,10 @@ export const DocumentPage = Page(DocumentType, 'Document');
 
 /** One ingestion progress event (documentProgress subscription). */
 @ObjectType('DocumentProgress')
-export class DocumentProgressType {
+export class DocumentProgressType extends DocumentStateFields {
   @Field(() => ID) documentId!: string;
-  @Field(() => ID) projectId!: string;
-  @Field(() => DocumentStatusEnum) status!: string;
   @Field(() => Int) pagesDone!: number;
   @Field(() => Int) pagesTotal!: number;
-  @Field(() => ProgressCountsType) progress!: ProgressCountsType;
-  @Field(() => Int) pageCount!: number;
-  @Field(() => Int) chunkCount!: number;
-  @Field(() => String, { nullable: true }) error!: string | null;
 }
 
 /** A box a chunk's text is drawn in, as fractions of its page's width and height from the top-left corner. */

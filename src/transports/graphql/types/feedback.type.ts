@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { Page } from './common.type';
+import { Page, Timestamp } from './common.type';
 import { AccessSourceEnum, TierEnum } from './enums';
 
 @ObjectType('FeedbackAuthor', { description: 'Who gave a piece of feedback' })
@@ -18,8 +18,8 @@ export class FeedbackType {
   @Field(() => ID) projectId!: string;
   @Field({ description: '`up` or `down`' }) rating!: string;
   @Field(() => String, { nullable: true }) comment!: string | null;
-  @Field({ description: 'ISO timestamp' }) createdAt!: string;
-  @Field({ description: 'ISO timestamp' }) updatedAt!: string;
+  @Timestamp() createdAt!: string;
+  @Timestamp() updatedAt!: string;
   @Field(() => FeedbackAuthorType, { nullable: true, description: 'null once that user is deleted' }) user!: FeedbackAuthorType | null;
   @Field({ description: 'the beginning of the answer' }) answer!: string;
 }

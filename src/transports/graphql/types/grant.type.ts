@@ -1,4 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
+import { Timestamp } from './common.type';
 import { DepartmentType } from './department.type';
 import { TierEnum } from './enums';
 import { GroupType } from './group.type';
@@ -15,8 +16,8 @@ export class ProjectGrantType {
   @Field(() => ID, { nullable: true }) departmentId!: string | null;
   @Field(() => TierEnum) tier!: string;
   @Field(() => ID, { nullable: true }) grantedById!: string | null;
-  @Field({ description: 'ISO timestamp' }) createdAt!: string;
-  @Field({ description: 'ISO timestamp' }) updatedAt!: string;
+  @Timestamp() createdAt!: string;
+  @Timestamp() updatedAt!: string;
   @Field(() => UserType, { nullable: true }) user!: UserType | null;
   @Field(() => GroupType, { nullable: true }) group!: GroupType | null;
   @Field(() => DepartmentType, { nullable: true }) department!: DepartmentType | null;

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { FromView } from '../view';
-import { Page } from './common.type';
+import { Page, Timestamp } from './common.type';
 import { DepartmentType } from './department.type';
 
 /** A group of one department's users (DESIGN §4). */
@@ -12,7 +12,7 @@ export class GroupType {
   @Field(() => String, { nullable: true }) @FromView() departmentId?: string;
   @Field(() => DepartmentType, { nullable: true }) @FromView() department?: DepartmentType;
   @Field(() => Int, { nullable: true }) @FromView() memberCount?: number;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string;
+  @Timestamp({ nullable: true }) @FromView() createdAt?: string;
 }
 
 export const GroupPage = Page(GroupType, 'Group');

@@ -1,4 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
+import { Timestamp } from './common.type';
 import { TierEnum } from './enums';
 
 /** A key for programs (never its secret). */
@@ -10,9 +11,9 @@ export class ApiKeyType {
   @Field(() => [ID], { nullable: true, description: 'The projects the key is limited to; null: every project its owner reaches' })
   projectIds!: string[] | null;
   @Field(() => TierEnum) tier!: string;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) expiresAt!: string | null;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) lastUsedAt!: string | null;
-  @Field({ description: 'ISO timestamp' }) createdAt!: string;
+  @Timestamp({ nullable: true }) expiresAt!: string | null;
+  @Timestamp({ nullable: true }) lastUsedAt!: string | null;
+  @Timestamp() createdAt!: string;
 }
 
 /** A new key and its secret, shown this once. */

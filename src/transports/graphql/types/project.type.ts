@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { FromView } from '../view';
-import { Page } from './common.type';
+import { Page, Timestamp } from './common.type';
 import { UserType } from './user.type';
 
 @ObjectType('ProjectSettings')
@@ -25,7 +25,7 @@ export class ProjectCountsType {
 export class ProjectMemberType {
   @Field(() => ID) projectId!: string;
   @Field(() => ID) userId!: string;
-  @Field({ description: 'ISO timestamp' }) addedAt!: string;
+  @Timestamp() addedAt!: string;
   @Field(() => UserType) user!: UserType;
 }
 
@@ -44,8 +44,8 @@ export class ProjectType {
   @Field(() => String, { nullable: true }) @FromView() instructions?: string;
   @Field(() => ProjectSettingsType, { nullable: true }) @FromView() settings?: ProjectSettingsType;
   @Field(() => String, { nullable: true }) @FromView() createdBy?: string | null;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() updatedAt?: string;
+  @Timestamp({ nullable: true }) @FromView() createdAt?: string;
+  @Timestamp({ nullable: true }) @FromView() updatedAt?: string;
 }
 
 export const ProjectPage = Page(ProjectType, 'Project');

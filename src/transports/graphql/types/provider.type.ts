@@ -1,4 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Timestamp } from './common.type';
 import { FromView } from '../view';
 import { ProviderTypeEnum } from './enums';
 
@@ -21,8 +22,8 @@ export class ProviderType {
   @Field(() => String, { nullable: true }) @FromView() baseUrl?: string;
   @Field(() => String, { nullable: true, description: 'Masked (prefix…suffix); "" when no key is stored' }) @FromView() apiKey?: string;
   @Field(() => Boolean, { nullable: true }) @FromView() hasApiKey?: boolean;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() updatedAt?: string;
+  @Timestamp({ nullable: true }) @FromView() createdAt?: string;
+  @Timestamp({ nullable: true }) @FromView() updatedAt?: string;
 }
 
 /** One entry of GET /providers/models. */

@@ -2,7 +2,7 @@ import { Field, ID, ObjectType } from 'type-graphql';
 import { FromView } from '../view';
 import { DepartmentType } from './department.type';
 import { OrgPositionEnum, PlatformRoleEnum, UserStatusEnum } from './enums';
-import { Page } from './common.type';
+import { Page, Timestamp } from './common.type';
 
 /**
  * A user. Which fields are filled depends on how the caller reached the user (see FromView):
@@ -20,8 +20,8 @@ export class UserType {
   @Field(() => String, { nullable: true }) @FromView() avatarColor?: string;
   @Field(() => String, { nullable: true }) @FromView() avatarUrl?: string | null;
   @Field(() => UserStatusEnum, { nullable: true }) @FromView() status?: string;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() lastLoginAt?: string | null;
-  @Field(() => String, { nullable: true, description: 'ISO timestamp' }) @FromView() createdAt?: string | null;
+  @Timestamp({ nullable: true }) @FromView() lastLoginAt?: string | null;
+  @Timestamp({ nullable: true }) @FromView() createdAt?: string | null;
 }
 
 export const UserPage = Page(UserType, 'User');

@@ -1,102 +1,53 @@
 // REST operations: Departments and groups.
 import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput } from '../../../services/departments.inputs';
 import { CreateGroupInput, GroupMembersInput, ListGroupsQuery, UpdateGroupInput } from '../../../services/groups.inputs';
-import { ref, wrap, list, deleted, type Operation } from './operation';
+import { crudOperations, deleted, list, ref, tagged, wrap, type Operation } from './operation';
+
+const departments = tagged('departments');
+const groups = tagged('groups');
 
 export const ORGANISATION: Operation[] = [
-  { method: 'get', path: '/departments', tag: 'departments', summary: 'List departments', ok: { 200: list('departments', 'Department') } },
-  {
-    method: 'post',
+  departments.get('/departments', 'List departments', { 200: list('departments', 'Department') }),
+  ...crudOperations(departments, {
     path: '/departments',
-    tag: 'departments',
-    summary: 'Create a department',
-    body: CreateDepartmentInput,
-    ok: { 201: wrap('department', ref('Department')) },
-    errors: [409],
-  },
-  {
-    method: 'get',
-    path: '/departments/:id',
-    tag: 'departments',
-    summary: 'One department',
-    ok: { 200: wrap('department', ref('Department')) },
-  },
-  {
-    method: 'patch',
-    path: '/departments/:id',
-    tag: 'departments',
-    summary: 'Update a department',
-    body: UpdateDepartmentInput,
-    ok: { 200: wrap('department', ref('Department')) },
-    errors: [409],
-  },
-  {
-    method: 'delete',
-    path: '/departments/:id',
-    tag: 'departments',
-    summary: 'Delete a department (409 while users, groups or grants refer to it)',
-    ok: { 200: deleted() },
-    errors: [409],
-  },
-  {
-    method: 'get',
-    path: '/departments/:id/members',
-    tag: 'departments',
-    summary: "A department's members",
-    ok: { 200: list('members', 'UserSummary') },
-  },
-  {
-    method: 'post',
-    path: '/departments/:id/members',
-    tag: 'departments',
-    summary: 'Add users to a department',
-    body: AddDepartmentMembersInput,
-    ok: { 200: list('members', 'UserSummary') },
-    errors: [409],
-  },
-  {
-    method: 'delete',
-    path: '/departments/:id/members/:userId',
-    tag: 'departments',
-    summary: 'Remove a user from a department',
-    ok: { 200: deleted() },
-  },
-  { method: 'get', path: '/groups', tag: 'groups', summary: 'List groups', query: ListGroupsQuery, ok: { 200: list('groups', 'Group') } },
-  {
-    method: 'post',
+    answer: wrap('department', ref('Department')),
+    create: CreateDepartmentInput,
+    update: UpdateDepartmentInput,
+    writeErrors: [409],
+    summary: {
+      create: 'Create a department',
+      get: 'One department',
+      update: 'Update a department',
+      delete: 'Delete a department (409 while users, groups or grants refer to it)',
+    },
+  }),
+  departments.get('/departments/:id/members', "A department's members", { 200: list('members', 'UserSummary') }),
+  departments.post(
+    '/departments/:id/members',
+    'Add users to a department',
+    { 200: list('members', 'UserSummary') },
+    { body: AddDepartmentMembersInput, errors: [409] },
+  ),
+  departments.delete('/departments/:id/members/:userId', 'Remove a user from a department', { 200: deleted() }),
+  groups.get('/groups', 'List groups', { 200: list('groups', 'Group') }, { query: ListGroupsQuery }),
+  ...crudOperations(groups, {
     path: '/groups',
-    tag: 'groups',
-    summary: 'Create a group',
-    body: CreateGroupInput,
-    ok: { 201: wrap('group', ref('Group')) },
-    errors: [409],
-  },
-  { method: 'get', path: '/groups/:id', tag: 'groups', summary: 'One group with its members', ok: { 200: wrap('group', ref('Group')) } },
-  {
-    method: 'patch',
-    path: '/groups/:id',
-    tag: 'groups',
-    summary: 'Update a group',
-    body: UpdateGroupInput,
-    ok: { 200: wrap('group', ref('Group')) },
-    errors: [409],
-  },
-  {
-    method: 'delete',
-    path: '/groups/:id',
-    tag: 'groups',
-    summary: 'Delete a group (409 while grants refer to it)',
-    ok: { 200: deleted() },
-    errors: [409],
-  },
-  {
-    method: 'post',
-    path: '/groups/:id/members',
-    tag: 'groups',
-    summary: 'Add members to a group',
-    body: GroupMembersInput,
-    ok: { 200: wrap('group', ref('Group')) },
-    errors: [409],
-  },
-  { method: 'delete', path: '/groups/:id/members/:userId', tag: 'groups', summary: 'Remove a member from a group', ok: { 200: deleted() } },
+    answer: wrap('group', ref('Group')),
+    create: CreateGroupInput,
+    update: UpdateGroupInput,
+    writeErrors: [409],
+    summary: {
+      create: 'Create a group',
+      get: 'One group with its members',
+      update: 'Update a group',
+      delete: 'Delete a group (409 while grants refer to it)',
+    },
+  }),
+  groups.post(
+    '/groups/:id/members',
+    'Add members to a group',
+    { 200: wrap('group', ref('Group')) },
+    { body: GroupMembersInput, errors: [409] },
+  ),
+  groups.delete('/groups/:id/members/:userId', 'Remove a member from a group', { 200: deleted() }),
 ];

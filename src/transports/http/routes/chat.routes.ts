@@ -16,7 +16,7 @@ import {
 import type { ChatEvent } from '../../../services/chat.service';
 import { ValidationError } from '../../../errors';
 import { parse, parseQuery } from '../../../validation';
-import { routeWith } from '../route';
+import { RouteTable } from '../route';
 import { abortOnClientClose, writeSse } from '../sse';
 import type { Services } from '../../../services';
 
@@ -37,94 +37,60 @@ function lastEventId(raw: string | undefined): number {
 }
 
 export function chatRoutes(s: Services): Router {
-  const route = routeWith(s.tokens);
-  const r = Router();
+  const r = new RouteTable(s.tokens);
   // access is checked before the first byte: a denied caller gets a plain JSON 403/404, never a stream
-  r.post(
-    '/chat/projects/:projectId',
-    route({ auth: 'required' }, async (req, res) => {
-      const input = await parse(AskInput, req.body);
-      // no client signal (issue 38): a dropped client resumes later, the answer goes on meanwhile
-      const events = await s.chat.ask(req.actor, req.params.projectId, input);
-      await writeSse(res, events, {
-        onEvent: (e) => {
-          logChatEvent(res, e as ChatEvent);
-          // the stream's milestones as lines of their own (the request's child logger carries its id)
-          if (e.event !== 'text') req.log.debug({ event: e.event }, 'chat event');
-        },
-      });
-    }),
-  );
-  r.get(
-    '/chat/messages/:messageId/stream',
-    route({ auth: 'required' }, async (req, res) => {
-      const after = lastEventId(
-        req.get('last-event-id') ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : undefined),
-      );
-      const events = await s.chat.resume(req.actor, req.params.messageId, after, abortOnClientClose(res));
-      await writeSse(res, events);
-    }),
-  );
-  r.post(
-    '/chat/messages/:messageId/stop',
-    route({ auth: 'required', status: 202 }, (req) => s.chat.stopAnswer(req.actor, req.params.messageId)),
-  );
-  r.get(
-    '/chat/config',
-    route({ auth: 'required' }, (req) => s.chat.modes(req.actor)),
-  );
-  r.get(
-    '/chat/projects/:projectId/conversations',
-    route({ auth: 'required' }, async (req) => {
-      const page = await parseQuery(ConversationSearchQuery, req.query, ['limit', 'offset']);
-      return {
-        conversations: (await s.conversations.list(req.actor, req.params.projectId, page)).map(presentConversationSummary),
-      };
-    }),
-  );
-  r.get(
-    '/chat/conversations/:id',
-    route({ auth: 'required' }, async (req) => {
-      const { conversation, messages } = await s.conversations.get(req.actor, req.params.id);
-      return { conversation: presentConversationDetail(conversation, messages) };
-    }),
-  );
-  r.patch(
-    '/chat/conversations/:id',
-    route({ auth: 'required' }, async (req) => {
-      const input = await parse(RenameConversationInput, req.body);
-      const { conversation, messages } = await s.conversations.rename(req.actor, req.params.id, input);
-      return { conversation: presentConversationDetail(conversation, messages) };
-    }),
-  );
-  r.delete(
-    '/chat/conversations/:id',
-    route({ auth: 'required' }, async (req) => ({ success: true, ...(await s.conversations.delete(req.actor, req.params.id)) })),
-  );
-  r.get(
-    '/chat/conversations/:id/feedback',
-    route({ auth: 'required' }, async (req) => ({ feedback: (await s.feedback.mine(req.actor, req.params.id)).map(presentFeedback) })),
-  );
-  r.post(
-    '/chat/messages/:messageId/feedback',
-    route({ auth: 'required' }, async (req) => ({
-      feedback: presentFeedback(await s.feedback.give(req.actor, req.params.messageId, await parse(FeedbackInput, req.body))),
-    })),
-  );
-  r.get(
-    '/projects/:projectId/feedback',
-    route({ auth: 'required' }, async (req) => {
-      const q = await parseQuery(FeedbackListQuery, req.query, ['limit', 'offset']);
-      const { feedback, total } = await s.feedback.list(req.actor, req.params.projectId, q);
-      return { feedback: feedback.map(presentFeedback), total };
-    }),
-  );
-  r.get(
-    '/chat/recent',
-    route({ auth: 'required' }, async (req) => {
-      const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
-      return { conversations: (await s.conversations.recent(req.actor, page)).map(presentRecentConversation) };
-    }),
-  );
-  return r;
+  r.post('/chat/projects/:projectId', { auth: 'required' }, async (req, res) => {
+    const input = await parse(AskInput, req.body);
+    // no client signal (issue 38): a dropped client resumes later, the answer goes on meanwhile
+    const events = await s.chat.ask(req.actor, req.params.projectId, input);
+    await writeSse(res, events, {
+      onEvent: (e) => {
+        logChatEvent(res, e as ChatEvent);
+        // the stream's milestones as lines of their own (the request's child logger carries its id)
+        if (e.event !== 'text') req.log.debug({ event: e.event }, 'chat event');
+      },
+    });
+  });
+  r.get('/chat/messages/:messageId/stream', { auth: 'required' }, async (req, res) => {
+    const after = lastEventId(req.get('last-event-id') ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : undefined));
+    const events = await s.chat.resume(req.actor, req.params.messageId, after, abortOnClientClose(res));
+    await writeSse(res, events);
+  });
+  r.post('/chat/messages/:messageId/stop', { auth: 'required', status: 202 }, (req) => s.chat.stopAnswer(req.actor, req.params.messageId));
+  r.get('/chat/config', { auth: 'required' }, (req) => s.chat.modes(req.actor));
+  r.get('/chat/projects/:projectId/conversations', { auth: 'required' }, async (req) => {
+    const page = await parseQuery(ConversationSearchQuery, req.query, ['limit', 'offset']);
+    return {
+      conversations: (await s.conversations.list(req.actor, req.params.projectId, page)).map(presentConversationSummary),
+    };
+  });
+  r.get('/chat/conversations/:id', { auth: 'required' }, async (req) => {
+    const { conversation, messages } = await s.conversations.get(req.actor, req.params.id);
+    return { conversation: presentConversationDetail(conversation, messages) };
+  });
+  r.patch('/chat/conversations/:id', { auth: 'required' }, async (req) => {
+    const input = await parse(RenameConversationInput, req.body);
+    const { conversation, messages } = await s.conversations.rename(req.actor, req.params.id, input);
+    return { conversation: presentConversationDetail(conversation, messages) };
+  });
+  r.delete('/chat/conversations/:id', { auth: 'required' }, async (req) => ({
+    success: true,
+    ...(await s.conversations.delete(req.actor, req.params.id)),
+  }));
+  r.get('/chat/conversations/:id/feedback', { auth: 'required' }, async (req) => ({
+    feedback: (await s.feedback.mine(req.actor, req.params.id)).map(presentFeedback),
+  }));
+  r.post('/chat/messages/:messageId/feedback', { auth: 'required' }, async (req) => ({
+    feedback: presentFeedback(await s.feedback.give(req.actor, req.params.messageId, await parse(FeedbackInput, req.body))),
+  }));
+  r.get('/projects/:projectId/feedback', { auth: 'required' }, async (req) => {
+    const q = await parseQuery(FeedbackListQuery, req.query, ['limit', 'offset']);
+    const { feedback, total } = await s.feedback.list(req.actor, req.params.projectId, q);
+    return { feedback: feedback.map(presentFeedback), total };
+  });
+  r.get('/chat/recent', { auth: 'required' }, async (req) => {
+    const page = await parseQuery(ConversationListQuery, req.query, ['limit', 'offset']);
+    return { conversations: (await s.conversations.recent(req.actor, page)).map(presentRecentConversation) };
+  });
+  return r.router;
 }

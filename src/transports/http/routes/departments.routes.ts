@@ -5,19 +5,15 @@ import { AddDepartmentMembersInput, CreateDepartmentInput, UpdateDepartmentInput
 import type { DepartmentView } from '../../../services/departments.service';
 import { parse } from '../../../validation';
 import { crudRoutes } from '../crud-routes';
-import { routeWith } from '../route';
+import { RouteTable } from '../route';
 import type { Services } from '../../../services';
 
 const present = (v: DepartmentView) => presentDepartmentRecord(v.department, v.counts);
 
 export function departmentsRoutes(s: Services): Router {
-  const route = routeWith(s.tokens);
-  const r = Router();
-  r.get(
-    '/departments',
-    route({ auth: 'required' }, async (req) => ({ departments: (await s.departments.list(req.actor)).items.map(present) })),
-  );
-  crudRoutes(r, route, {
+  const r = new RouteTable(s.tokens);
+  r.get('/departments', { auth: 'required' }, async (req) => ({ departments: (await s.departments.list(req.actor)).items.map(present) }));
+  crudRoutes(r, {
     path: '/departments',
     key: 'department',
     calls: s.departments,
@@ -25,26 +21,17 @@ export function departmentsRoutes(s: Services): Router {
     create: CreateDepartmentInput,
     update: UpdateDepartmentInput,
   });
-  r.get(
-    '/departments/:id/members',
-    route({ auth: 'required' }, async (req) => ({
-      members: (await s.departments.members(req.actor, req.params.id)).map(presentUserSummary),
-    })),
-  );
-  r.post(
-    '/departments/:id/members',
-    route({ auth: 'required' }, async (req) => ({
-      members: (await s.departments.addMembers(req.actor, req.params.id, await parse(AddDepartmentMembersInput, req.body))).map(
-        presentUserSummary,
-      ),
-    })),
-  );
-  r.delete(
-    '/departments/:id/members/:userId',
-    route({ auth: 'required' }, async (req) => ({
-      success: true,
-      ...(await s.departments.removeMember(req.actor, req.params.id, req.params.userId)),
-    })),
-  );
-  return r;
+  r.get('/departments/:id/members', { auth: 'required' }, async (req) => ({
+    members: (await s.departments.members(req.actor, req.params.id)).map(presentUserSummary),
+  }));
+  r.post('/departments/:id/members', { auth: 'required' }, async (req) => ({
+    members: (await s.departments.addMembers(req.actor, req.params.id, await parse(AddDepartmentMembersInput, req.body))).map(
+      presentUserSummary,
+    ),
+  }));
+  r.delete('/departments/:id/members/:userId', { auth: 'required' }, async (req) => ({
+    success: true,
+    ...(await s.departments.removeMember(req.actor, req.params.id, req.params.userId)),
+  }));
+  return r.router;
 }

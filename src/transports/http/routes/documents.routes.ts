@@ -6,7 +6,7 @@ import { presentChunkSource, presentDocument, presentDocumentText, presentUpload
 import { DocumentTextQuery, ListDocumentsInput, UploadFileInput } from '../../../services/documents.inputs';
 import { MAX_FILES_PER_UPLOAD } from '../../../services/documents.service';
 import { parseQuery } from '../../../validation';
-import { routeWith } from '../route';
+import { RouteTable } from '../route';
 import { HashingDiskStorage, RequestTempFiles } from '../upload-storage';
 import { sendOriginal } from '../original-response';
 import type { Services } from '../../../services';
@@ -80,83 +80,62 @@ function receiveFiles(
 }
 
 export function documentsRoutes(s: Services, config: Config): Router {
-  const route = routeWith(s.tokens);
-  const r = Router();
+  const r = new RouteTable(s.tokens);
   const slots = new UploadSlots();
 
-  r.post(
-    '/projects/:projectId/documents',
-    route({ auth: 'required', status: 202 }, async (req, res) => {
-      const documents = s.documents;
-      // checked before the (possibly large) body is read, so a denied caller uploads nothing
-      await documents.authorizeUpload(req.actor, req.params.projectId);
-      const release = slots.acquire(req.actor.id, config);
-      const temp = new RequestTempFiles();
-      // an aborted request may never reach the finally below (multer can wait on a dead socket)
-      res.once('close', () => {
-        release();
-        void temp.cleanup();
-      });
-      try {
-        const { files, language } = await receiveFiles(config, req, res, temp);
-        return { documents: (await documents.upload(req.actor, req.params.projectId, files, { language })).map(presentUploadResult) };
-      } finally {
-        release();
-        await temp.cleanup();
-      }
-    }),
-  );
+  r.post('/projects/:projectId/documents', { auth: 'required', status: 202 }, async (req, res) => {
+    const documents = s.documents;
+    // checked before the (possibly large) body is read, so a denied caller uploads nothing
+    await documents.authorizeUpload(req.actor, req.params.projectId);
+    const release = slots.acquire(req.actor.id, config);
+    const temp = new RequestTempFiles();
+    // an aborted request may never reach the finally below (multer can wait on a dead socket)
+    res.once('close', () => {
+      release();
+      void temp.cleanup();
+    });
+    try {
+      const { files, language } = await receiveFiles(config, req, res, temp);
+      return { documents: (await documents.upload(req.actor, req.params.projectId, files, { language })).map(presentUploadResult) };
+    } finally {
+      release();
+      await temp.cleanup();
+    }
+  });
 
-  r.get(
-    '/projects/:projectId/documents',
-    route({ auth: 'required' }, async (req) => {
-      const input = await parseQuery(ListDocumentsInput, req.query);
-      return { documents: (await s.documents.list(req.actor, req.params.projectId, input)).map(presentDocument) };
-    }),
-  );
+  r.get('/projects/:projectId/documents', { auth: 'required' }, async (req) => {
+    const input = await parseQuery(ListDocumentsInput, req.query);
+    return { documents: (await s.documents.list(req.actor, req.params.projectId, input)).map(presentDocument) };
+  });
 
-  r.get(
-    '/documents/:id',
-    route({ auth: 'required' }, async (req) => ({
-      document: presentDocument(await s.documents.get(req.actor, req.params.id)),
-    })),
-  );
+  r.get('/documents/:id', { auth: 'required' }, async (req) => ({
+    document: presentDocument(await s.documents.get(req.actor, req.params.id)),
+  }));
 
   // the stored file itself, for the citation viewer and downloads (issue 35)
-  r.get(
-    '/documents/:id/original',
-    route({ auth: 'required' }, async (req, res) => sendOriginal(req, res, await s.originals.get(req.actor, req.params.id))),
+  r.get('/documents/:id/original', { auth: 'required' }, async (req, res) =>
+    sendOriginal(req, res, await s.originals.get(req.actor, req.params.id)),
   );
 
   // the converted text, for the reader view of a citation (issue 35)
-  r.get(
-    '/documents/:id/text',
-    route({ auth: 'required' }, async (req) => {
-      const { from } = await parseQuery(DocumentTextQuery, req.query, ['from']);
-      return presentDocumentText(await s.documentText.text(req.actor, req.params.id, from ?? 1));
-    }),
-  );
+  r.get('/documents/:id/text', { auth: 'required' }, async (req) => {
+    const { from } = await parseQuery(DocumentTextQuery, req.query, ['from']);
+    return presentDocumentText(await s.documentText.text(req.actor, req.params.id, from ?? 1));
+  });
 
-  r.delete(
-    '/documents/:id',
-    route({ auth: 'required' }, async (req) => ({
-      success: true,
-      id: (await s.documents.delete(req.actor, req.params.id)).id,
-    })),
-  );
+  r.delete('/documents/:id', { auth: 'required' }, async (req) => ({
+    success: true,
+    id: (await s.documents.delete(req.actor, req.params.id)).id,
+  }));
 
-  r.post(
-    '/documents/:id/reindex',
-    route({ auth: 'required', status: 202 }, async (req) => ({
-      document: presentDocument(await s.documents.reindex(req.actor, req.params.id)),
-    })),
-  );
+  r.post('/documents/:id/reindex', { auth: 'required', status: 202 }, async (req) => ({
+    document: presentDocument(await s.documents.reindex(req.actor, req.params.id)),
+  }));
 
   // spec: GET /chat/chunks/:chunkId/source resolves a citation (`use` on the chunk's project)
-  r.get(
-    '/chat/chunks/:chunkId/source',
-    route({ auth: 'required' }, async (req) => presentChunkSource(await s.documents.chunkSource(req.actor, req.params.chunkId))),
+  r.get('/chat/chunks/:chunkId/source', { auth: 'required' }, async (req) =>
+    presentChunkSource(await s.documents.chunkSource(req.actor, req.params.chunkId)),
   );
 
-  return r;
+  return r.router;
 }

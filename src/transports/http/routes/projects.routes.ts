@@ -2,19 +2,15 @@ import { Router } from 'express';
 import { presentProjectDetail, presentProjectListItem } from '../../../presenters/project.presenter';
 import { CreateProjectInput, UpdateProjectInput } from '../../../services/projects.inputs';
 import { crudRoutes } from '../crud-routes';
-import { routeWith } from '../route';
+import { RouteTable } from '../route';
 import type { Services } from '../../../services';
 
 export function projectsRoutes(s: Services): Router {
-  const route = routeWith(s.tokens);
-  const r = Router();
-  r.get(
-    '/projects',
-    route({ auth: 'required' }, async (req) => ({
-      projects: (await s.projects.list(req.actor)).items.map(presentProjectListItem),
-    })),
-  );
-  crudRoutes(r, route, {
+  const r = new RouteTable(s.tokens);
+  r.get('/projects', { auth: 'required' }, async (req) => ({
+    projects: (await s.projects.list(req.actor)).items.map(presentProjectListItem),
+  }));
+  crudRoutes(r, {
     path: '/projects',
     key: 'project',
     calls: s.projects,
@@ -23,12 +19,9 @@ export function projectsRoutes(s: Services): Router {
     update: UpdateProjectInput,
   });
   // DESIGN: deletes answer {success: true, id}; the id is the removed member's user id
-  r.delete(
-    '/projects/:id/members/:userId',
-    route({ auth: 'required' }, async (req) => ({
-      success: true,
-      id: (await s.projects.removeMember(req.actor, String(req.params.id), String(req.params.userId))).userId,
-    })),
-  );
-  return r;
+  r.delete('/projects/:id/members/:userId', { auth: 'required' }, async (req) => ({
+    success: true,
+    id: (await s.projects.removeMember(req.actor, String(req.params.id), String(req.params.userId))).userId,
+  }));
+  return r.router;
 }

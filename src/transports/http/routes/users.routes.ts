@@ -3,25 +3,18 @@ import { presentUserListEntry, presentUserRecord } from '../../../presenters/use
 import { CreateUserInput, ListUsersQuery, UpdateUserInput } from '../../../services/users.inputs';
 import { parseQuery } from '../../../validation';
 import { crudRoutes } from '../crud-routes';
-import { routeWith } from '../route';
+import { RouteTable } from '../route';
 import type { Services } from '../../../services';
 
 export function usersRoutes(s: Services): Router {
-  const route = routeWith(s.tokens);
-  const r = Router();
-  r.get(
-    '/users',
-    route({ auth: 'required' }, async (req) => {
-      const { users, total } = await s.users.list(req.actor, await parseQuery(ListUsersQuery, req.query, ['limit', 'offset']));
-      return { users: users.map(presentUserListEntry), total };
-    }),
-  );
+  const r = new RouteTable(s.tokens);
+  r.get('/users', { auth: 'required' }, async (req) => {
+    const { users, total } = await s.users.list(req.actor, await parseQuery(ListUsersQuery, req.query, ['limit', 'offset']));
+    return { users: users.map(presentUserListEntry), total };
+  });
   // before /users/:id, which would otherwise take "me" as an id
-  r.get(
-    '/users/me',
-    route({ auth: 'required' }, async (req) => ({ user: presentUserRecord(await s.users.me(req.actor)) })),
-  );
-  crudRoutes(r, route, {
+  r.get('/users/me', { auth: 'required' }, async (req) => ({ user: presentUserRecord(await s.users.me(req.actor)) }));
+  crudRoutes(r, {
     path: '/users',
     key: 'user',
     calls: s.users,
@@ -29,5 +22,5 @@ export function usersRoutes(s: Services): Router {
     create: CreateUserInput,
     update: UpdateUserInput,
   });
-  return r;
+  return r.router;
 }

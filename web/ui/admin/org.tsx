@@ -1,6 +1,8 @@
 /** Shapes and words shared by the organisation's screens (users, departments, groups, audit log). */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { ApiError } from '../../lib/api';
+import { useTitle } from '../common';
+import { Choices, choicesOf, namedChoices } from '../controls';
 import type { DepartmentDto, GroupDto, OrgPosition, PlatformRole, UserDto, UserListEntryDto, UserSummaryDto } from '../../lib/types';
 
 export type { OrgPosition, PlatformRole } from '../../lib/types';
@@ -28,6 +30,29 @@ const RULES: Record<string, string> = {
   group_name_exists: 'A group with this name already exists in the department.',
   user_not_in_department: "A group's members must belong to its department.",
 };
+
+/** An organisation screen: a section named by its heading (`<id>-title`), which names the tab too. */
+export function AdminScreen({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  useTitle(title);
+  return (
+    <section className="admin" aria-labelledby={`${id}-title`}>
+      <h1 id={`${id}-title`}>{title}</h1>
+      {children}
+    </section>
+  );
+}
+
+type Bind = { value: string; onChange: (e: { target: { value: string } }) => void };
+
+/** A person's place in the organisation as a form's fields (useFields' `field`): their position and department. */
+export function PlaceFields({ field, departments }: { field: (k: 'orgPosition' | 'departmentId') => Bind; departments: Department[] }) {
+  return (
+    <>
+      <Choices label="Org position" {...field('orgPosition')} choices={choicesOf(POSITION_LABEL)} />
+      <Choices label="Department" {...field('departmentId')} empty="None" choices={namedChoices(departments)} />
+    </>
+  );
+}
 
 /** An error in words: the rule it hit when the server named one, else the server's own message. */
 export function ruleMessage(e: unknown): string {
