@@ -10,6 +10,7 @@ import { ANALYSIS_VERSION } from '../src/ingest/pipeline/index-document';
 import { postingsOf } from '../src/search/index-writer';
 import { normalize, toBytes } from '../src/search/vector-store';
 import { quantile, round, table, writeResult } from './docs-env';
+import { indexStatsFromChunks } from './chat-overhead';
 import { json, startBenchEnv } from './lib/env';
 import { prose } from './synthetic-text';
 
@@ -161,14 +162,7 @@ export async function seed(
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    await db.query(
-      `insert into term_stats (project_id, term, df) select $1, u.lexeme, count(*) from chunks c, unnest(c.tsv) u where c.project_id = $1 group by u.lexeme`,
-      [projectId],
-    );
-    await db.query(
-      `insert into project_index_stats (project_id, chunk_count, total_terms) select $1, count(*), coalesce(sum(term_count), 0) from chunks where project_id = $1`,
-      [projectId],
-    );
+    await indexStatsFromChunks(db, projectId);
     const t2 = performance.now();
     await db.query('analyze chunks; analyze term_stats; analyze term_postings; analyze chunk_embeddings');
     const t3 = performance.now();
