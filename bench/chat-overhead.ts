@@ -80,6 +80,18 @@ export function vocabulary(n: number, rand: () => number): string[] {
   return [...words];
 }
 
+/** A project's BM25 statistics (term document frequencies, chunk count, total terms) from its chunks: for chunks written by SQL. */
+export async function indexStatsFromChunks(c: pg.Client, projectId: string): Promise<void> {
+  await c.query(
+    `insert into term_stats (project_id, term, df) select $1, u.lexeme, count(*) from chunks c, unnest(c.tsv) u where c.project_id = $1 group by u.lexeme`,
+    [projectId],
+  );
+  await c.query(
+    `insert into project_index_stats (project_id, chunk_count, total_terms) select $1, count(*), coalesce(sum(term_count), 0) from chunks where project_id = $1`,
+    [projectId],
+  );
+}
+
 /** Seeds one project with `chunks` chunks over documents of 100 pages, in batches, with index statistics. */
 export async function seedChunks(dbUrl: string, projectId: string, chunks: number, vocab: string[], rand: () => number): Promise<void> {
   const c = new pg.Client({ connectionString: dbUrl });
@@ -108,14 +120,7 @@ export async function seedChunks(dbUrl: string, projectId: string, chunks: numbe
         [doc, projectId, JSON.stringify(batch)],
       );
     }
-    await c.query(
-      `insert into term_stats (project_id, term, df) select $1, u.lexeme, count(*) from chunks c, unnest(c.tsv) u where c.project_id = $1 group by u.lexeme`,
-      [projectId],
-    );
-    await c.query(
-      `insert into project_index_stats (project_id, chunk_count, total_terms) select $1, count(*), coalesce(sum(term_count), 0) from chunks where project_id = $1`,
-      [projectId],
-    );
+    await indexStatsFromChunks(c, projectId);
     await c.query(
       `insert into term_postings (project_id, term, document_id, chunk_ids, tfs, lens)
        ${postingsOf('(select id, document_id, project_id, ordinal, tsv, term_count from chunks where project_id = $1)')}`,

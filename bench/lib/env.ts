@@ -82,6 +82,8 @@ export interface BenchEnv {
   /** The server's ENCRYPTION_KEY: a second server on the same database needs it to read stored provider keys. */
   encryptionKey: string;
   superadmin: { email: string; password: string };
+  /** Stops the server and starts it again on the same database and port (`server` is the new process). */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -95,48 +97,48 @@ export async function startBenchEnv(extraEnv: Record<string, string> = {}, serve
   const jwtSecret = 'bench-secret-bench-secret-bench-secret';
   const encryptionKey = 'bench-encryption-key-bench-encryption-key';
   const superadmin = { email: 'root@bench.example.com', password: 'bench-root-password' };
-  const server = await spawnReady(
-    'dist/src/main.js',
-    [],
-    {
-      NODE_ENV: 'production',
-      DATABASE_URL: dbUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      JWT_SECRET: jwtSecret,
-      ENCRYPTION_KEY: encryptionKey,
-      LOG_LEVEL: 'warn',
-      LOGIN_RATE_LIMIT_PER_IP: '0',
-      LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
-      // the key benchmarks send thousands of requests a minute with one key: counted as in
-      // production (the limit on), never refused
-      KEY_RATE_LIMIT_PER_MINUTE: '1000000',
-      ALLOW_PRIVATE_NETWORK: 'true',
-      BOOTSTRAP_SUPERADMIN_EMAIL: superadmin.email,
-      BOOTSTRAP_SUPERADMIN_PASSWORD: superadmin.password,
-      BOOTSTRAP_SUPERADMIN_NAME: 'Bench Root',
-      ...extraEnv,
-    },
-    async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
-    120_000,
-    serverNodeArgs,
-  );
+  const serverEnv = {
+    NODE_ENV: 'production',
+    DATABASE_URL: dbUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    JWT_SECRET: jwtSecret,
+    ENCRYPTION_KEY: encryptionKey,
+    LOG_LEVEL: 'warn',
+    LOGIN_RATE_LIMIT_PER_IP: '0',
+    LOGIN_RATE_LIMIT_PER_ACCOUNT: '0',
+    // the key benchmarks send thousands of requests a minute with one key: counted as in
+    // production (the limit on), never refused
+    KEY_RATE_LIMIT_PER_MINUTE: '1000000',
+    ALLOW_PRIVATE_NETWORK: 'true',
+    BOOTSTRAP_SUPERADMIN_EMAIL: superadmin.email,
+    BOOTSTRAP_SUPERADMIN_PASSWORD: superadmin.password,
+    BOOTSTRAP_SUPERADMIN_NAME: 'Bench Root',
+    ...extraEnv,
+  };
+  const startServer = () =>
+    spawnReady('dist/src/main.js', [], serverEnv, async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 120_000, serverNodeArgs);
   const baseUrl = `http://127.0.0.1:${port}`;
-  return {
+  const env: BenchEnv = {
     dir,
     dbUrl,
     pg,
-    server,
+    server: await startServer(),
     baseUrl,
     jwtSecret,
     encryptionKey,
     superadmin,
+    restart: async () => {
+      await env.server.stop();
+      env.server = await startServer();
+    },
     close: async () => {
-      await server.stop();
+      await env.server.stop();
       await pg.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  return env;
 }
 
 /** A JSON request to the bench server; throws on a non-2xx answer. */
