@@ -45,12 +45,24 @@ const asActor = (u: User): Actor =>
     created_at: u.createdAt,
   });
 
+/** Where the embedding stage stands (said when a wait times out: it has, rarely, in long loaded runs). */
+async function embeddingState(): Promise<string> {
+  const sql = (q: string, p: unknown[]) => t.orm.em.fork().getConnection().execute(q, p);
+  return JSON.stringify({
+    vectors: await sql(`select model, count(*)::int as n from chunk_embeddings where project_id = ? group by model`, [project.id]),
+    jobs: await sql(`select name, state, retry_count, output from pgboss.job where data->>'documentId' = ? order by created_on`, [
+      documentId,
+    ]),
+    embeddingRequests: stub.embeddingRequests.map((r) => `${r.model}:${r.status}`),
+  });
+}
+
 async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 150_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
     if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; embedding stage: ${await embeddingState()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
