@@ -46,6 +46,8 @@ function isAlive(entry: CacheEntry, chunkId: string): boolean {
 export class IndexCache {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly loading = new Map<string, Promise<CacheEntry | null>>();
+  /** Bumped by every drop of a key: a load that a drop overtook does not install what it read. */
+  private readonly generation = new Map<string, number>();
   private cachedBytes = 0;
   /** Rows read from PostgreSQL into an index (tests: what a question had to load). */
   rowsLoaded = 0;
@@ -99,7 +101,14 @@ export class IndexCache {
       const cached = this.cache.get(key);
       if (cached && cached.maxSeq === seq) return cached;
       // an index of no rows has no dimensions yet: it is loaded anew
-      return this.load(em, key, projectId, model, cached && cached.ids.length > 0 && cached.maxSeq < seq ? cached : null);
+      const base = cached && cached.ids.length > 0 && cached.maxSeq < seq ? cached : null;
+      try {
+        return await this.load(em, key, projectId, model, base);
+      } catch (err) {
+        // the thread and this side may no longer agree on the rows: the next load reads them anew
+        await this.drop(key).catch(() => undefined);
+        throw err;
+      }
     })();
     this.loading.set(key, p);
     const clear = () => {
@@ -121,13 +130,15 @@ export class IndexCache {
       'select count(*)::int as n, max(dims)::int as dims from chunk_embeddings where project_id = ? and model = ? and seq > ?',
       [projectId, model, (base?.maxSeq ?? 0n).toString()],
     );
-    const dims = base?.dims ?? stat.dims ?? 0;
+    // rows committed after the count may be the first: then the first row read says the dimensions
+    let dims = base?.dims ?? stat.dims ?? 0;
     const fits = (rows: number) => rows * (rowBytes(dims, rows, this.index.options) + ROW_OVERHEAD) <= this.cacheBytes;
     if (!fits((base?.ids.length ?? 0) + stat.n)) {
       await this.drop(key);
       return null;
     }
     if (!base) await this.drop(key);
+    const generation = this.generation.get(key) ?? 0;
     const entry: CacheEntry = base ?? { key, ids: [], rows: new Map(), dims, maxSeq: 0n, dead: new Set(), bytes: 0, lastUsed: Date.now() };
     let after = entry.maxSeq;
     for (;;) {
@@ -140,6 +151,7 @@ export class IndexCache {
       // a row already here is not loaded twice, unless its row was forgotten (a chunk deleted and
       // embedded again under its id: ids are derived from the document, position and text, so a
       // re-analysis keeps them): it comes back as a new row
+      if (entry.dims === 0 && rows.length) entry.dims = dims = rows[0].dims;
       const fresh = rows.filter((r) => r.dims === dims && !isAlive(entry, r.id));
       if (fresh.length) {
         const page = new Float32Array(fresh.length * dims);
@@ -157,6 +169,12 @@ export class IndexCache {
     }
     entry.maxSeq = after;
     entry.lastUsed = Date.now();
+    if ((this.generation.get(key) ?? 0) !== generation) {
+      // dropped meanwhile (reindex, eviction): what this load appended may sit in the thread beside
+      // nothing here, so it goes too; the question is scored by streaming, the next load starts anew
+      await this.drop(key);
+      return null;
+    }
     if (!fits(entry.ids.length)) {
       // rows committed since the count above took it past the budget
       await this.drop(key);
@@ -171,6 +189,7 @@ export class IndexCache {
   }
 
   private async drop(key: string): Promise<void> {
+    this.generation.set(key, (this.generation.get(key) ?? 0) + 1);
     const e = this.cache.get(key);
     if (e) {
       this.cachedBytes -= e.bytes;

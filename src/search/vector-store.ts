@@ -159,7 +159,11 @@ export class VectorStore {
     });
     if (this.pgvector) await this.ensureHnsw(em, model, dims);
     // kept current as vectors are written: the next question finds nothing to load
-    else if (written > 0 && this.cache.has(projectId, model)) await this.cache.entry(em, projectId, model);
+    else if (written > 0 && this.cache.has(projectId, model))
+      // best effort: the rows are committed, and a failed append leaves the index to be read anew
+      await this.cache
+        .entry(em, projectId, model)
+        .catch((err) => this.logger.warn({ err, projectId }, 'appending to the vector index failed'));
     return written;
   }
 

@@ -24,7 +24,7 @@ let parsed: ParsedCorpusDocument[];
 
 beforeAll(async () => {
   parsed = await parseCorpus();
-}, 60_000);
+}, 240_000);
 
 describe('evaluation corpus labels', () => {
   it('every label holds: the answer is on the labelled page of the labelled document and in no other document', () => {

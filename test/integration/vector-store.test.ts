@@ -225,6 +225,72 @@ describe('portable path (the embedded PostgreSQL)', () => {
     );
   });
 
+  it('a reload while a load is in flight leaves the index whole: later vectors are found (once it stayed broken for good)', async () => {
+    const { projectId, chunkIds } = await seed(orm, 1200);
+    const vs = vectors(1200, 41);
+    const store = open(64 * 1024 * 1024);
+    const q = vectors(1, 42)[0];
+    let n = 100;
+    await writeAll(orm, store, projectId, chunkIds.slice(0, n), vs.slice(0, n));
+    for (let delay = 0; delay < 40; delay += 4) {
+      await store.neighbours(orm.em.fork(), projectId, 'm1', q, 10);
+      // new vectors are appended to the cached index (an incremental load) while reindex reloads it
+      const writing = writeAll(orm, store, projectId, chunkIds.slice(n, n + 100), vs.slice(n, n + 100));
+      await new Promise((r) => setTimeout(r, delay));
+      await store.reload(projectId, 'm1');
+      await writing;
+      n += 100;
+      await writeAll(orm, store, projectId, chunkIds.slice(n, n + 10), vs.slice(n, n + 10));
+      n += 10;
+      const found = await store.neighbours(orm.em.fork(), projectId, 'm1', q, 10);
+      expect(found.map((f) => f.id)).toEqual(exactTop(vs.slice(0, n), chunkIds.slice(0, n), q, 10));
+    }
+  });
+
+  it("a project's first vectors committed while its empty index loads are found (once they were skipped for good)", async () => {
+    const { projectId, chunkIds } = await seed(orm);
+    const vs = vectors(300, 61);
+    const store = open(64 * 1024 * 1024);
+    const q = vectors(1, 62)[0];
+    // a question arrives while the project's first document is embedded: its load counts no rows
+    // (so no dimensions yet), and the embedding job commits them right after that count
+    const real = orm.em.fork();
+    let committed = false;
+    const racing = {
+      getTransactionContext: () => undefined,
+      getConnection: () => ({
+        execute: async (sql: string, params: unknown[], method: 'all', ctx: unknown) => {
+          const res = await real.getConnection().execute(sql, params, method, ctx);
+          if (!committed && sql.includes('max(dims)')) {
+            committed = true;
+            await writeAll(orm, store, projectId, chunkIds, vs);
+          }
+          return res;
+        },
+      }),
+    };
+    const first = await store.neighbours(racing as never, projectId, 'm1', q, 10);
+    expect(committed).toBe(true);
+    expect(first.map((f) => f.id)).toEqual(exactTop(vs, chunkIds, q, 10));
+    expect((await store.neighbours(orm.em.fork(), projectId, 'm1', q, 10)).map((f) => f.id)).toEqual(exactTop(vs, chunkIds, q, 10));
+  });
+
+  it('a failed append does not leave the index broken: the next load starts again from PostgreSQL', async () => {
+    const { projectId, chunkIds } = await seed(orm);
+    const vs = vectors(300, 51);
+    const store = open(64 * 1024 * 1024);
+    await writeAll(orm, store, projectId, chunkIds.slice(0, 100), vs.slice(0, 100));
+    const q = vectors(1, 52)[0];
+    await store.neighbours(orm.em.fork(), projectId, 'm1', q, 10);
+    // the index thread loses the rows behind the cache's back (as a drop racing a load did)
+    const thread = (store as unknown as { index: { drop(k: string): Promise<void> } }).index;
+    await thread.drop(`${projectId}\u0000m1`);
+    // the write's append of the new rows fails (out of order): the write stands, the index is read anew
+    await writeAll(orm, store, projectId, chunkIds.slice(100, 200), vs.slice(100, 200));
+    const found = await store.neighbours(orm.em.fork(), projectId, 'm1', q, 10);
+    expect(found.map((f) => f.id)).toEqual(exactTop(vs.slice(0, 200), chunkIds.slice(0, 200), q, 10));
+  });
+
   it('stops its threads on close; a search afterwards fails instead of starting new ones', async () => {
     const { projectId, chunkIds } = await seed(orm);
     const store = new VectorStore(64 * 1024 * 1024, logger);
