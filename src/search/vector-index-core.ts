@@ -18,7 +18,18 @@ export interface IndexOptions {
   stepMs?: number;
   /** Threads usearch adds with (1 in the server: the other core answers requests and runs PostgreSQL; benches may use more). */
   addThreads?: number;
+  /**
+   * Bytes of float32 rows an index past `exactBelow` may hold outside its graph (256 MiB by
+   * default: 131,072 rows of 512 dimensions, so a load of 100,000 rows is taken at once and its
+   * questions are scored exactly while the graph grows). Past it, an append is answered only once
+   * the tail has drained below it, so a load of a million rows waits for the graph instead of
+   * holding them all as float32 (2 KiB each at 512 dimensions, 2 GiB in all) beside it.
+   */
+  maxTailBytes?: number;
 }
+
+/** See IndexOptions.maxTailBytes. */
+export const MAX_TAIL_BYTES = 256 * 1024 * 1024;
 
 /** Best first; `rows` are the row numbers the caller appended (its chunk ids' positions). */
 export interface Found {
@@ -61,7 +72,11 @@ class Entry {
   tailRows = 0;
   readonly dead = new Set<number>();
 
-  constructor(readonly dims: number) {
+  constructor(
+    readonly dims: number,
+    /** The tail's bound in rows (IndexOptions.maxTailBytes): its buffer does not double past it. */
+    readonly maxTailRows: number,
+  ) {
     this.tail = new Float32Array(dims * 1024);
     this.tailIds = new Int32Array(1024);
   }
@@ -71,7 +86,7 @@ class Entry {
     const n = rows.length / this.dims;
     const need = this.tailRows + n;
     if (need > this.tailIds.length) {
-      const cap = Math.max(need, this.tailIds.length * 2);
+      const cap = Math.max(need, Math.min(this.tailIds.length * 2, this.maxTailRows));
       const tail = new Float32Array(cap * this.dims);
       tail.set(this.tail.subarray(0, this.tailRows * this.dims));
       const ids = new Int32Array(cap);
@@ -162,8 +177,15 @@ export class IndexBook {
 
   append(key: string, dims: number, first: number, rows: Float32Array): void {
     let e = this.entries.get(key);
-    if (e === undefined || e.dims !== dims) this.entries.set(key, (e = new Entry(dims)));
+    if (e === undefined || e.dims !== dims)
+      this.entries.set(key, (e = new Entry(dims, Math.max(1, Math.floor((this.opts.maxTailBytes ?? MAX_TAIL_BYTES) / (dims * 4))))));
     e.append(first, rows);
+  }
+
+  /** True when the key's index is past `exactBelow` and holds more rows outside its graph than its bound allows. */
+  overTail(key: string): boolean {
+    const e = this.entries.get(key);
+    return e !== undefined && e.count >= this.opts.exactBelow && e.tailRows > e.maxTailRows;
   }
 
   search(key: string, query: Float32Array, k: number): Found {

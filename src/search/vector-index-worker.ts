@@ -16,6 +16,17 @@ export type IndexReply = { id: number; ok: true; value: unknown } | { id: number
 const book = new IndexBook(workerData as IndexOptions);
 const port = parentPort!;
 let draining = false;
+/** Appends answered once their index's tail is back within its bound (backpressure on loads). */
+const held: Array<{ key: string; reply: IndexReply }> = [];
+
+/** Answers the held appends whose tail has drained within its bound (all of them once nothing is pending). */
+function release(): void {
+  for (let i = 0; i < held.length; i++) {
+    if (book.pending() && book.overTail(held[i].key)) continue;
+    port.postMessage(held[i].reply);
+    held.splice(i--, 1);
+  }
+}
 
 /**
  * Moves the tails into their graphs one slice per turn of the event loop, so a search that arrives
@@ -25,7 +36,9 @@ function drain(): void {
   if (draining || !book.pending()) return;
   draining = true;
   setImmediate(function next() {
-    if (book.step() && book.pending()) setImmediate(next);
+    const more = book.step() && book.pending();
+    if (held.length) release();
+    if (more) setImmediate(next);
     else draining = false;
   });
 }
@@ -58,5 +71,9 @@ port.on('message', (req: IndexRequest) => {
   } catch (e) {
     reply = { id: req.id, ok: false, error: e instanceof Error ? e.message : String(e) };
   }
-  port.postMessage(reply);
+  // an append past the tail's bound is answered once the graph has taken enough of it (the drain
+  // runs a slice per turn, so other requests are answered meanwhile); a drop releases it at once
+  if (req.op === 'append' && reply.ok && book.overTail(req.key)) held.push({ key: req.key, reply });
+  else port.postMessage(reply);
+  if (req.op === 'drop' && held.length) release();
 });

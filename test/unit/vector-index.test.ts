@@ -1,3 +1,4 @@
+import { VectorIndex } from '../../src/search/vector-index';
 import { exactPage, IndexBook } from '../../src/search/vector-index-core';
 
 /**
@@ -141,5 +142,47 @@ describe('the vector index (usearch)', () => {
     const q = normalised(1, dims, rng(10));
     const got = exactPage(rows, dims, q, 10, 5000);
     expect(got.rows).toEqual(bruteTop(rows, dims, q, 10).map((r) => r + 5000));
+  });
+
+  it('bounds the rows held outside the graph: past the bound the tail drains before more is taken', () => {
+    const dims = 16;
+    const rows = normalised(3000, dims, rng(11));
+    // 256 rows of 16 float32s
+    const book = new IndexBook({ exactBelow: 500, quantization: 'f16', maxTailBytes: 256 * dims * 4 });
+    book.append('p/m', dims, 0, rows.slice(0, 1000 * dims));
+    expect(book.overTail('p/m')).toBe(true);
+    while (book.overTail('p/m')) expect(book.step()).toBe(true);
+    expect(book.stats().tailRows).toBeLessThanOrEqual(256);
+    // below exactBelow nothing is held: the whole index is its exact tail
+    const small = new IndexBook({ exactBelow: 10_000, quantization: 'f16', maxTailBytes: 256 * dims * 4 });
+    small.append('p/m', dims, 0, rows.slice(0, 3000 * dims));
+    expect(small.overTail('p/m')).toBe(false);
+  });
+
+  it('in its thread, answers an append past the bound only once the graph has taken the excess, and other requests meanwhile', async () => {
+    const dims = 32;
+    const n = 6000;
+    const rows = normalised(n, dims, rng(12));
+    const index = new VectorIndex({ exactBelow: 1000, quantization: 'f16', maxTailBytes: 500 * dims * 4 });
+    try {
+      await index.append('other/m', dims, 0, normalised(10, dims, rng(13)));
+      const page = 2000;
+      for (let first = 0; first < n; first += page) {
+        const appended = index.append('p/m', dims, first, rows.slice(first * dims, (first + page) * dims));
+        // the other index is searched while this append waits for the graph
+        const other = await index.search('other/m', normalised(1, dims, rng(first)), 3);
+        expect(other.rows).toHaveLength(3);
+        await appended;
+        const s = await index.stats();
+        expect(s.rows - 10).toBe(first + page);
+        expect(s.tailRows - 10).toBeLessThanOrEqual(500);
+      }
+      const q = normalised(1, dims, rng(14));
+      const found = await index.search('p/m', q, 10);
+      const want = bruteTop(rows, dims, q, 10);
+      expect(found.rows.filter((r) => want.includes(r)).length).toBeGreaterThanOrEqual(8);
+    } finally {
+      await index.close();
+    }
   });
 });
