@@ -17,7 +17,7 @@ import { stageBreakdown } from './retrieval';
  * BM25 statements are run again under EXPLAIN (ANALYZE, BUFFERS) in the search's own kind of
  * transaction (read-only, repeatable read, enable_seqscan off as analyze() sets it).
  *
- *   DATABASE_URL=postgres://… node dist/bench/lexical-explain.js --project <id> [--questions 100] [--show 3]
+ *   DATABASE_URL=postgres://… node dist/bench/lexical-explain.js --project <id> [--questions 100] [--show 3] [--ask 'q1|q2']
  */
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,15 +32,19 @@ async function main(): Promise<void> {
   const env = await openDocsBenchEnv({ workers: false, env: { EMBEDDING_MODEL: '' } });
   try {
     const exec = <T>(sql: string, params: unknown[] = []) => env.orm.em.fork().getConnection().execute<T[]>(sql, params);
-    const qs = (
-      await exec<{ text: string }>(
-        `select text from chunks where project_id = ? and id in (select id from chunks where project_id = ? order by md5(id::text) limit ?)`,
-        [projectId, projectId, n],
-      )
-    ).map((r) => {
-      const w = r.text.replace(/[.,]/g, '').split(/\s+/);
-      return `what is the ${w[3]} ${w[7]} for ${w[11]} ${w[13]}?`;
-    });
+    // --ask "q1|q2": these questions instead of sampled ones
+    const asked = arg('ask', '');
+    const sampled = async () =>
+      (
+        await exec<{ text: string }>(
+          `select text from chunks where project_id = ? and id in (select id from chunks where project_id = ? order by md5(id::text) limit ?)`,
+          [projectId, projectId, n],
+        )
+      ).map((r) => {
+        const w = r.text.replace(/[.,]/g, '').split(/\s+/);
+        return `what is the ${w[3]} ${w[7]} for ${w[11]} ${w[13]}?`;
+      });
+    const qs = asked ? asked.split('|') : await sampled();
     const runs: Array<{ q: string; ms: number; stages: SearchStages; trace: SearchTrace }> = [];
     for (const q of qs.slice(0, 5)) await env.services.search.search(Actor.system(), projectId, q);
     for (const q of qs) {
@@ -87,7 +91,10 @@ async function main(): Promise<void> {
             }),
             getTransactionContext: () => em.getTransactionContext(),
           } as unknown as EntityManager;
-          await rankBm25(explaining, projectId, terms, 50, chunks * chunks > CANDIDATES * Math.max(chunks, Number(reltuples)));
+          await rankBm25(explaining, projectId, terms, 50, {
+            projectChunks: chunks,
+            ginOnly: chunks * chunks > CANDIDATES * Math.max(chunks, Number(reltuples)),
+          });
         },
         { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
       );

@@ -182,6 +182,8 @@ export async function benchVectors1m(opts: {
   cacheMb: number;
   workers: number;
   restart?: boolean;
+  /** Keep the database up after measuring, until SIGINT (`--hold 1`). */
+  hold?: boolean;
 }): Promise<Vectors1mResult> {
   const log = (m: string) => process.stderr.write(`vectors-1m: ${m}\n`);
   const stub = await startOpenAiStub({ deltas: ['See the sources [1].'] });
@@ -286,6 +288,11 @@ export async function benchVectors1m(opts: {
       }
       const serverRssMb = env.server.rssMb();
       const p95 = round(quantile(times, 0.95));
+      if (opts.hold) {
+        // the database stays up for other tools (e.g. lexical-explain.js) until this process is interrupted
+        process.stdout.write(`holding: DATABASE_URL=${env.dbUrl} project ${project.id} (Ctrl-C ends)\n`);
+        await new Promise<void>((resolve) => process.once('SIGINT', resolve));
+      }
       return {
         chunks: opts.chunks,
         dims: opts.dims,
@@ -328,6 +335,7 @@ async function main(): Promise<void> {
     cacheMb: Number(arg('cache-mb', '1024')),
     workers: Number(arg('workers', '3')),
     restart: arg('restart', '0') === '1',
+    hold: arg('hold', '0') === '1',
   });
   const file = writeResult('vectors-1m', { ...r, measuredAt: new Date().toISOString() });
   const s = r.sourcesMs;

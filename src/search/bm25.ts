@@ -3,14 +3,11 @@ import { query } from '../db/sql';
 import { HEADER_POSITION, HEADER_WEIGHT } from './index-writer';
 
 export { HEADER_WEIGHT };
-
 /**
- * Lexical ranking of a project's chunks: BM25F in SQL with the project's own term statistics, from
- * the postings (term_postings) or, for questions of very common words, from candidates taken off
- * the GIN index on `chunks.tsv`; then a phrase/proximity bonus for the leaders.
- * RetrievalService.search calls rankBm25 with the analysed question's terms.
- */
-/**
+ * Lexical ranking of a project's chunks (RetrievalService.search calls rankBm25): BM25F in SQL with
+ * the project's term statistics, from term_postings or, for questions of very common words, from
+ * candidates (GIN index tiers); then a phrase/proximity bonus for the leaders.
+ *
  * BM25 parameters, measured on the development split (lexical, 318 questions): the usual k1 1.2,
  * b 0.75 gave recall@1 0.478, recall@5 0.692; b 0.5 → 0.484, 0.698; b 0.3 → 0.481, 0.701; b 0.9 →
  * 0.469, 0.689; k1 1.6 → 0.475, 0.689; k1 0.9 with b 0.5 → 0.484, 0.711 (chunks are of similar
@@ -18,17 +15,11 @@ export { HEADER_WEIGHT };
  */
 export const K1 = 0.9;
 export const B = 0.5;
-/**
- * Candidates scored per question. They are taken in tiers from the GIN index, most promising
- * first, until this many are found (see rank()); a question of common words therefore never makes
- * us read every chunk that contains them.
- */
+/** Candidates scored per question, taken in tiers, most promising first (see tierCandidates). */
 export const CANDIDATES = 200;
 /**
- * The rarest terms used to form tiers (the rest still count in the score). Four carry nearly all of
- * a question's idf; more only makes PostgreSQL re-read the long posting lists of common words once
- * per tier (measured at 100k chunks: 8 → 4 took chat-like questions from 28 to 17 ms median with
- * the same recall on the labelled set, alone and among 100k distractors).
+ * The rarest terms used to form tiers (the rest still count in the score): four carry nearly all of
+ * a question's idf (at 100k chunks, 8 → 4 took chat-like questions from 28 to 17 ms median, same recall).
  */
 const TIER_TERMS = 4;
 /**
@@ -135,6 +126,26 @@ interface Candidates {
 }
 
 /**
+ * A tier is read by walking the project's chunks (testing each one's vector) instead of the GIN
+ * index when that is expected to be cheaper: a walk costs WALK_US per chunk read (~3 µs), and it
+ * reads CANDIDATES / selectivity chunks (terms taken as independent; at most SCAN_SLACK times that);
+ * a GIN bitmap costs GIN_US per posting of its terms, more for one positive term (every match goes
+ * into the bitmap before LIMIT can stop it) than for an AND, which skips through the longer lists.
+ * On 2 cores: "company" at 1M chunks (318,350) 152 ms as a bitmap; at 200k "time" 16.3 → 5.4 ms walked.
+ */
+const WALK_US = 3;
+const GIN_US = { single: 0.5, and: 0.1 };
+const SCAN_ROWS = 20_000;
+const SCAN_SLACK = 4;
+
+/** The project's chunks, and whether tiers read the GIN index alone (see tierCandidates); `walk` forces a choice (tests). */
+export interface ProjectSize {
+  projectChunks: number;
+  ginOnly: boolean;
+  walk?: boolean;
+}
+
+/**
  * Candidates in tiers from the GIN index, terms sorted rarest first (t1 rarest): chunks
  * with all of t1..tn, then those with t1..tn-1 but not tn, …, then those with t1 but not t2, then
  * those with another rare term but not t1. The tiers are disjoint and ordered by how much of the
@@ -144,14 +155,20 @@ interface Candidates {
  * Where they are read from: when the project holds a large share of all chunks
  * (P² > budget·T, P the project's chunks, T the table's), the GIN index alone — the project is a
  * filter on its matches, so the LIMIT stops the heap scan early. Otherwise the planner may use
- * the project index and test the (few) project rows.
+ * the project index and test the (few) project rows. A tier of frequent terms may instead walk the
+ * project's chunks in their index order, testing each, when that is expected to cost less (WALK_US).
  */
-function tierCandidates(projectId: string, terms: QueryTerm[], ginOnly: boolean): Candidates {
-  const tiers: string[] = [];
-  const tierTerms = terms.slice(0, TIER_TERMS).map((t) => lexemeLiteral(t.term));
-  for (let k = tierTerms.length; k >= 1; k--) {
-    const all = tierTerms.slice(0, k).join(' & ');
-    tiers.push(k === tierTerms.length ? all : `${all} & !${tierTerms[k]}`);
+export function tierCandidates(projectId: string, terms: QueryTerm[], size: ProjectSize): Candidates {
+  const tiers: Array<{ query: string; terms: QueryTerm[]; without?: QueryTerm }> = [];
+  const tierTerms = terms.slice(0, TIER_TERMS);
+  const literals = tierTerms.map((t) => lexemeLiteral(t.term));
+  for (let k = literals.length; k >= 1; k--) {
+    const all = literals.slice(0, k).join(' & ');
+    tiers.push(
+      k === literals.length
+        ? { query: all, terms: tierTerms.slice(0, k) }
+        : { query: `${all} & !${literals[k]}`, terms: tierTerms.slice(0, k), without: tierTerms[k] },
+    );
   }
   const rare: string[] = [];
   let budget = 0;
@@ -160,15 +177,34 @@ function tierCandidates(projectId: string, terms: QueryTerm[], ginOnly: boolean)
     rare.push(lexemeLiteral(t.term));
     budget += t.df;
   }
-  if (rare.length) tiers.push(`(${rare.join(' | ')}) & !${tierTerms[0]}`);
+  if (rare.length) tiers.push({ query: `(${rare.join(' | ')}) & !${literals[0]}`, terms: [] });
   const limit = CANDIDATES;
-  // "offset 0" keeps the planner from merging the project condition into the index choice
-  const source = ginOnly
-    ? `(select id, project_id, term_count, tsv from chunks where tsv @@ ?::tsquery offset 0) c where c.project_id = ?`
-    : `chunks c where c.tsv @@ ?::tsquery and c.project_id = ?`;
-  // the vector travels as a TOAST pointer and is only read for the candidates kept
-  const tierSql = tiers.map(() => `(select c.id, c.term_count, c.tsv from ${source} limit ${limit})`).join('\n union all ');
-  return { sql: `select * from (${tierSql}) tiers limit ${limit}`, params: tiers.flatMap((q) => [q, projectId]) };
+  const n = Math.max(size.projectChunks, 1);
+  const sql: string[] = [];
+  const params: unknown[] = [];
+  for (const tier of tiers) {
+    const postings = tier.terms.reduce((a, t) => a + t.df, 0) + (tier.without?.df ?? 0);
+    const selectivity = tier.terms.reduce((p, t) => p * Math.min(1, t.df / n), 1) * (1 - Math.min(1, (tier.without?.df ?? 0) / n));
+    const expected = tier.terms.length && selectivity > 0 ? limit / selectivity : Infinity;
+    const ginUs = postings * (tier.terms.length === 1 ? GIN_US.single : GIN_US.and);
+    if (size.walk !== false && expected <= SCAN_ROWS && (size.walk || expected * WALK_US < ginUs)) {
+      // "limit" fences the walk (the planner keeps it an index scan that stops early) and bounds it
+      sql.push(
+        `(select c.id, c.term_count, c.tsv from (select id, term_count, tsv from chunks where project_id = ? limit ${Math.ceil(expected * SCAN_SLACK)}) c
+           where c.tsv @@ ?::tsquery limit ${limit})`,
+      );
+      params.push(projectId, tier.query);
+      continue;
+    }
+    // "offset 0" keeps the planner from merging the project condition into the index choice
+    const source = size.ginOnly
+      ? `(select id, project_id, term_count, tsv from chunks where tsv @@ ?::tsquery offset 0) c where c.project_id = ?`
+      : `chunks c where c.tsv @@ ?::tsquery and c.project_id = ?`;
+    // the vector travels as a TOAST pointer and is only read for the candidates kept
+    sql.push(`(select c.id, c.term_count, c.tsv from ${source} limit ${limit})`);
+    params.push(tier.query, projectId);
+  }
+  return { sql: `select * from (${sql.join('\n union all ')}) tiers limit ${limit}`, params };
 }
 
 /**
@@ -236,14 +272,14 @@ export function rarestWithin(terms: QueryTerm[], budget: number): QueryTerm[] {
  * BM25F leaders (exact from the postings, or, when the question's terms have more than
  * EXACT_POSTINGS postings, from candidates: the rarest terms' postings and the GIN index's tiers),
  * then the proximity bonus here, and the final cut.
- * `ginOnly`: see leadersFromTiers.
+ * `size`: see tierCandidates.
  */
 export async function rankBm25(
   em: EntityManager,
   projectId: string,
   terms: QueryTerm[],
   topK: number,
-  ginOnly: boolean,
+  size: ProjectSize,
   /** The postings scored exactly (EXACT_POSTINGS; smaller in evaluations, to rank a small corpus as a large one is ranked). */
   budget = EXACT_POSTINGS,
 ): Promise<Array<{ id: string; score: number }>> {
@@ -254,7 +290,7 @@ export async function rankBm25(
     // the question's terms have too many postings to score them all: candidates come from the
     // tiers of the GIN index, and from the rarest terms' postings where those fit the budget
     const essential = rarestWithin(terms, budget);
-    const tiers = tierCandidates(projectId, terms, ginOnly);
+    const tiers = tierCandidates(projectId, terms, size);
     rows = await scoreCandidates(em, projectId, terms, essential.length ? [tiers, rareCandidates(projectId, essential)] : [tiers]);
   }
   return rows

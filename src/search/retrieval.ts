@@ -97,7 +97,7 @@ export class RetrievalService extends SearchPart {
               projectId,
               terms,
               Math.max(topK, FUSION_DEPTH),
-              projectChunks * projectChunks > CANDIDATES * tableChunks,
+              { projectChunks, ginOnly: projectChunks * projectChunks > CANDIDATES * tableChunks },
               opts.exactPostings,
             )
           : [];

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Project, User } from '../../src/entities';
 import { HEADER_POSITION, postingsOf } from '../../src/search/index-writer';
-import { B, HEADER_WEIGHT, K1, leadersFromPostings, QueryTerm, rankBm25, rarestWithin } from '../../src/search/bm25';
+import { B, HEADER_WEIGHT, K1, leadersFromPostings, QueryTerm, rankBm25, rarestWithin, tierCandidates } from '../../src/search/bm25';
 import { ingestFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { client } from '../support/http';
@@ -145,9 +145,44 @@ it('rankBm25 re-ranks the same leaders with the proximity bonus (the final top 1
     const terms = await termsOf(q);
     if (!terms.length) continue;
     const oracle = await fromVectors(terms);
-    const ranked = await asService((em) => rankBm25(em, project.id, terms, 50, false));
+    const ranked = await asService((em) => rankBm25(em, project.id, terms, 50, { projectChunks: 0, ginOnly: false }));
     expect({ q, ids: ranked.map((r) => r.id).sort() }).toEqual({ q, ids: oracle.map((r) => r.id).sort() });
   }
+});
+
+it('candidates of frequent terms walked through the project are those the GIN index gives: the same leaders', async () => {
+  const [{ n }] = (await exec(`select count(*)::int as n from chunks where project_id = ?`, [project.id])) as Array<{ n: number }>;
+  let walked = 0;
+  for (const q of questions()) {
+    const terms = await termsOf(q);
+    if (!terms.length) continue;
+    // walked wherever it may be (a small project's GIN index is always cheaper)
+    const size = { projectChunks: n, ginOnly: false, walk: true };
+    if (tierCandidates(project.id, terms, size).sql.includes('from chunks where project_id = ? limit')) walked++;
+    // a budget of one posting: every question goes through the tiers
+    const viaWalk = await asService((em) => rankBm25(em, project.id, terms, 50, size, 1));
+    const viaGin = await asService((em) => rankBm25(em, project.id, terms, 50, { ...size, walk: false }, 1));
+    expect({ q, ids: viaWalk.map((r) => r.id) }).toEqual({ q, ids: viaGin.map((r) => r.id) });
+  }
+  expect(walked).toBeGreaterThan(0);
+});
+
+describe('tierCandidates: how a tier is read', () => {
+  const term = (t: string, df: number): QueryTerm => ({ term: t, df, idf: 1, positions: [] });
+  const walks = (terms: QueryTerm[], projectChunks: number) =>
+    tierCandidates('p', terms, { projectChunks, ginOnly: false })
+      .sql.split('union all')
+      .map((x) => x.includes('from chunks where project_id = ? limit'));
+  it('walks a frequent lone term (its bitmap would hold every match), not a rare one', () => {
+    // "company" at a million chunks: 318,350 matches as a bitmap, about 630 chunks walked
+    expect(walks([term('compani', 318_350)], 1_000_000)).toEqual([true]);
+    expect(walks([term('mibri', 2_505)], 200_000)).toEqual([false]);
+  });
+  it('walks an AND of frequent terms only where the GIN index would read far more postings than the walk chunks', () => {
+    // at 200k, work (38,919) & time (59,016): GIN (10 ms measured) beats the walk (14 ms); at 1M the walk wins
+    expect(walks([term('work', 38_919), term('time', 59_016)], 200_000)[0]).toBe(false);
+    expect(walks([term('work', 194_595), term('time', 295_080)], 1_000_000)[0]).toBe(true);
+  });
 });
 
 describe('rarestWithin', () => {
