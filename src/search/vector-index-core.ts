@@ -29,7 +29,7 @@ export interface IndexOptions {
 }
 
 /** See IndexOptions.maxTailBytes. */
-export const MAX_TAIL_BYTES = 256 * 1024 * 1024;
+const MAX_TAIL_BYTES = 256 * 1024 * 1024;
 
 /** Best first; `rows` are the row numbers the caller appended (its chunk ids' positions). */
 export interface Found {
@@ -177,9 +177,13 @@ export class IndexBook {
 
   append(key: string, dims: number, first: number, rows: Float32Array): void {
     let e = this.entries.get(key);
-    if (e === undefined || e.dims !== dims)
-      this.entries.set(key, (e = new Entry(dims, Math.max(1, Math.floor((this.opts.maxTailBytes ?? MAX_TAIL_BYTES) / (dims * 4))))));
+    if (e === undefined || e.dims !== dims) this.entries.set(key, (e = new Entry(dims, this.maxTailRows(dims))));
     e.append(first, rows);
+  }
+
+  /** The tail's bound in rows of `dims` float32s (IndexOptions.maxTailBytes). */
+  private maxTailRows(dims: number): number {
+    return Math.max(1, Math.floor((this.opts.maxTailBytes ?? MAX_TAIL_BYTES) / (dims * 4)));
   }
 
   /** True when the key's index is past `exactBelow` and holds more rows outside its graph than its bound allows. */
