@@ -109,3 +109,77 @@ describe('keys on the hot path, two nodes on one database', () => {
     expect(Date.now() - lastUsed).toBeLessThan(60_000);
   });
 });
+
+describe('keys on the hot path far from their limit: leases', () => {
+  const BIG = 1000;
+  let a: TestApp;
+  let b: TestApp;
+  let f: ReturnType<typeof factories>;
+  beforeAll(async () => {
+    const env = { KEY_RATE_LIMIT_PER_MINUTE: String(BIG) };
+    a = await createTestApp({ env });
+    b = await createTestApp({ env, sameDatabaseAs: a });
+    f = factories(a.orm, a.services);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  const newKey = async (token: string) => {
+    const r = await api(a.baseUrl, 'POST', '/api/keys', { token, body: { name: 'leased' } });
+    expect(r.status).toBe(201);
+    return r.body as { key: { id: string }; secret: string };
+  };
+  const windowCount = async (keyId: string) =>
+    (
+      await a.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ window_count: number }>>('select window_count from api_keys where id = ?', [keyId])
+    )[0].window_count;
+
+  it('a node counts a lease once and admits the next requests against it without writing; a revocation still ends them at once', async () => {
+    const u = await f.makeUser();
+    const { key, secret } = await newKey(u.token);
+    expect((await me(a, secret)).status).toBe(200);
+    // the request and a sixteenth of what was left: (1000 - 1) / 16
+    expect(await windowCount(key.id)).toBe(1 + Math.floor((BIG - 1) / 16));
+    for (let i = 0; i < 20; i++) expect((await me(a, secret)).status).toBe(200);
+    expect(await windowCount(key.id)).toBe(1 + Math.floor((BIG - 1) / 16));
+    // the other node counts its own lease
+    expect((await me(b, secret)).status).toBe(200);
+    const both = await windowCount(key.id);
+    expect(both).toBeGreaterThan(1 + Math.floor((BIG - 1) / 16));
+    // revoked on one node: refused by the next request on both, lease or not
+    expect((await api(b.baseUrl, 'DELETE', `/api/keys/${key.id}`, { token: u.token })).status).toBe(200);
+    const after = await Promise.all(Array.from({ length: 6 }, (_, i) => me(i % 2 ? a : b, secret)));
+    expect(after.map((r) => r.status)).toEqual(Array(6).fill(401));
+  });
+
+  it('an owner deactivated on one node disables a leased key on the other at once', async () => {
+    const root = await f.superadmin();
+    const u = await f.makeUser();
+    const { secret } = await newKey(u.token);
+    expect((await me(a, secret)).status).toBe(200);
+    expect((await me(a, secret)).status).toBe(200);
+    expect((await api(b.baseUrl, 'PATCH', `/api/users/${u.id}`, { token: root.token, body: { status: 'inactive' } })).status).toBe(200);
+    expect((await me(a, secret)).status).toBe(401);
+  });
+
+  it('bursts on both nodes never pass more than the limit in a window, and leases leave little of it unused', async () => {
+    const u = await f.makeUser();
+    const { secret } = await newKey(u.token);
+    let passed = 0;
+    let refused = 0;
+    for (let round = 0; round < 8; round++) {
+      const burst = await Promise.all(Array.from({ length: 150 }, (_, i) => me(i % 2 ? a : b, secret)));
+      passed += burst.filter((r) => r.status === 200).length;
+      refused += burst.filter((r) => r.status === 429).length;
+    }
+    expect(passed + refused).toBe(1200);
+    expect(passed).toBeLessThanOrEqual(BIG);
+    // each node may hold at most two leases' worth unused (a sixteenth of what was left, each)
+    expect(passed).toBeGreaterThanOrEqual(BIG - 4 * Math.ceil(BIG / 16));
+  });
+});
