@@ -2,16 +2,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { endianness } from 'node:os';
 import { query } from '../db/sql';
+import { IdTable } from './id-table';
 import { rowBytes } from './vector-index-core';
 import type { VectorIndex } from './vector-index';
 
 export interface CacheEntry {
   /** The index thread's key: vectors of two models never share one. */
   key: string;
-  /** Chunk id of each row (row numbers are the index's keys). */
-  ids: string[];
-  /** Row of each chunk id (a row is never loaded twice). */
-  rows: Map<string, number>;
+  /** Chunk id of each row (row numbers are the index's keys), and the row of each id (a row is never loaded twice). */
+  ids: IdTable;
   dims: number;
   maxSeq: bigint;
   dead: Set<number>;
@@ -20,8 +19,8 @@ export interface CacheEntry {
 }
 
 export const LOAD_PAGE = 5000;
-/** Cache bytes per row besides the index's: its chunk id (string, array slot) and its Map entry. */
-const ROW_OVERHEAD = 128;
+/** Cache bytes per row besides the index's: its chunk id and its slot in the id table (id-table.ts). */
+const ROW_OVERHEAD = 24;
 
 /** Copies a stored little-endian float32 vector into `target` (a byte copy on little-endian hosts). */
 export function readInto(target: Float32Array, b: Buffer): void {
@@ -34,7 +33,7 @@ const LITTLE_ENDIAN = endianness() === 'LE';
 
 /** True when the chunk has a row in the index that was not forgotten. */
 function isAlive(entry: CacheEntry, chunkId: string): boolean {
-  const row = entry.rows.get(chunkId);
+  const row = entry.ids.get(chunkId);
   return row !== undefined && !entry.dead.has(row);
 }
 
@@ -75,7 +74,7 @@ export class IndexCache {
   async forget(projectId: string, model: string, chunkIds: string[]): Promise<void> {
     const entry = this.cache.get(cacheKey(projectId, model));
     if (!entry || !chunkIds.length) return;
-    const rows = chunkIds.map((id) => entry.rows.get(id)).filter((r): r is number => r !== undefined && !entry.dead.has(r));
+    const rows = chunkIds.map((id) => entry.ids.get(id)).filter((r): r is number => r !== undefined && !entry.dead.has(r));
     rows.forEach((r) => entry.dead.add(r));
     if (entry.dead.size > entry.ids.length / 4) await this.drop(entry.key);
     else if (rows.length) await this.index.remove(entry.key, rows);
@@ -139,7 +138,7 @@ export class IndexCache {
     }
     if (!base) await this.drop(key);
     const generation = this.generation.get(key) ?? 0;
-    const entry: CacheEntry = base ?? { key, ids: [], rows: new Map(), dims, maxSeq: 0n, dead: new Set(), bytes: 0, lastUsed: Date.now() };
+    const entry: CacheEntry = base ?? { key, ids: new IdTable(), dims, maxSeq: 0n, dead: new Set(), bytes: 0, lastUsed: Date.now() };
     let after = entry.maxSeq;
     for (;;) {
       const rows = await query<{ id: string; vec: Buffer; dims: number; seq: string }>(
@@ -157,10 +156,7 @@ export class IndexCache {
         const page = new Float32Array(fresh.length * dims);
         fresh.forEach((r, i) => readInto(page.subarray(i * dims, (i + 1) * dims), r.vec));
         const first = entry.ids.length;
-        fresh.forEach((r, i) => {
-          entry.ids.push(r.id);
-          entry.rows.set(r.id, first + i);
-        });
+        for (const r of fresh) entry.ids.push(r.id);
         await this.index.append(key, dims, first, page);
         this.rowsLoaded += fresh.length;
       }

@@ -211,7 +211,7 @@ export class VectorStore {
     // a snapshot of the ids: rows appended meanwhile are beyond it
     const ids = entry.ids;
     const found = await this.index.search(entry.key, q, k);
-    return found.rows.map((row, i) => ({ id: ids[row], score: found.scores[i] }));
+    return found.rows.map((row, i) => ({ id: ids.id(row), score: found.scores[i] }));
   }
 
   /** The index of (project, model) is read again from PostgreSQL by its next question (portable path). */

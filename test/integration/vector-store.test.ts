@@ -191,8 +191,8 @@ describe('portable path (the embedded PostgreSQL)', () => {
     const b = await seed(orm);
     const va = vectors(300, 21);
     const vb = vectors(300, 22);
-    // room for one 300 × 16 matrix with its ids (300 × (64 + 128) bytes), not two
-    const store = open(80 * 1024);
+    // room for one 300 × 16 matrix with its ids (300 × (64 + 24) bytes), not two
+    const store = open(40 * 1024);
     await writeAll(orm, store, a.projectId, a.chunkIds, va);
     await writeAll(orm, store, b.projectId, b.chunkIds, vb);
     const q = vectors(1, 5)[0];
