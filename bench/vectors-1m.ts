@@ -36,7 +36,8 @@ import { prose } from './synthetic-text';
  * 3. QUERIES questions (four words of a random chunk) through POST /api/chat/projects/:id, one at
  *    a time after 10 warm-ups: the client's time to `sources`, and the server's RSS after them.
  *
- *   node dist/bench/vectors-1m.js [--chunks 1000000] [--dims 512] [--queries 200] [--quant i8] [--cache-mb 1024] [--workers 3] [--restart 0]
+ *   node dist/bench/vectors-1m.js [--chunks 1000000] [--dims 512] [--queries 200] [--quant i8] [--cache-mb 1024] [--workers 3] [--restart 0] [--hold 1]
+ *   node dist/bench/vectors-1m.js --database <url a --hold run printed> --project <its id> [--queries 200] …   (no seeding: a new server on it)
  */
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -60,7 +61,8 @@ export interface Vectors1mResult {
   dims: number;
   quantization: string;
   cacheMb: number;
-  seedSeconds: { chunksVectorsPostings: number; statistics: number; analyze: number; total: number };
+  /** Null on a database seeded before (`--database`). */
+  seedSeconds: { chunksVectorsPostings: number; statistics: number; analyze: number; total: number } | null;
   /** With --restart 1: restart → ready, and the first question's time to sources (it waits for the index to be read). */
   restart: { readySeconds: number; firstQuestionMs: number } | null;
   /** From the first index load (or the restart) until the server was idle, i.e. its graph built; and from the end of the seeding. */
@@ -174,6 +176,21 @@ export async function seed(
   }
 }
 
+/** Chunk texts of a project seeded before, to draw questions from (a fixed sample). */
+async function sampleTexts(dbUrl: string, projectId: string, n: number): Promise<string[]> {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ text: string }>('select text from chunks where project_id = $1 order by md5(id::text) limit $2', [
+      projectId,
+      n,
+    ]);
+    return rows.map((r) => r.text);
+  } finally {
+    await db.end();
+  }
+}
+
 export async function benchVectors1m(opts: {
   chunks: number;
   dims: number;
@@ -184,31 +201,41 @@ export async function benchVectors1m(opts: {
   restart?: boolean;
   /** Keep the database up after measuring, until SIGINT (`--hold 1`). */
   hold?: boolean;
+  /** A database a run with `--hold 1` left up, and its project: no seeding, a new server on it (`--database URL --project ID`). */
+  database?: string;
+  project?: string;
 }): Promise<Vectors1mResult> {
   const log = (m: string) => process.stderr.write(`vectors-1m: ${m}\n`);
   const stub = await startOpenAiStub({ deltas: ['See the sources [1].'] });
   stub.setEmbeddings({ dims: opts.dims });
-  const env = await startBenchEnv({
-    EMBEDDING_MODEL: MODEL,
-    EMBEDDING_BASE_URL: stub.url,
-    EMBEDDING_API_KEY: 'sk-local',
-    // a question's vector may queue behind other work on 2 shared cores: a time-out would measure lexical instead
-    EMBEDDING_QUERY_TIMEOUT_MS: '10000',
-    EMBEDDING_SWEEP_SECONDS: '3600',
-    EMBEDDING_CACHE_MB: String(opts.cacheMb),
-    VECTOR_QUANTIZATION: opts.quantization,
-  });
+  const env = await startBenchEnv(
+    {
+      EMBEDDING_MODEL: MODEL,
+      EMBEDDING_BASE_URL: stub.url,
+      EMBEDDING_API_KEY: 'sk-local',
+      // a question's vector may queue behind other work on 2 shared cores: a time-out would measure lexical instead
+      EMBEDDING_QUERY_TIMEOUT_MS: '10000',
+      EMBEDDING_SWEEP_SECONDS: '3600',
+      EMBEDDING_CACHE_MB: String(opts.cacheMb),
+      VECTOR_QUANTIZATION: opts.quantization,
+    },
+    [],
+    opts.database,
+  );
   try {
     const { accessToken } = await json(env, 'POST', '/api/auth/login', null, env.superadmin);
-    await json(env, 'POST', '/api/providers', accessToken, {
-      name: 'Stub',
-      slug: 'stub',
-      type: 'custom',
-      baseUrl: stub.url,
-      apiKey: 'sk-bench',
-      models: ['bench-model'],
-    });
-    const { project } = await json(env, 'POST', '/api/projects', accessToken, { name: `bench: ${opts.chunks} chunks with vectors` });
+    const provider = { name: 'Stub', slug: 'stub', type: 'custom', baseUrl: stub.url, apiKey: 'sk-bench', models: ['bench-model'] };
+    const known = opts.database
+      ? ((await json(env, 'GET', '/api/providers', accessToken)).providers as Array<{ id: string; slug: string }>).find(
+          (p) => p.slug === 'stub',
+        )
+      : undefined;
+    // on a database seeded before, its provider now points at this run's stub
+    if (known) await json(env, 'PATCH', `/api/providers/${known.id}`, accessToken, { baseUrl: stub.url });
+    else await json(env, 'POST', '/api/providers', accessToken, provider);
+    const project = opts.project
+      ? { id: opts.project }
+      : (await json(env, 'POST', '/api/projects', accessToken, { name: `bench: ${opts.chunks} chunks with vectors` })).project;
     // access tokens expire (auth/tokens.ts) and the seeding outlasts one: a fresh login every 5 minutes
     let asker = { at: Date.now(), ask: chatAsker({ baseUrl: env.baseUrl, dbUrl: env.dbUrl, accessToken }, project.id) };
     const ask = async (q: string) => {
@@ -237,7 +264,9 @@ export async function benchVectors1m(opts: {
           .catch((e) => log(`a question during the seeding failed: ${String(e)}`))
           .finally(() => (inFlight.asking = null));
       };
-      const seeded = await seed(env.dbUrl, project.id, { ...opts, questions: opts.queries + 11, log, progress });
+      const seeded = opts.database
+        ? { samples: await sampleTexts(env.dbUrl, project.id, 2 * (opts.queries + 11)), seconds: null }
+        : await seed(env.dbUrl, project.id, { ...opts, questions: opts.queries + 11, log, progress });
       await inFlight.asking;
       const load1 = loadavg()[0];
       const questions = seeded.samples
@@ -258,7 +287,7 @@ export async function benchVectors1m(opts: {
       } else await ask(questions[0]);
       const s0 = performance.now();
       g0 ??= s0;
-      log(`seeded in ${seeded.seconds.total} s; waiting for the graph (server idle)`);
+      log(`seeded in ${seeded.seconds?.total ?? '(before)'} s; waiting for the graph (server idle)`);
       const pid = env.server.proc.pid!;
       // the index thread builds the graph between requests at full speed: the process is idle once it is done
       let quiet = 0;
@@ -336,6 +365,8 @@ async function main(): Promise<void> {
     workers: Number(arg('workers', '3')),
     restart: arg('restart', '0') === '1',
     hold: arg('hold', '0') === '1',
+    database: arg('database', '') || undefined,
+    project: arg('project', '') || undefined,
   });
   const file = writeResult('vectors-1m', { ...r, measuredAt: new Date().toISOString() });
   const s = r.sourcesMs;
@@ -364,7 +395,9 @@ async function main(): Promise<void> {
         ['server retrieval (done.timings.retrievalMs)', `median ${r.retrievalMs.median} ms, p95 ${r.retrievalMs.p95}`, '—', '—'],
         [
           'seeding (chunks, vectors and postings / statistics / analyze)',
-          `${r.seedSeconds.chunksVectorsPostings} s / ${r.seedSeconds.statistics} s / ${r.seedSeconds.analyze} s`,
+          r.seedSeconds
+            ? `${r.seedSeconds.chunksVectorsPostings} s / ${r.seedSeconds.statistics} s / ${r.seedSeconds.analyze} s`
+            : 'seeded before (--database)',
           '—',
           '—',
         ],

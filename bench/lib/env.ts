@@ -75,7 +75,8 @@ export async function spawnReady(
 export interface BenchEnv {
   dir: string;
   dbUrl: string;
-  pg: Child;
+  /** The embedded PostgreSQL, or null on a database the caller named (`database`). */
+  pg: Child | null;
   server: Child;
   baseUrl: string;
   jwtSecret: string;
@@ -87,12 +88,25 @@ export interface BenchEnv {
   close(): Promise<void>;
 }
 
-/** A fresh embedded PostgreSQL and the real server (`dist/src/main.js`), each in its own process. */
-export async function startBenchEnv(extraEnv: Record<string, string> = {}, serverNodeArgs: string[] = []): Promise<BenchEnv> {
+/**
+ * A fresh embedded PostgreSQL and the real server (`dist/src/main.js`), each in its own process;
+ * with `database`, the server on that database instead (one a bench left up with `--hold 1`).
+ */
+export async function startBenchEnv(
+  extraEnv: Record<string, string> = {},
+  serverNodeArgs: string[] = [],
+  database?: string,
+): Promise<BenchEnv> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-'));
-  const pgPort = await freePort();
-  const pg = await spawnReady('dist/src/cli/embedded-pg.js', ['--data-dir', dir, '--port', String(pgPort)], {}, /ready postgres:\/\/\S+\n/);
-  const dbUrl = /ready (postgres:\/\/\S+)\n/.exec(pg.out())![1];
+  const pg = database
+    ? null
+    : await spawnReady(
+        'dist/src/cli/embedded-pg.js',
+        ['--data-dir', dir, '--port', String(await freePort())],
+        {},
+        /ready postgres:\/\/\S+\n/,
+      );
+  const dbUrl = database ?? /ready (postgres:\/\/\S+)\n/.exec(pg!.out())![1];
   const port = await freePort();
   const jwtSecret = 'bench-secret-bench-secret-bench-secret';
   const encryptionKey = 'bench-encryption-key-bench-encryption-key';
@@ -134,7 +148,7 @@ export async function startBenchEnv(extraEnv: Record<string, string> = {}, serve
     },
     close: async () => {
       await env.server.stop();
-      await pg.stop();
+      await pg?.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
