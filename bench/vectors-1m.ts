@@ -253,7 +253,11 @@ export async function benchVectors1m(opts: {
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, env.server.rssMb())), 1000);
     try {
       const load0 = loadavg()[0];
-      log(`seeding ${opts.chunks} chunks with ${opts.dims}-d vectors (${opts.workers} connections)`);
+      log(
+        opts.database
+          ? `a new server on ${opts.database.replace(/:[^:@/]*@/, ':…@')}: it loads the index`
+          : `seeding ${opts.chunks} chunks with ${opts.dims}-d vectors (${opts.workers} connections)`,
+      );
       // a question every 50,000 chunks: the server reads the new vectors into its index (any
       // writer's rows are found by max(seq)) and builds the graph while the seeding goes on
       let g0: number | null = null;

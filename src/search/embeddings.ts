@@ -7,6 +7,7 @@ import { Neighbour, VectorStore } from './vector-store';
 import { Backoff } from '../util/backoff';
 import { EMBED_QUEUE, ModelSources, SearchContext, SearchJobs, SearchPart } from './context';
 import type { EmbeddingTarget } from '../llm/provider-targets';
+import { LATE, within } from '../util/within';
 
 /** Vector neighbours a question takes into fusion. */
 export const VECTOR_NEIGHBOURS = 50;
@@ -238,8 +239,7 @@ export class EmbeddingsService extends SearchPart {
     try {
       if (!(await this.mayHaveSource(projectId))) return null;
       const source = (await this.sourcesForProjects([projectId])).get(projectId);
-      if (!source) return null;
-      if (this.failingUntil.active(source.key)) return null;
+      if (!source || this.failingUntil.active(source.key)) return null;
       const started = lap('embedSource', t);
       let embeddingMs = 0;
       const embedding = embedTexts(source.target, [question], {
@@ -263,9 +263,13 @@ export class EmbeddingsService extends SearchPart {
         return null;
       }
       this.failingUntil.succeeded(source.key);
-      const neighbours = await found;
+      // an index still loading (after a restart, or streamed) is awaited as long as an embedding, then lexical
+      const neighbours = await within(found, this.config.embeddingQueryTimeoutMs);
       lap('scan', t);
-      return { model: source.key, neighbours, embeddingMs };
+      if (neighbours !== LATE) return { model: source.key, neighbours, embeddingMs };
+      found.catch(() => undefined);
+      this.logger.info({ projectId, model: source.key }, 'the vector index is still loading; retrieval is lexical');
+      return null;
     } catch (err) {
       this.logger.warn({ err, projectId }, 'vector search failed; retrieval is lexical');
       return null;

@@ -157,6 +157,24 @@ describe('the search wing, through its calls', () => {
     await foundByMeaning();
   });
 
+  it('search: a question waits for a vector index still loading only as long as for its embedding, then is answered lexically', async () => {
+    await foundByMeaning();
+    const store = wing.parts.embeddings.store;
+    // an index that takes longer than EMBEDDING_QUERY_TIMEOUT_MS (10 s here) to load, as a million rows do after a restart
+    const slow = jest.spyOn(store, 'neighbours').mockImplementation(() => new Promise((r) => setTimeout(() => r([]), 30_000).unref()));
+    try {
+      const trace: { vector?: Array<{ id: string; score: number }> } = {};
+      const t0 = Date.now();
+      const hits = await wing.search(asActor(owner), project.id, 'HandleLidSwitch logind', { trace });
+      expect(Date.now() - t0).toBeLessThan(20_000);
+      expect(slow).toHaveBeenCalled();
+      expect(trace.vector).toEqual([]);
+      expect(hits[0]?.documentId).toBe(documentId);
+    } finally {
+      slow.mockRestore();
+    }
+  });
+
   it('forget: the document leaves the index and no question finds it', async () => {
     expect(await wing.forget(documentId)).toBeGreaterThan(0);
     expect(await wing.search(asActor(owner), project.id, 'HandleLidSwitch logind')).toEqual([]);

@@ -5,6 +5,7 @@ import { currentRequestId, makeScope, runInScope } from '../../observability/req
 import { JOBS_SCHEMA } from '../../db/schemas';
 import { JobKind, JobSettings, queueOptions } from './queues';
 import { query } from '../../db/sql';
+import { LATE, within } from '../../util/within';
 
 /** A job as its handler sees it. */
 export interface HostJob {
@@ -200,8 +201,8 @@ export class JobHost {
     this.stopping = true;
     for (const t of this.timers) clearInterval(t);
     this.wake.abort();
-    const all = Promise.allSettled([...this.loops, ...this.periodic]).then(() => true);
-    if (!(await within(all, graceMs))) {
+    const all = Promise.allSettled([...this.loops, ...this.periodic]);
+    if ((await within(all, graceMs)) === LATE) {
       this.abortAll.abort(new Error('ingestion interrupted by shutdown; it will be retried'));
       await within(all, 5000);
     }
@@ -223,17 +224,6 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }
     signal?.addEventListener('abort', done, { once: true });
   });
-}
-
-/** Waits for `p` at most `ms`; false when the time ran out first. */
-async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([p.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The message stored with a failed job: ours (`{message}`), or pg-boss's own (e.g. an expiry). */
