@@ -11,7 +11,7 @@ import { stageBreakdown } from './retrieval';
 
 /**
  * Where the lexical side of a search spends its time in a large project: on an existing database
- * (DATABASE_URL, e.g. the one `vectors-1m.js --keep` leaves), QUESTIONS questions built like the
+ * (DATABASE_URL, e.g. the one `vectors-1m.js --hold 1` leaves), QUESTIONS questions built like the
  * vector benches' (four words of a random chunk) are searched lexically in this process (no
  * embedder: the stages `analyze` and `lexical` are PostgreSQL's), then the slowest SHOW questions'
  * BM25 statements are run again under EXPLAIN (ANALYZE, BUFFERS) in the search's own kind of
