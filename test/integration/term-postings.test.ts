@@ -112,6 +112,19 @@ it('ingestion writes one postings row per document and term, equal to what the c
   expect(missing.n).toBe(0);
 });
 
+it('a chunk’s full-text vector stays in its row, its text goes out first (issue 36: candidates read no TOAST)', async () => {
+  const [row] = await exec(
+    `select count(*)::int as chunks,
+            count(*) filter (where pg_column_size(c.*) > 2032)::int as large,
+            count(pg_column_toast_chunk_id(tsv))::int as tsv_outside
+       from chunks c where project_id = ?`,
+    [project.id],
+  );
+  // rows over the 2 KB TOAST threshold exist (by default their tsv, the largest value, moved out)
+  expect(row.large).toBeGreaterThan(0);
+  expect(row.tsv_outside).toBe(0);
+});
+
 /** Runs `fn` as the service runs ranking: in a transaction with sequential scans off (see analyze). */
 const asService = <T>(fn: (em: EntityManager) => Promise<T>): Promise<T> =>
   t.orm.em.fork().transactional(async (em: EntityManager) => {
