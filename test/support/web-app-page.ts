@@ -81,7 +81,8 @@ export async function armFirstTextProbe(page: Page): Promise<void> {
       if (el && el.textContent.trim()) {
         obs.disconnect();
         const dom = performance.now();
-        requestAnimationFrame(() => { window.__firstText = { dom, frame: performance.now() }; });
+        const text = el.textContent;
+        requestAnimationFrame(() => { window.__firstText = { dom, frame: performance.now(), text }; });
       }
     });
     obs.observe(document.body, { subtree: true, childList: true, characterData: true });
@@ -94,6 +95,8 @@ export interface FirstText {
   frameMs: number;
   /** Wall-clock time (ms since the epoch, sub-millisecond) when the text was in the DOM. */
   domEpochMs: number;
+  /** The answer's text as it first appeared (a streamed answer shows its first delta, not all of it). */
+  text: string;
 }
 
 export async function firstTextLatency(page: Page): Promise<FirstText> {
@@ -101,6 +104,6 @@ export async function firstTextLatency(page: Page): Promise<FirstText> {
   return await page.evaluate<FirstText>(`(() => {
     const mark = performance.getEntriesByName('docqa:first-text-event')[0];
     const seen = window.__firstText;
-    return { domMs: seen.dom - mark.startTime, frameMs: seen.frame - mark.startTime, domEpochMs: performance.timeOrigin + seen.dom };
+    return { domMs: seen.dom - mark.startTime, frameMs: seen.frame - mark.startTime, domEpochMs: performance.timeOrigin + seen.dom, text: seen.text };
   })()`);
 }
