@@ -13,27 +13,32 @@ const LIMIT = 20;
 const me = (t: TestApp, token: string, headers: Record<string, string> = {}): Promise<ApiResponse> =>
   api(t.baseUrl, 'GET', '/api/auth/me', { token, headers });
 
+/** Two nodes on one database with `env` (b joins a's), and factories on a. */
+async function twoNodes(env: Record<string, string>) {
+  const a = await createTestApp({ env });
+  const b = await createTestApp({ env, sameDatabaseAs: a });
+  return { a, b, f: factories(a.orm, a.services) };
+}
+
+/** A key of the caller's, made through node `t`. */
+async function newKeyOn(t: TestApp, token: string, name: string) {
+  const r = await api(t.baseUrl, 'POST', '/api/keys', { token, body: { name } });
+  expect(r.status).toBe(201);
+  return r.body as { key: { id: string }; secret: string };
+}
+
 describe('keys on the hot path, two nodes on one database', () => {
   let a: TestApp;
   let b: TestApp;
   let f: ReturnType<typeof factories>;
-  beforeAll(async () => {
-    // both nodes trust the loopback proxy, so X-Forwarded-For names the client's address
-    const env = { KEY_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'loopback' };
-    a = await createTestApp({ env });
-    b = await createTestApp({ env, sameDatabaseAs: a });
-    f = factories(a.orm, a.services);
-  });
+  // both nodes trust the loopback proxy, so X-Forwarded-For names the client's address
+  beforeAll(async () => ({ a, b, f } = await twoNodes({ KEY_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'loopback' })));
   afterAll(async () => {
     await b?.close();
     await a?.close();
   });
 
-  const newKey = async (token: string) => {
-    const r = await api(a.baseUrl, 'POST', '/api/keys', { token, body: { name: 'hot path' } });
-    expect(r.status).toBe(201);
-    return r.body as { key: { id: string }; secret: string };
-  };
+  const newKey = (token: string) => newKeyOn(a, token, 'hot path');
 
   it('a burst on both nodes at once is counted request by request: exactly the limit passes, the rest get 429 with Retry-After', async () => {
     const u = await f.makeUser();
@@ -115,22 +120,13 @@ describe('keys on the hot path far from their limit: leases', () => {
   let a: TestApp;
   let b: TestApp;
   let f: ReturnType<typeof factories>;
-  beforeAll(async () => {
-    const env = { KEY_RATE_LIMIT_PER_MINUTE: String(BIG) };
-    a = await createTestApp({ env });
-    b = await createTestApp({ env, sameDatabaseAs: a });
-    f = factories(a.orm, a.services);
-  });
+  beforeAll(async () => ({ a, b, f } = await twoNodes({ KEY_RATE_LIMIT_PER_MINUTE: String(BIG) })));
   afterAll(async () => {
     await b?.close();
     await a?.close();
   });
 
-  const newKey = async (token: string) => {
-    const r = await api(a.baseUrl, 'POST', '/api/keys', { token, body: { name: 'leased' } });
-    expect(r.status).toBe(201);
-    return r.body as { key: { id: string }; secret: string };
-  };
+  const newKey = (token: string) => newKeyOn(a, token, 'leased');
   const windowCount = async (keyId: string) =>
     (
       await a.orm.em
