@@ -8,7 +8,7 @@ import pg from 'pg';
 import { startOpenAiStub } from '../test/support/openai-stub';
 import { BenchEnv, json, ROOT, startBenchEnv } from './lib/env';
 export { json };
-import { postingsOf } from '../src/search/index-writer';
+import { POSTINGS_COLUMNS, postingsOf } from '../src/search/index-writer';
 
 /**
  * The overhead our service adds before the first `text` event of a chat answer.
@@ -122,7 +122,7 @@ export async function seedChunks(dbUrl: string, projectId: string, chunks: numbe
     }
     await indexStatsFromChunks(c, projectId);
     await c.query(
-      `insert into term_postings (project_id, term, document_id, chunk_ids, tfs, lens)
+      `insert into term_postings (${POSTINGS_COLUMNS})
        ${postingsOf('(select id, document_id, project_id, ordinal, tsv, term_count from chunks where project_id = $1)')}`,
       [projectId],
     );

@@ -140,7 +140,7 @@ export async function seedSyntheticChunks(orm: MikroORM, projectId: string, coun
   for (let i = 0; i < docIds.length; i += 10) await rebuildPostings(orm.em.fork(), projectId, docIds.slice(i, i + 10));
   await exec('analyze chunks');
   await exec('analyze term_stats');
-  await exec('analyze term_postings');
+  await exec('vacuum analyze term_postings');
 }
 
 /** Ingests the evaluation documents into a project through the real pipeline (upload → job → ready). */

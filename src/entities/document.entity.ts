@@ -166,11 +166,19 @@ export class TermStat {
  * the term's header-weighted frequency in each (BM25F, see HEADER_WEIGHT) and each chunk's length
  * (term_count), in parallel arrays. Ranking scores from these without reading any chunk's vector
  * (rankBm25). One row per (document, term) rather than per (chunk, term): 3.5 times fewer rows at
- * 100k synthetic chunks (decision 4). Written with the chunks (commitStagedChunks), removed with
- * them (removeDocumentChunks) and with their document.
+ * 100k synthetic chunks (decision 4); a row lists POSTINGS_PART chunks at most (`part` numbers
+ * the slices). Questions read them from term_postings_cover alone (an index-only scan), where a
+ * term's rows lie together: the table holds them in the order documents were written, one page
+ * each, scattered over gigabytes at a million chunks. Written with the chunks (commitStagedChunks),
+ * removed with them (removeDocumentChunks) and with their document.
  */
 @Entity({ tableName: 'term_postings' })
 @Index({ name: 'term_postings_document_idx', properties: ['document'] })
+@Index({
+  name: 'term_postings_cover',
+  expression:
+    'create unique index "term_postings_cover" on "term_postings" ("project_id", "term", "document_id", "part") include ("chunk_ids", "tfs", "lens")',
+})
 export class TermPosting {
   @PrimaryKey({ type: 'uuid' })
   projectId!: string;
@@ -180,6 +188,10 @@ export class TermPosting {
 
   @ManyToOne(() => Document, { primary: true, deleteRule: 'cascade' })
   document!: Document;
+
+  /** Which slice of the document's chunks containing the term (POSTINGS_PART chunks a row at most). */
+  @PrimaryKey({ type: 'smallint', default: 0 })
+  part!: number;
 
   @Property({ columnType: 'uuid[]', type: 'unknown' })
   chunkIds!: string[];

@@ -83,7 +83,7 @@ export type Leader = { id: string; bm25: number; positions: Record<string, numbe
 /**
  * BM25 from the postings of the terms of `terms` (a relation `t` of term and idf; its parameters
  * come first, then the project's id), every chunk containing any of them, the best `limit`. Uses
- * the CTE `stats`.
+ * the CTE `stats`. The rows come from term_postings_cover alone (an index-only scan: see TermPosting).
  */
 const fromPostings = (terms: string, limit: string): string =>
   `select u.id, sum(t.idf * (u.tf::float8 * ${K1 + 1}) / (u.tf::float8 + ${K1} * (1 - ${B} + ${B}::float8 * u.len / greatest(s.avgdl, 1)))) as bm25

@@ -90,19 +90,35 @@ export const HEADER_POSITION = 8192;
 export const HEADER_WEIGHT = 2;
 
 /**
+ * The most chunks one term_postings row lists. Postings are read from the index
+ * term_postings_cover alone (an index-only scan: the (term, document) rows of a term lie together
+ * in its leaf pages, where the table holds them in the order documents were written, one random page
+ * each), and a btree entry holds at most ~2,700 bytes: 24 bytes a chunk (its id, frequency and
+ * length), about 130 for the rest and the term itself (up to 2,047 bytes), so a long term gets fewer.
+ */
+export const POSTINGS_PART = 64;
+/** The columns of a term_postings row, in postingsOf's order. */
+export const POSTINGS_COLUMNS = 'project_id, term, document_id, part, chunk_ids, tfs, lens';
+
+/**
  * SELECT of the term_postings rows of the chunks in `from` (a relation with id, document_id,
  * project_id, ordinal, tsv, term_count): per document and lexeme, the chunks containing it in
- * order, with the term's frequency in each — an occurrence in the contextual header (position
- * HEADER_POSITION on) counting HEADER_WEIGHT times, as BM25F wants it — and their lengths.
+ * order (POSTINGS_PART at most a row, parts numbered from 0), with the term's frequency in each — an
+ * occurrence in the contextual header (position HEADER_POSITION on) counting HEADER_WEIGHT times,
+ * as BM25F wants it — and their lengths.
  */
 export function postingsOf(from: string): string {
-  return `select c.project_id, u.lexeme, c.document_id, array_agg(c.id order by c.ordinal),
-                 array_agg(tf.n order by c.ordinal), array_agg(c.term_count order by c.ordinal)
-            from ${from} c
-           cross join lateral unnest(c.tsv) u
-           cross join lateral (select (count(*) filter (where p < ${HEADER_POSITION}) + ${HEADER_WEIGHT} * count(*) filter (where p >= ${HEADER_POSITION}))::real as n
-                                 from unnest(u.positions) p) tf
-           group by c.project_id, u.lexeme, c.document_id`;
+  // grouped whole, then cut: the arrays are sliced only where a term is in more chunks than a row lists
+  const slice = (a: string) => `${a}[g.part * p.k + 1 : (g.part + 1) * p.k]`;
+  return `select p.project_id, p.lexeme, p.document_id, g.part::smallint, ${slice('p.ids')}, ${slice('p.tfs')}, ${slice('p.lens')}
+            from (select c.project_id, u.lexeme, c.document_id, least(${POSTINGS_PART}, (2400 - octet_length(u.lexeme)) / 24) as k,
+                         array_agg(c.id order by c.ordinal) as ids, array_agg(tf.n order by c.ordinal) as tfs, array_agg(c.term_count order by c.ordinal) as lens
+                    from ${from} c
+                   cross join lateral unnest(c.tsv) u
+                   cross join lateral (select (count(*) filter (where p < ${HEADER_POSITION}) + ${HEADER_WEIGHT} * count(*) filter (where p >= ${HEADER_POSITION}))::real as n
+                                         from unnest(u.positions) p) tf
+                   group by c.project_id, u.lexeme, c.document_id) p
+           cross join lateral generate_series(0, (cardinality(p.ids) - 1) / p.k) g(part)`;
 }
 
 /**
@@ -115,7 +131,7 @@ export async function rebuildPostings(em: EntityManager, projectId: string, docu
   await query(em, `delete from term_postings where project_id = ? and ${docs}`, params);
   await query(
     em,
-    `insert into term_postings (project_id, term, document_id, chunk_ids, tfs, lens)
+    `insert into term_postings (${POSTINGS_COLUMNS})
      ${postingsOf(`(select id, document_id, project_id, ordinal, tsv, term_count from chunks where project_id = ? and ${docs})`)}`,
     params,
   );
@@ -179,11 +195,11 @@ export async function commitStagedChunks(em: EntityManager, projectId: string, d
                   select md5(?::text || ':' || ordinal || ':' || md5(text))::uuid, ?, ?, ordinal, page_number, page_end, page_starts, text, context, locations, tsv, term_count
                     from docqa_staged_chunks order by ordinal
                   returning id, document_id, project_id, ordinal, tsv, term_count),
-          post as (insert into term_postings (project_id, term, document_id, chunk_ids, tfs, lens)
+          post as (insert into term_postings (${POSTINGS_COLUMNS})
                    ${postingsOf('ins')}
                    returning term, cardinality(chunk_ids) as df)
      insert into term_stats (project_id, term, df)
-     select ?, term, df from post order by term
+     select ?, term, sum(df) from post group by term order by term
      on conflict (project_id, term) do update set df = term_stats.df + excluded.df`,
     [documentId, documentId, projectId, projectId],
   );

@@ -125,11 +125,11 @@ it('re-detects languages and rebuilds vectors in the background; search answers 
   expect(drift).toEqual([]);
   // and so do the postings
   const postings = await exec(
-    `(select document_id, term, chunk_ids::text, tfs::text, lens::text from term_postings where project_id = ?
-      except select p.d, p.t, p.i::text, p.f::text, p.l::text from (${postingsOf('(select * from chunks where project_id = ?)')}) p(x, t, d, i, f, l))
+    `(select document_id, term, part, chunk_ids::text, tfs::text, lens::text from term_postings where project_id = ?
+      except select p.d, p.t, p.k, p.i::text, p.f::text, p.l::text from (${postingsOf('(select * from chunks where project_id = ?)')}) p(x, t, d, k, i, f, l))
      union all
-     (select p.d, p.t, p.i::text, p.f::text, p.l::text from (${postingsOf('(select * from chunks where project_id = ?)')}) p(x, t, d, i, f, l)
-      except select document_id, term, chunk_ids::text, tfs::text, lens::text from term_postings where project_id = ?)`,
+     (select p.d, p.t, p.k, p.i::text, p.f::text, p.l::text from (${postingsOf('(select * from chunks where project_id = ?)')}) p(x, t, d, k, i, f, l)
+      except select document_id, term, part, chunk_ids::text, tfs::text, lens::text from term_postings where project_id = ?)`,
     [project.id, project.id, project.id, project.id],
   );
   expect(postings).toEqual([]);

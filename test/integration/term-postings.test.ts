@@ -1,13 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Project, User } from '../../src/entities';
-import { HEADER_POSITION, postingsOf } from '../../src/search/index-writer';
+import { HEADER_POSITION, POSTINGS_PART, postingsOf } from '../../src/search/index-writer';
 import { B, HEADER_WEIGHT, K1, leadersFromPostings, QueryTerm, rankBm25, rarestWithin, tierCandidates } from '../../src/search/bm25';
 import { ingestFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { client } from '../support/http';
 import { evalDocuments, evalQuestions } from '../support/retrieval-eval';
 import { createTestApp, TestApp } from '../support/test-app';
+import type { Migration } from '@mikro-orm/migrations';
+import pg from 'pg';
 import { Migration20261124230443 } from '../../migrations/Migration20261124230443';
+import { Migration20261128072259 } from '../../migrations/Migration20261128072259';
+import { Migration20261128072356 } from '../../migrations/Migration20261128072356';
 
 /**
  * Issue 23 (BM25 from postings): ingestion writes term_postings with the chunks, reindex and delete
@@ -24,7 +28,7 @@ const exec = (sql: string, params: unknown[] = []): Promise<any[]> => t.orm.em.f
 const stored = async (projectId: string): Promise<string[]> =>
   (
     await exec(
-      `select document_id || ' ' || term || ' ' || chunk_ids::text || ' ' || tfs::text || ' ' || lens::text as r from term_postings where project_id = ?`,
+      `select document_id || ' ' || term || ' ' || part || ' ' || chunk_ids::text || ' ' || tfs::text || ' ' || lens::text as r from term_postings where project_id = ?`,
       [projectId],
     )
   )
@@ -35,8 +39,8 @@ const stored = async (projectId: string): Promise<string[]> =>
 const expected = async (projectId: string): Promise<string[]> =>
   (
     await exec(
-      `select p.document_id || ' ' || p.lexeme || ' ' || p.ids::text || ' ' || p.tfs::text || ' ' || p.lens::text as r
-         from (${postingsOf('(select * from chunks where project_id = ?)')}) as p(project_id, lexeme, document_id, ids, tfs, lens)`,
+      `select p.document_id || ' ' || p.lexeme || ' ' || p.part || ' ' || p.ids::text || ' ' || p.tfs::text || ' ' || p.lens::text as r
+         from (${postingsOf('(select * from chunks where project_id = ?)')}) as p(project_id, lexeme, document_id, part, ids, tfs, lens)`,
       [projectId],
     )
   )
@@ -92,13 +96,20 @@ beforeAll(async () => {
   const f = factories(t.orm, t.services);
   owner = await f.makeUser({ platformRole: 'admin' });
   project = await f.makeProject({ owner });
-  const docs = await evalDocuments();
+  // and one document with a term in more chunks than a postings row lists (POSTINGS_PART)
+  const logbook = Array.from(
+    { length: 150 },
+    (_, i) =>
+      `Entry ${i + 1}. The harbour logbook records that the tide gauge at pier ${i % 7} was read at dawn; ` +
+      'calm water, light wind. '.repeat(40),
+  ).join('\n\n');
+  const docs = [...(await evalDocuments()), { name: 'harbour-logbook.txt', content: Buffer.from(logbook), type: 'text/plain' }];
   for (const d of await ingestFiles(t.baseUrl, owner.token, project.id, docs, { fields: { language: 'en' } }))
     expect(d).toMatchObject({ status: 'ready' });
 }, 120_000);
 afterAll(async () => t?.close());
 
-it('ingestion writes one postings row per document and term, equal to what the chunks’ vectors give', async () => {
+it('ingestion writes the postings rows of each document and term (parts of at most POSTINGS_PART chunks), equal to what the chunks’ vectors give', async () => {
   const rows = await stored(project.id);
   expect(rows.length).toBeGreaterThan(1000);
   expect(rows).toEqual(await expected(project.id));
@@ -211,20 +222,89 @@ describe('rarestWithin', () => {
   });
 });
 
-it('the migration backfills the same rows from existing chunks', async () => {
+/** The statements a migration's up (or down) would run. */
+function statementsOf(m: new (...args: never[]) => Migration, direction: 'up' | 'down' = 'up'): string[] {
   const statements: string[] = [];
-  const migration = new Migration20261124230443(null as never, null as never);
+  const migration = new m(null as never, null as never);
   (migration as unknown as { addSql: (s: string) => void }).addSql = (s) => statements.push(s);
-  await migration.up();
-  const backfill = statements.find((s) => s.startsWith('insert into "term_postings"'))!;
+  void migration[direction]();
+  return statements;
+}
+
+it('a term in more chunks of a document than a row lists is cut into parts, which together list every chunk in order', async () => {
+  const [doc] = await exec(`select id from documents where project_id = ? and name = 'harbour-logbook.txt'`, [project.id]);
+  const fromChunks = await exec(
+    `select u.lexeme as term, array_agg(c.id order by c.ordinal)::text as ids
+       from chunks c cross join lateral unnest(c.tsv) u where c.document_id = ? group by u.lexeme order by 1`,
+    [doc.id],
+  );
+  const fromParts = await exec(
+    `select term, array_agg(u.id order by p.part, u.o)::text as ids
+       from term_postings p cross join lateral unnest(p.chunk_ids) with ordinality u(id, o) where p.document_id = ? group by term order by 1`,
+    [doc.id],
+  );
+  expect(fromParts).toEqual(fromChunks);
+  const [calm] = await exec(
+    `select count(*)::int as rows, array_agg(cardinality(chunk_ids) order by part) as sizes, array_agg(part order by part) as parts
+       from term_postings where document_id = ? and term = 'calm'`,
+    [doc.id],
+  );
+  const chunks = (await exec(`select count(*)::int as n from chunks where document_id = ?`, [doc.id]))[0].n as number;
+  expect(chunks).toBeGreaterThan(2 * POSTINGS_PART);
+  const sizes = [POSTINGS_PART, POSTINGS_PART, chunks - 2 * POSTINGS_PART].filter((n) => n > 0);
+  expect(calm).toEqual({ rows: sizes.length, sizes, parts: sizes.map((_, i) => i) });
+});
+
+it('the migrations backfill the same rows from existing chunks: one a (term, document), then cut into parts of at most 64 chunks', async () => {
+  const backfill = statementsOf(Migration20261124230443).find((s) => s.startsWith('insert into "term_postings"'))!;
   expect(backfill).toBeDefined();
   const before = await stored(project.id);
-  await exec(`delete from term_postings where project_id = ?`, [project.id]);
-  expect(await stored(project.id)).toEqual([]);
-  // the test database holds this project's chunks only: the statement rewrites exactly its rows
+  // the corpus has terms in more than POSTINGS_PART chunks of one document, and ingestion cut them
+  const [{ parts, widest }] = await exec(
+    `select max(part)::int as parts, max(cardinality(chunk_ids))::int as widest from term_postings where project_id = ?`,
+    [project.id],
+  );
+  expect({ parts: parts > 0, widest }).toEqual({ parts: true, widest: POSTINGS_PART });
+  // the test database holds this project's chunks only: the statements rewrite exactly its rows
+  await exec(`drop index term_postings_cover`);
   await exec(`delete from term_postings`);
+  expect(await stored(project.id)).toEqual([]);
   await exec(backfill);
+  const whole = await stored(project.id);
+  const [{ uncut }] = await exec(`select max(cardinality(chunk_ids))::int as uncut, max(part)::int as p from term_postings`);
+  expect(uncut).toBeGreaterThan(POSTINGS_PART);
+  for (const s of statementsOf(Migration20261128072259)) await exec(s);
+  for (const s of statementsOf(Migration20261128072356)) await exec(s);
   expect(await stored(project.id)).toEqual(before);
+  // down joins the parts again, and up cuts them the same way
+  for (const s of statementsOf(Migration20261128072259, 'down')) await exec(s);
+  expect(await stored(project.id)).toEqual(whole);
+  for (const s of statementsOf(Migration20261128072259)) await exec(s);
+  expect(await stored(project.id)).toEqual(before);
+});
+
+it('a question’s postings are read from the covering index alone', async () => {
+  await exec('vacuum analyze term_postings');
+  const terms = await termsOf('when was the tide gauge at the harbour read');
+  expect(terms.length).toBeGreaterThan(2);
+  const db = new pg.Client({ connectionString: t.dbUrl });
+  await db.connect();
+  try {
+    // the test's table is small enough to read whole: the question here is which index can serve it
+    await db.query('begin; set local enable_seqscan = off; set local enable_bitmapscan = off');
+    const { rows } = await db.query<{ 'QUERY PLAN': string }>(
+      `explain (analyze, costs off) select u.id from jsonb_to_recordset($1::jsonb) as t(term text, idf float8)
+         join term_postings tp on tp.project_id = $2 and tp.term = t.term
+        cross join lateral unnest(tp.chunk_ids, tp.tfs, tp.lens) u(id, tf, len)`,
+      [JSON.stringify(terms.map((x) => ({ term: x.term, idf: x.idf }))), project.id],
+    );
+    await db.query('rollback');
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).toContain('Index Only Scan using term_postings_cover');
+    expect(plan).toMatch(/Heap Fetches: 0\b/);
+  } finally {
+    await db.end();
+  }
 });
 
 it('reindex replaces a document’s postings; delete removes them; project delete leaves none', async () => {
