@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { IsolationLevel } from '@mikro-orm/core';
 import { performance } from 'node:perf_hooks';
 import { Actor } from '../src/access/actor';
-import { CANDIDATES, rankBm25 } from '../src/search/bm25';
+import { CANDIDATES, EXACT_POSTINGS, rankBm25 } from '../src/search/bm25';
 import type { SearchStages } from '../src/search/stages';
 import type { SearchTrace } from '../src/search/relevance';
 import { openDocsBenchEnv, quantile, round } from './docs-env';
@@ -61,6 +61,15 @@ async function main(): Promise<void> {
           questions: runs.length,
           totalMs: { median: round(quantile(total, 0.5)), p95: round(quantile(total, 0.95)) },
           stagesMs: stageBreakdown(runs.map((r) => r.stages)),
+          // stage lexical by the path a question took: every posting scored, or candidates (tiers)
+          lexicalByPath: Object.fromEntries(
+            (['exact', 'candidates'] as const).map((path) => {
+              const ms = runs
+                .filter((r) => (r.trace.terms ?? []).reduce((s, t) => s + t.df, 0) <= EXACT_POSTINGS === (path === 'exact'))
+                .map((r) => r.stages.lexical ?? 0);
+              return [path, { questions: ms.length, median: round(quantile(ms, 0.5)), p95: round(quantile(ms, 0.95)) }];
+            }),
+          ),
         },
         null,
         1,
