@@ -26,6 +26,7 @@ export interface Config {
   dataDir: string;
   /** Preferred port of the embedded PostgreSQL; 0 = a free port chosen at each start. */
   embeddedPgPort: number;
+  embeddedPgSharedBuffersMb: number | null; // null: an eighth of the memory, 128 MB–2 GB (src/db/embedded.ts)
   /** HS256 secret; null outside production = the one generated once into the database. */
   jwtSecret: string | null;
   /** Key-encryption key of provider API keys; null outside production = generated into the database. */
@@ -170,9 +171,7 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
   const logFormat = production || logFormatRaw === 'json' || (logFormatRaw === 'auto' && !process.stdout.isTTY) ? 'json' : 'pretty';
 
   const searchLanguage = str(env, 'SEARCH_LANGUAGE') ?? 'english';
-  if (!/^[a-z_]+$/.test(searchLanguage)) {
-    throw new ConfigError(`SEARCH_LANGUAGE must be a PostgreSQL text search configuration name`);
-  }
+  if (!/^[a-z_]+$/.test(searchLanguage)) throw new ConfigError(`SEARCH_LANGUAGE must be a PostgreSQL text search configuration name`);
 
   const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 2, 1, 64);
   const MB = 1024 * 1024;
@@ -194,6 +193,9 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     databaseUrl,
     dataDir,
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 0, 0, 65535),
+    embeddedPgSharedBuffersMb: str(env, 'EMBEDDED_PG_SHARED_BUFFERS_MB')
+      ? int(env, 'EMBEDDED_PG_SHARED_BUFFERS_MB', 128, 16, 1 << 20)
+      : null,
     jwtSecret,
     encryptionKey,
     llmBaseUrl: url(env, 'LLM_BASE_URL') ?? null,

@@ -27,6 +27,7 @@ export async function openDatabase(config: Config, logger: Logger, opts: { migra
     const db = await startEmbeddedPostgres({
       dataDir: config.dataDir,
       port: config.embeddedPgPort,
+      sharedBuffersMb: config.embeddedPgSharedBuffersMb ?? undefined,
       log: (m) => logger.debug({ pg: m }, 'postgres'),
       warn: (m) => logger.warn({ dataDir: config.dataDir }, m),
     });

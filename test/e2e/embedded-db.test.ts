@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { loadConfig } from '../../src/config';
 import { freePort, Proc, ROOT, startProcess } from '../support/processes';
 
 jest.setTimeout(180_000);
@@ -134,6 +135,33 @@ describe('embedded PostgreSQL', () => {
     );
     expect(statSync(`/proc/${pid}`).uid).not.toBe(0);
     expect(execFileSync('readlink', [`/proc/${pid}/exe`]).toString()).not.toContain('node_modules');
+  });
+
+  it('PostgreSQL keeps its own cache: an eighth of the memory by default (128 MB–2 GB), EMBEDDED_PG_SHARED_BUFFERS_MB when set', async () => {
+    const mbOf = async (url: string) =>
+      (await query(url, `select setting::bigint * 8 / 1024 as mb from pg_settings where name = 'shared_buffers'`))[0].mb as string;
+    const byDefault = await startPg(tmp());
+    const eighth = Math.floor(Math.min(os.totalmem(), process.constrainedMemory?.() || Infinity) / 2 ** 20 / 8);
+    expect(Number(await mbOf(byDefault.url))).toBe(Math.min(2048, Math.max(128, eighth)));
+    await byDefault.proc.kill();
+
+    // the server's own path, from its configuration to the database it opens (in a process of its own,
+    // as the server runs it: the package's binaries are an ES module)
+    const env = { DATA_DIR: tmp(), NODE_ENV: 'development', EMBEDDED_PG_SHARED_BUFFERS_MB: '160' };
+    const script = `
+      const { loadConfig } = require('./dist/src/config');
+      const { openDatabase } = require('./dist/src/db/database');
+      const { createLogger } = require('./dist/src/logger');
+      (async () => {
+        const db = await openDatabase(loadConfig(process.env), createLogger('silent'), { migrate: false });
+        try {
+          const [row] = await db.orm.em.fork().getConnection().execute("select setting::bigint * 8 / 1024 as mb from pg_settings where name = 'shared_buffers'");
+          process.stdout.write(String(row.mb));
+        } finally { await db.close(); }
+      })().catch((e) => { console.error(e); process.exit(1); });`;
+    expect(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' })).toBe('160');
+    expect(() => loadConfig({ ...env, EMBEDDED_PG_SHARED_BUFFERS_MB: '8' })).toThrow(/EMBEDDED_PG_SHARED_BUFFERS_MB/);
+    expect(loadConfig({ ...env, EMBEDDED_PG_SHARED_BUFFERS_MB: '' }).embeddedPgSharedBuffersMb).toBeNull();
   });
 
   it('a failure to start is one line naming cause and fix, not a stack trace', () => {
