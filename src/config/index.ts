@@ -1,24 +1,16 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { ParseLimits, PoolLimits } from './limits';
-import { bool, ConfigError, type Env, int, list, LOG_LEVELS, oneOf, secret, str, trustProxy, url } from './env';
-import { type EmbeddingEnv, modelEnv, type RerankEnv } from './models';
+import { ingestLimits, type ParseLimits, type PoolLimits } from './limits';
+import { bool, ConfigError, type Env, int, list, LOG_LEVELS, secret, str, trustProxy, url } from './env';
+import { searchEnv, type SearchEnv } from './models';
 import { oidcConfig, type OidcConfig } from './oidc';
 
 export { ConfigError, databaseServerEnv, processEnv } from './env';
 export type { EmbeddingEnv, RerankEnv } from './models';
 export type { OidcConfig } from './oidc';
 
-/** OCR_LANGUAGES: Tesseract codes joined by `+` (`eng`, `eng+fra`, `chi_sim`); `eng` by default. */
-function ocrLanguages(env: Env): string {
-  const raw = str(env, 'OCR_LANGUAGES') ?? 'eng';
-  if (!/^[a-z][a-z0-9_]{1,30}(\+[a-z][a-z0-9_]{1,30}){0,9}$/i.test(raw))
-    throw new ConfigError(`OCR_LANGUAGES must be Tesseract language codes joined by +, such as eng+fra, got "${raw}"`);
-  return raw;
-}
-
 /** Everything the service reads from its environment, parsed and validated once. */
-export interface Config {
+export interface Config extends SearchEnv {
   nodeEnv: string;
   port: number;
   host: string;
@@ -97,29 +89,6 @@ export interface Config {
   uploadConcurrencyPerUser: number;
   uploadConcurrency: number;
   searchLanguage: string;
-  /** Environment embedding source (used when no provider lists an embedding model); null when EMBEDDING_MODEL is unset. */
-  embedding: EmbeddingEnv | null;
-  /** Inputs per `POST /embeddings` request. */
-  embeddingBatchSize: number;
-  /** Time-out of one embeddings request during ingestion. */
-  embeddingTimeoutMs: number;
-  /** Time-out of embedding a question at query time (then retrieval is lexical for that question). */
-  embeddingQueryTimeoutMs: number;
-  /** Retries of a failed embedding job (exponential backoff from the delay). */
-  embeddingRetryLimit: number;
-  embeddingRetryDelaySeconds: number;
-  /** How often chunks without a vector of their project's current model are looked for. */
-  embeddingSweepSeconds: number;
-  /** Memory for vector indexes (portable path) per process. */
-  embeddingCacheMb: number;
-  /** A (project, model) with fewer vectors is searched exactly; past it, through an HNSW graph (portable path). */
-  vectorExactBelow: number;
-  /** How the HNSW graph holds vectors: f32, f16 or i8 (portable path). */
-  vectorQuantization: 'f32' | 'f16' | 'i8';
-  /** Environment reranker (used when neither the project nor the default provider names one); null when RERANK_MODEL is unset. */
-  rerank: RerankEnv | null;
-  /** Time-out of one `POST /rerank` call (then the fused order stands for that question). */
-  rerankTimeoutMs: number;
   upstreamTimeoutMs: number;
   /** Single sign-on; null when OIDC_ISSUER is unset. */
   oidc: OidcConfig | null;
@@ -174,9 +143,6 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
   if (!/^[a-z_]+$/.test(searchLanguage)) throw new ConfigError(`SEARCH_LANGUAGE must be a PostgreSQL text search configuration name`);
 
   const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 2, 1, 64);
-  const MB = 1024 * 1024;
-  const embedding = modelEnv(env, 'EMBEDDING');
-  const rerank = modelEnv(env, 'RERANK');
 
   const port = int(env, 'PORT', 3000, 0, 65535);
   const metricsPort = str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535);
@@ -240,49 +206,12 @@ export function loadConfig(env: Env = process.env, defaults: { logLevel?: string
     ingestJobTimeoutSeconds: int(env, 'INGEST_JOB_TIMEOUT_SECONDS', 300, 1, 86_400),
     jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 30, 1, 3600),
     jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 1, 1, 60),
-    parseLimits: {
-      maxExpandedBytes: int(env, 'PARSER_MAX_EXPANDED_MB', 200, 1, 16_384) * MB,
-      maxZipEntries: int(env, 'PARSER_MAX_ZIP_ENTRIES', 5000, 10, 1_000_000),
-      htmlMaxNodes: int(env, 'HTML_MAX_NODES', 500_000, 100, 100_000_000),
-      htmlMaxDepth: int(env, 'HTML_MAX_DEPTH', 256, 8, 10_000),
-      pdfMaxPages: int(env, 'PDF_MAX_PAGES', 5000, 1, 1_000_000),
-      pdfMaxPageChars: int(env, 'PDF_MAX_PAGE_CHARS', 100_000, 1000, 100_000_000),
-      maxChunks: int(env, 'MAX_CHUNKS_PER_DOCUMENT', 100_000, 10, 100_000_000),
-      maxSheets: int(env, 'SPREADSHEET_MAX_SHEETS', 200, 1, 100_000),
-      maxCells: int(env, 'SPREADSHEET_MAX_CELLS', 1_000_000, 100, 1_000_000_000),
-      maxAttachments: int(env, 'MAIL_MAX_ATTACHMENTS', 100, 0, 100_000),
-      ocr: bool(env, 'OCR', true)
-        ? {
-            languages: ocrLanguages(env),
-            dataPath: str(env, 'OCR_DATA_PATH') ? path.resolve(str(env, 'OCR_DATA_PATH')!) : null,
-            maxPixels: int(env, 'OCR_MAX_PIXELS', 40_000_000, 10_000, 1_000_000_000),
-            pageTimeoutMs: int(env, 'OCR_PAGE_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
-            maxPages: int(env, 'OCR_MAX_PAGES', 500, 1, 1_000_000),
-          }
-        : null,
-    },
-    parserPool: {
-      threads: int(env, 'PARSER_THREADS', workerConcurrency, 1, 64),
-      maxHeapMb: int(env, 'PARSER_MAX_HEAP_MB', 512, 64, 65_536),
-      timeoutMs: int(env, 'PARSER_TIMEOUT_SECONDS', 60, 1, 86_400) * 1000,
-      nice: int(env, 'PARSER_NICE', 10, 0, 19),
-    },
+    ...ingestLimits(env, workerConcurrency),
     uploadTmpDir: path.resolve(str(env, 'UPLOAD_TMP_DIR') ?? path.join(os.tmpdir(), 'docqa-uploads')),
     uploadConcurrencyPerUser: int(env, 'UPLOAD_CONCURRENCY_PER_USER', 2, 1, 1000),
     uploadConcurrency: int(env, 'UPLOAD_CONCURRENCY', 8, 1, 10_000),
     searchLanguage,
-    embedding,
-    embeddingBatchSize: int(env, 'EMBEDDING_BATCH_SIZE', 64, 1, 2048),
-    embeddingTimeoutMs: int(env, 'EMBEDDING_TIMEOUT_MS', 60_000, 100, 600_000),
-    embeddingQueryTimeoutMs: int(env, 'EMBEDDING_QUERY_TIMEOUT_MS', 2000, 50, 60_000),
-    embeddingRetryLimit: int(env, 'EMBEDDING_RETRY_LIMIT', 8, 0, 100),
-    embeddingRetryDelaySeconds: int(env, 'EMBEDDING_RETRY_DELAY_SECONDS', 10, 0, 3600),
-    embeddingSweepSeconds: int(env, 'EMBEDDING_SWEEP_SECONDS', 60, 1, 86_400),
-    embeddingCacheMb: int(env, 'EMBEDDING_CACHE_MB', 512, 0, 65_536),
-    vectorExactBelow: int(env, 'VECTOR_EXACT_BELOW', 20_000, 0, 100_000_000),
-    vectorQuantization: oneOf(env, 'VECTOR_QUANTIZATION', ['f16', 'f32', 'i8'] as const),
-    rerank,
-    rerankTimeoutMs: int(env, 'RERANK_TIMEOUT_MS', 2000, 50, 60_000),
+    ...searchEnv(env),
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
     oidc: oidcConfig(env),
     passwordLogin: bool(env, 'PASSWORD_LOGIN', true),

@@ -1,3 +1,6 @@
+/** The limits on parsing one document: their settings (read here, for src/config/index.ts) and their shapes, applied by src/ingest/. */
+import { ConfigError, type Env, bool, int, str } from './env';
+
 /** The limits on parsing one document, as configured (src/config/index.ts) and applied by src/ingest/. */
 
 /** What one document may expand to while it is parsed (checked inside the parser thread). */
@@ -50,4 +53,46 @@ export interface PoolLimits {
    */
   nice: number;
   timeoutMs: number;
+}
+
+/** OCR_LANGUAGES: Tesseract codes joined by `+` (`eng`, `eng+fra`, `chi_sim`); `eng` by default. */
+function ocrLanguages(env: Env): string {
+  const raw = str(env, 'OCR_LANGUAGES') ?? 'eng';
+  if (!/^[a-z][a-z0-9_]{1,30}(\+[a-z][a-z0-9_]{1,30}){0,9}$/i.test(raw))
+    throw new ConfigError(`OCR_LANGUAGES must be Tesseract language codes joined by +, such as eng+fra, got "${raw}"`);
+  return raw;
+}
+
+/** PARSER_*, HTML_*, PDF_*, SPREADSHEET_*, MAIL_*, OCR_* and MAX_CHUNKS_PER_DOCUMENT: what one document may cost, and the pool that parses. */
+export function ingestLimits(env: Env, workerConcurrency: number): { parseLimits: ParseLimits; parserPool: PoolLimits } {
+  const MB = 1024 * 1024;
+  return {
+    parseLimits: {
+      maxExpandedBytes: int(env, 'PARSER_MAX_EXPANDED_MB', 200, 1, 16_384) * MB,
+      maxZipEntries: int(env, 'PARSER_MAX_ZIP_ENTRIES', 5000, 10, 1_000_000),
+      htmlMaxNodes: int(env, 'HTML_MAX_NODES', 500_000, 100, 100_000_000),
+      htmlMaxDepth: int(env, 'HTML_MAX_DEPTH', 256, 8, 10_000),
+      pdfMaxPages: int(env, 'PDF_MAX_PAGES', 5000, 1, 1_000_000),
+      pdfMaxPageChars: int(env, 'PDF_MAX_PAGE_CHARS', 100_000, 1000, 100_000_000),
+      maxChunks: int(env, 'MAX_CHUNKS_PER_DOCUMENT', 100_000, 10, 100_000_000),
+      maxSheets: int(env, 'SPREADSHEET_MAX_SHEETS', 200, 1, 100_000),
+      maxCells: int(env, 'SPREADSHEET_MAX_CELLS', 1_000_000, 100, 1_000_000_000),
+      maxAttachments: int(env, 'MAIL_MAX_ATTACHMENTS', 100, 0, 100_000),
+      ocr: bool(env, 'OCR', true)
+        ? {
+            languages: ocrLanguages(env),
+            dataPath: str(env, 'OCR_DATA_PATH') ? path.resolve(str(env, 'OCR_DATA_PATH')!) : null,
+            maxPixels: int(env, 'OCR_MAX_PIXELS', 40_000_000, 10_000, 1_000_000_000),
+            pageTimeoutMs: int(env, 'OCR_PAGE_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
+            maxPages: int(env, 'OCR_MAX_PAGES', 500, 1, 1_000_000),
+          }
+        : null,
+    },
+    parserPool: {
+      threads: int(env, 'PARSER_THREADS', workerConcurrency, 1, 64),
+      maxHeapMb: int(env, 'PARSER_MAX_HEAP_MB', 512, 64, 65_536),
+      timeoutMs: int(env, 'PARSER_TIMEOUT_SECONDS', 60, 1, 86_400) * 1000,
+      nice: int(env, 'PARSER_NICE', 10, 0, 19),
+    },
+  };
 }
