@@ -1,7 +1,6 @@
-/** The limits on parsing one document: their settings (read here, for src/config/index.ts) and their shapes, applied by src/ingest/. */
-import { ConfigError, type Env, bool, int, str } from './env';
-
-/** The limits on parsing one document, as configured (src/config/index.ts) and applied by src/ingest/. */
+// The limits on parsing one document: their settings (read here for src/config/index.ts) and their shapes (applied by src/ingest/).
+import path from 'node:path';
+import { bool, ConfigError, type Env, int, str } from './env';
 
 /** What one document may expand to while it is parsed (checked inside the parser thread). */
 export interface ParseLimits {

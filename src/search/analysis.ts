@@ -225,3 +225,20 @@ export function configForLanguage(language: string | null | undefined, fallback:
 export function languageConfigTable(fallback: string): Record<string, string> {
   return { ...TEXT_SEARCH_CONFIGS, ...Object.fromEntries([...CJK_LANGUAGES].map((l) => [l, fallback])) };
 }
+
+/**
+ * The CTE `langs`: the languages of a project's documents (null among them when some have none),
+ * skipping through documents_project_language_index, a probe per language, instead of reading every
+ * document (a project of 50,000 documents took ~50 ms a question). Parameters: the project's id, three
+ * times. Needs `with recursive`.
+ */
+export const PROJECT_LANGUAGES = `named(language) as (
+    (select language from documents where project_id = ? and language is not null order by language limit 1)
+    union all
+    select (select d.language from documents d where d.project_id = ? and d.language > named.language order by d.language limit 1)
+      from named where named.language is not null),
+  langs as (select language from named where language is not null
+            union all
+            -- nulls sort last in the index: the project's last entry is null when any document has no language
+            select null from (select language from documents where project_id = ? order by language desc limit 1) last
+             where last.language is null)`;

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../errors';
-import { analyseText, cjkVectorLiteral, languageConfigTable } from './analysis';
+import { analyseText, cjkVectorLiteral, languageConfigTable, PROJECT_LANGUAGES } from './analysis';
 import { query } from '../db/sql';
 import { CANDIDATES, QueryTerm, rankBm25 } from './bm25';
 import { DEFAULT_FUSION, FusionParams, fuseRankings } from './fusion';
@@ -226,7 +226,7 @@ export class RetrievalService extends SearchPart {
       def: boolean;
     }>(
       em,
-      `with langs as (select distinct language from documents where project_id = ?),
+      `with recursive ${PROJECT_LANGUAGES},
             cfgs as (select distinct coalesce(pc.cfgname::text, 'simple') as cfg
                        from langs l
                        left join jsonb_each_text(?::jsonb) m on m.key = l.language
@@ -265,6 +265,8 @@ export class RetrievalService extends SearchPart {
          left join term_stats ts on ts.project_id = p.id and ts.term = q.lexeme
         where p.id = ?`,
       [
+        projectId,
+        projectId,
         projectId,
         JSON.stringify(languageConfigTable(this.config.searchLanguage)),
         this.config.searchLanguage,
