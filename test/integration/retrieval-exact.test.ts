@@ -85,6 +85,10 @@ it('search() equals exact BM25 top-k over every chunk, for every question of the
     'what is the policy for employees and the time they report',
     'how do I get access to the network and the system',
     'the company will pay for the travel and the hotel',
+    // one term: its postings are scored without grouping (bm25.ts fromPostings)
+    'configuration',
+    'server',
+    'certificate',
   ];
   let compared = 0;
   for (const q of questions) {
