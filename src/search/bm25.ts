@@ -208,7 +208,11 @@ function rareCandidates(projectId: string, essential: QueryTerm[]): Candidates {
  * keeps them); the positions of the leaders feed the proximity bonus.
  */
 async function scoreCandidates(em: EntityManager, projectId: string, terms: QueryTerm[], sources: Candidates[]): Promise<Leader[]> {
-  const candSql = sources.length === 1 ? sources[0].sql : sources.map((c) => `(${c.sql})`).join(' union ');
+  // a chunk found by both sources once, told apart by its id alone (not by comparing whole vectors)
+  const candSql =
+    sources.length === 1
+      ? sources[0].sql
+      : `select distinct on (id) id, term_count, tsv from (${sources.map((c) => `(${c.sql})`).join(' union all ')}) both_sources`;
   const candParams = sources.flatMap((c) => c.params);
   return query<Leader>(
     em,
