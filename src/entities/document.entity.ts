@@ -7,7 +7,7 @@ import { User } from './user.entity';
 @Entity({ tableName: 'documents' })
 // re-uploading identical content to the same project is reported, not duplicated
 @Unique({ name: 'documents_project_sha256_unique', properties: ['project', 'sha256'] })
-// a question reads its project's languages from this index, a few probes whatever the documents (PROJECT_LANGUAGES)
+// a question reads its project's languages from this index, a few probes whatever the documents (search/analysis.ts projectLanguages)
 @Index({ name: 'documents_project_language_index', properties: ['project', 'language'] })
 export class Document extends TimestampedEntity {
   @ManyToOne(() => Project, { deleteRule: 'cascade' })

@@ -229,10 +229,11 @@ export function languageConfigTable(fallback: string): Record<string, string> {
 /**
  * The CTE `langs`: the languages of a project's documents (null among them when some have none),
  * skipping through documents_project_language_index, a probe per language, instead of reading every
- * document (a project of 50,000 documents took ~50 ms a question). Parameters: the project's id, three
- * times. Needs `with recursive`.
+ * document (a project of 50,000 documents took ~50 ms a question). Its SQL needs `with recursive`
+ * and takes its parameters in this order, before any of the statement's own.
  */
-export const PROJECT_LANGUAGES = `named(language) as (
+export function projectLanguages(projectId: string): { sql: string; params: string[] } {
+  const sql = `named(language) as (
     (select language from documents where project_id = ? and language is not null order by language limit 1)
     union all
     select (select d.language from documents d where d.project_id = ? and d.language > named.language order by d.language limit 1)
@@ -242,3 +243,5 @@ export const PROJECT_LANGUAGES = `named(language) as (
             -- nulls sort last in the index: the project's last entry is null when any document has no language
             select null from (select language from documents where project_id = ? order by language desc limit 1) last
              where last.language is null)`;
+  return { sql, params: [projectId, projectId, projectId] };
+}

@@ -3,7 +3,7 @@ import { query } from '../db/sql';
 import { HEADER_POSITION, HEADER_WEIGHT } from './index-writer';
 import { proximityBonus } from './proximity';
 
-export { HEADER_WEIGHT, proximityBonus };
+export { HEADER_WEIGHT };
 /**
  * Lexical ranking of a project's chunks (RetrievalService.search calls rankBm25): BM25F in SQL with
  * the project's term statistics, from term_postings or, for questions of very common words, from

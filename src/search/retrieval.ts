@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../errors';
-import { analyseText, cjkVectorLiteral, languageConfigTable, PROJECT_LANGUAGES } from './analysis';
+import { analyseText, cjkVectorLiteral, languageConfigTable, projectLanguages } from './analysis';
 import { query } from '../db/sql';
 import { CANDIDATES, QueryTerm, rankBm25 } from './bm25';
 import { DEFAULT_FUSION, FusionParams, fuseRankings } from './fusion';
@@ -215,6 +215,7 @@ export class RetrievalService extends SearchPart {
     rerank: RerankSetting;
   }> {
     const { plain, bigrams } = analyseText(question);
+    const langs = projectLanguages(projectId);
     const rows = await query<{
       lexeme: string | null;
       positions: number[] | null;
@@ -226,7 +227,7 @@ export class RetrievalService extends SearchPart {
       def: boolean;
     }>(
       em,
-      `with recursive ${PROJECT_LANGUAGES},
+      `with recursive ${langs.sql},
             cfgs as (select distinct coalesce(pc.cfgname::text, 'simple') as cfg
                        from langs l
                        left join jsonb_each_text(?::jsonb) m on m.key = l.language
@@ -265,9 +266,7 @@ export class RetrievalService extends SearchPart {
          left join term_stats ts on ts.project_id = p.id and ts.term = q.lexeme
         where p.id = ?`,
       [
-        projectId,
-        projectId,
-        projectId,
+        ...langs.params,
         JSON.stringify(languageConfigTable(this.config.searchLanguage)),
         this.config.searchLanguage,
         plain,

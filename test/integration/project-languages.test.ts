@@ -1,4 +1,4 @@
-import { PROJECT_LANGUAGES } from '../../src/search/analysis';
+import { projectLanguages } from '../../src/search/analysis';
 import { factories } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -27,7 +27,9 @@ async function languagesOf(projectId: string): Promise<{ cte: Array<string | nul
   const order = (rows: any[]): Array<string | null> =>
     rows.map((r) => r.language as string | null).sort((a, b) => String(a).localeCompare(String(b)));
   return {
-    cte: order(await exec(`with recursive ${PROJECT_LANGUAGES} select language from langs`, [projectId, projectId, projectId])),
+    cte: order(
+      await exec(`with recursive ${projectLanguages(projectId).sql} select language from langs`, projectLanguages(projectId).params),
+    ),
     all: order(await exec(`select distinct language from documents where project_id = ?`, [projectId])),
   };
 }
@@ -63,11 +65,10 @@ it('takes a step a language, not a row a document: 6,000 documents in 3 language
     {
       'QUERY PLAN': [plan],
     },
-  ] = await exec(`explain (analyze, buffers, format json) with recursive ${PROJECT_LANGUAGES} select language from langs`, [
-    project.id,
-    project.id,
-    project.id,
-  ]);
+  ] = await exec(
+    `explain (analyze, buffers, format json) with recursive ${projectLanguages(project.id).sql} select language from langs`,
+    projectLanguages(project.id).params,
+  );
   const text = JSON.stringify(plan);
   expect(text).toContain('documents_project_language_index');
   expect(text).not.toContain('"Seq Scan"');

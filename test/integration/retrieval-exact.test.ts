@@ -1,6 +1,7 @@
 import type { Project } from '../../src/entities';
 import { HEADER_POSITION } from '../../src/search/index-writer';
-import { B, HEADER_WEIGHT, K1, proximityBonus, QueryTerm } from '../../src/search/bm25';
+import { B, HEADER_WEIGHT, K1, QueryTerm } from '../../src/search/bm25';
+import { proximityBonus } from '../../src/search/proximity';
 import { uploadFiles, waitForDocument } from '../support/documents';
 import { factories } from '../support/factories';
 import { evalDocuments, evalQuestions } from '../support/retrieval-eval';

@@ -1,4 +1,4 @@
-import { proximityBonus } from '../../src/search/bm25';
+import { proximityBonus } from '../../src/search/proximity';
 
 const term = (t: string, position: number, idf: number) => ({ term: t, positions: [position], df: 1, idf });
 
